@@ -1,0 +1,33 @@
+// Training precisions and their names in Megatron Bridge / Megatron-LM.
+#ifndef PARPLAN_CORE_CONFIG_PRECISION_H_
+#define PARPLAN_CORE_CONFIG_PRECISION_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace parplan {
+
+enum class Precision { kBf16, kFp8Cs, kFp8Mx, kFp8Sc, kFp8Ds, kNvfp4 };
+
+// Accepts bf16, fp8-cs (fp8, fp8_cs, current scaling), fp8-mx (mxfp8),
+// fp8-sc (blockwise, sub-channel), fp8-ds (delayed), nvfp4 (fp4);
+// case-insensitive, '-' == '_'. Empty means bf16.
+absl::StatusOr<Precision> ParsePrecision(absl::string_view text, const std::string& field);
+
+// Canonical short name: "bf16", "fp8-cs", ...
+std::string PrecisionName(Precision p);
+
+// Megatron Bridge mixed-precision recipe (src/megatron/bridge/training/mixed_precision.py).
+std::string BridgeMixedPrecisionRecipe(Precision p);
+
+// Megatron-LM flags for the precision ("--bf16 --fp8-format hybrid --fp8-recipe tensorwise").
+std::string MegatronLmPrecisionFlags(Precision p);
+
+bool IsFp8(Precision p);
+bool IsFp4(Precision p);
+
+}  // namespace parplan
+
+#endif  // PARPLAN_CORE_CONFIG_PRECISION_H_

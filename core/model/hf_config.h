@@ -1,0 +1,44 @@
+// Maps the text of a Hugging Face config.json onto a ModelSpec.
+//
+// Field mapping (HF -> Megatron), first present key wins:
+//   num_hidden_layers -> num_layers          hidden_size -> hidden_size
+//   intermediate_size -> ffn_hidden_size     num_attention_heads -> num_attention_heads
+//   num_key_value_heads -> num_query_groups (default: heads)
+//   head_dim -> kv_channels (default: hidden / heads)
+//   vocab_size -> vocab_size                 tie_word_embeddings -> share_embeddings_and_output_weights (default false)
+//   max_position_embeddings -> seq_length (capped at 131072)
+//   hidden_act: gated (SwiGLU) unless "relu2"/"gelu" without a gate (Nemotron-H, GPT-2 style)
+//   MoE: num_local_experts (Mixtral) | num_experts (Qwen-MoE, OLMoE) | n_routed_experts (DeepSeek)
+//        -> num_moe_experts; num_experts_per_tok -> moe_router_topk;
+//        moe_intermediate_size -> moe_ffn_hidden_size (Mixtral: intermediate_size);
+//        n_shared_experts * moe_intermediate_size | shared_expert_intermediate_size
+//        -> moe_shared_expert_intermediate_size; first_k_dense_replace -> first_k_dense_layers;
+//        moe_layer_freq / decoder_sparse_step -> moe_layer_freq
+//   MLA (DeepSeek-V2/V3, Kimi, Moonlight): kv_lora_rank, q_lora_rank, qk_nope_head_dim -> qk_head_dim,
+//        qk_rope_head_dim -> qk_pos_emb_head_dim, v_head_dim
+//   num_nextn_predict_layers -> mtp_num_layers
+//   Nemotron-H: hybrid_override_pattern -> hybrid_layer_pattern, mamba_num_heads, mamba_head_dim,
+//        ssm_state_size -> mamba_state_dim, n_groups -> mamba_num_groups
+//   sliding_window (when use_sliding_window is not false) -> window_size
+// A nested "text_config" (multimodal checkpoints) is read instead of the top level.
+#ifndef PARPLAN_CORE_MODEL_HF_CONFIG_H_
+#define PARPLAN_CORE_MODEL_HF_CONFIG_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "core/model/model_spec.h"
+
+namespace parplan {
+
+inline constexpr size_t kMaxHfConfigBytes = 1 << 20;
+
+// Parses `text` (at most 1 MiB of JSON). Errors are INVALID_ARGUMENT on
+// `field` naming the HF key that is malformed or absent. The result has
+// Megatron's defaults applied and missing_fields set; origin "hf_config".
+absl::StatusOr<ModelSpec> ParseHfConfig(absl::string_view text, const std::string& field);
+
+}  // namespace parplan
+
+#endif  // PARPLAN_CORE_MODEL_HF_CONFIG_H_

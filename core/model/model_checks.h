@@ -1,0 +1,43 @@
+// Completing and checking a ModelSpec.
+#ifndef PARPLAN_CORE_MODEL_MODEL_CHECKS_H_
+#define PARPLAN_CORE_MODEL_MODEL_CHECKS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "core/model/model_spec.h"
+
+namespace parplan {
+
+// Bounds for architecture fields (documented in the proto).
+inline constexpr int64_t kMaxLayers = 1024;
+inline constexpr int64_t kMaxWidth = 1 << 20;
+inline constexpr int64_t kMaxExperts = 16384;
+inline constexpr int64_t kMaxVocab = 1 << 22;
+inline constexpr int64_t kMaxPatternChars = 1024;
+
+// Fills the defaults Megatron-Core applies when a field is unset
+// (transformer_config.py __post_init__): num_query_groups = heads,
+// kv_channels = hidden / heads, ffn_hidden_size = 4 * hidden (when the model
+// has dense MLP layers), moe_ffn_hidden_size = ffn_hidden_size,
+// num_layers = pattern length for hybrid models, and derives `kind`.
+// Used for inline specs and HF configs, never for catalog nulls (a catalog
+// null means "unverified", not "default").
+void ApplyMegatronDefaults(ModelSpec* model);
+
+// The fields the planner's math needs that are still unknown, given the
+// model's kind (MoE, MLA, hybrid). Sorted, without duplicates.
+std::vector<std::string> MissingFields(const ModelSpec& model);
+
+// Range checks on every architecture field; `prefix` is the request path of
+// the spec (e.g. "model.spec"). Also checks consistency that would make the
+// math meaningless (top-k > experts, pattern length vs num_layers).
+absl::Status CheckArchitectureBounds(const ModelSpec& model, const std::string& prefix);
+
+// Derives kind from the fields (dense, moe, mla_moe, hybrid_mamba, ...).
+std::string DeriveKind(const ModelSpec& model);
+
+}  // namespace parplan
+
+#endif  // PARPLAN_CORE_MODEL_MODEL_CHECKS_H_

@@ -1,0 +1,92 @@
+// ModelSpec: a model architecture under Megatron-Core field names, plus where
+// it came from and what is unknown about it.
+#ifndef PARPLAN_CORE_MODEL_MODEL_SPEC_H_
+#define PARPLAN_CORE_MODEL_MODEL_SPEC_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace parplan {
+
+struct ModelSpec {
+  // Identity.
+  std::string id;
+  std::string name;
+  std::string hf_id;
+  std::vector<std::string> aliases;
+  std::string kind;    // dense | moe | mla_moe | hybrid_mamba | hybrid_mamba_moe | ...
+  std::string origin;  // catalog | inline | hf_config | size
+
+  // Architecture (0 / empty = unknown or not applicable; see missing_fields).
+  int64_t num_layers = 0;
+  int64_t hidden_size = 0;
+  int64_t ffn_hidden_size = 0;
+  int64_t num_attention_heads = 0;
+  int64_t num_query_groups = 0;
+  int64_t kv_channels = 0;
+  int64_t vocab_size = 0;
+  int64_t make_vocab_size_divisible_by = 128;
+  int64_t seq_length = 0;
+  bool gated_linear_unit = true;
+  bool share_embeddings_and_output_weights = false;
+  bool multi_latent_attention = false;
+  int64_t q_lora_rank = 0;
+  int64_t kv_lora_rank = 0;
+  int64_t qk_head_dim = 0;
+  int64_t qk_pos_emb_head_dim = 0;
+  int64_t v_head_dim = 0;
+  int64_t num_moe_experts = 0;
+  int64_t moe_router_topk = 0;
+  int64_t moe_ffn_hidden_size = 0;
+  int64_t moe_shared_expert_intermediate_size = 0;
+  int64_t first_k_dense_layers = 0;
+  int64_t moe_layer_freq = 1;
+  int64_t moe_latent_size = 0;
+  int64_t mtp_num_layers = 0;
+  std::string hybrid_layer_pattern;
+  int64_t mamba_state_dim = 0;
+  int64_t mamba_head_dim = 0;
+  int64_t mamba_num_heads = 0;
+  int64_t mamba_num_groups = 0;
+  int64_t window_size = 0;
+  int64_t window_attn_skip_freq = 0;
+
+  // Provenance.
+  std::string published_total_params;
+  std::string published_active_params;
+  bool approximate = false;
+  std::string approximation_note;
+  std::vector<std::string> missing_fields;  // empty = complete
+  std::map<std::string, std::string> field_sources;
+  std::map<std::string, std::string> completions;
+  std::vector<std::string> notes;
+
+  bool complete() const { return missing_fields.empty(); }
+  bool is_moe() const { return num_moe_experts > 0 || kind.find("moe") != std::string::npos; }
+  bool is_hybrid() const {
+    return !hybrid_layer_pattern.empty() || kind.find("hybrid") != std::string::npos;
+  }
+};
+
+// How many layers of each type a model has (hybrid patterns counted by symbol).
+struct LayerCounts {
+  int64_t attention = 0;   // layers with self-attention
+  int64_t dense_mlp = 0;   // layers with a dense MLP
+  int64_t moe = 0;         // layers with routed experts
+  int64_t mamba = 0;       // Mamba layers
+};
+
+// Counts layers by type: a transformer layer has attention plus one MLP
+// (dense for the first_k_dense_layers and when moe_layer_freq skips it, MoE
+// otherwise); a hybrid pattern counts 'M', '*', '-', 'E' (and 'G'/'D' as
+// attention variants). MTP layers are not included.
+LayerCounts CountLayers(const ModelSpec& model);
+
+// Layers in a hybrid pattern: every symbol except the '|' stage breaks.
+int64_t HybridPatternLayers(const std::string& pattern);
+
+}  // namespace parplan
+
+#endif  // PARPLAN_CORE_MODEL_MODEL_SPEC_H_

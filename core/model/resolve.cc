@@ -1,0 +1,49 @@
+#include "core/model/resolve.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/catalog/catalog.h"
+#include "core/model/hf_config.h"
+#include "core/model/model_checks.h"
+#include "core/model/size_model.h"
+#include "core/util/field_error.h"
+
+namespace parplan {
+
+absl::StatusOr<ModelSpec> ResolveModel(const ModelSource& source, const std::string& field) {
+  switch (source.kind) {
+    case ModelSource::Kind::kNone:
+      return FieldError(field, "no model given; set one of id, spec, hf_config_json or size");
+    case ModelSource::Kind::kId: {
+      if (source.text.empty() || source.text.size() > 256) {
+        return FieldError(absl::StrCat(field, ".id"), "model id must be 1..256 characters");
+      }
+      return Catalog::Get().FindModel(source.text);
+    }
+    case ModelSource::Kind::kHfConfig:
+      return ParseHfConfig(source.text, absl::StrCat(field, ".hf_config_json"));
+    case ModelSource::Kind::kSize:
+      return ModelFromSize(source.text, absl::StrCat(field, ".size"));
+    case ModelSource::Kind::kSpec: {
+      ModelSpec m = source.spec;
+      const std::string prefix = absl::StrCat(field, ".spec");
+      if (absl::Status s = CheckArchitectureBounds(m, prefix); !s.ok()) return s;
+      ApplyMegatronDefaults(&m);
+      m.origin = "inline";
+      if (m.id.empty()) m.id = "inline";
+      if (m.name.empty()) m.name = "inline architecture";
+      m.missing_fields = MissingFields(m);
+      return m;
+    }
+  }
+  return FieldError(field, "unknown model source");
+}
+
+absl::Status RequireComplete(const ModelSpec& model, const std::string& field) {
+  if (model.complete()) return absl::OkStatus();
+  return FieldError(field, absl::StrCat("model '", model.id, "' is incomplete: unknown ",
+                                        absl::StrJoin(model.missing_fields, ", "),
+                                        "; pass an inline spec or its config.json with these fields"));
+}
+
+}  // namespace parplan

@@ -1,0 +1,328 @@
+#include "core/pipeline/stage_plan.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "core/pipeline/layout_parser.h"
+
+namespace parplan {
+namespace {
+
+class Planner {
+ public:
+  Planner(const ModelSpec& m, const ResolvedConfig& c, std::vector<Violation>* out)
+      : m_(m), c_(c), out_(out) {}
+
+  std::optional<StagePlan> Run() {
+    const bool layout = !c_.pipeline_layout.empty();
+    const bool pattern_pipes = m_.hybrid_layer_pattern.find('|') != std::string::npos;
+    if (c_.vpp > 1 && c_.pp == 1 && !layout) {
+      Error("vpp.requires_pp", {"vpp", "pp"},
+            absl::StrCat("VPP=", c_.vpp, " needs pipeline parallelism but PP=1"),
+            "set PP > 1 or drop VPP");
+      return std::nullopt;
+    }
+    if (c_.vpp > 1 && c_.pp == 2 && !layout) {
+      Add(Severity::kInfo, "vpp.pp2_needs_p2p_overlap", {"vpp", "pp"},
+          "interleaved schedule with PP=2 needs overlap_p2p_comm (Megatron-LM refuses PP<=2 with "
+          "VPP otherwise)",
+          "keep overlap_p2p_comm on (Megatron Bridge's comm-overlap default) or use PP >= 3");
+    }
+    if (layout) return FromLayout();
+    if (pattern_pipes) return FromHybridPipes();
+    if (c_.first_stage_layers > 0 || c_.last_stage_layers > 0) return FromUneven();
+    return FromEven();
+  }
+
+ private:
+  void Add(Severity s, std::string rule, std::vector<std::string> fields, std::string message,
+           std::string fix) {
+    out_->push_back({std::move(rule), s, std::move(fields), std::move(message), std::move(fix)});
+    if (s == Severity::kError) failed_ = true;
+  }
+  void Error(std::string rule, std::vector<std::string> fields, std::string message, std::string fix) {
+    Add(Severity::kError, std::move(rule), std::move(fields), std::move(message), std::move(fix));
+  }
+
+  StagePlan Empty(StagePlan::Source source, int64_t vpp) const {
+    StagePlan p;
+    p.source = source;
+    p.pp = c_.pp;
+    p.vpp = vpp;
+    p.decoder_layers.assign(c_.pp, std::vector<int64_t>(vpp, 0));
+    p.has_embedding.assign(c_.pp, false);
+    p.has_loss.assign(c_.pp, false);
+    p.mtp_layers.assign(c_.pp, 0);
+    p.has_embedding[0] = true;
+    p.has_loss[c_.pp - 1] = true;
+    p.mtp_layers[c_.pp - 1] = c_.mtp_num_layers;
+    return p;
+  }
+
+  std::optional<StagePlan> FromEven() {
+    const int64_t L = m_.num_layers;
+    if (L % c_.pp != 0) {
+      Error("pp.layers_divisible", {"pp", "model.num_layers"},
+            absl::StrCat("num_layers ", L, " is not divisible by PP=", c_.pp),
+            absl::StrCat("use a PP that divides ", L,
+                         ", or give num_layers_in_first/last_pipeline_stage or a pipeline layout"));
+      return std::nullopt;
+    }
+    const int64_t per_rank = L / c_.pp;
+    if (c_.vpp > 1) {
+      if (m_.is_hybrid()) {
+        Error("hybrid.vpp_needs_pipes", {"vpp", "model.hybrid_layer_pattern"},
+              absl::StrCat("VPP=", c_.vpp, " with a hybrid pattern without '|' stage breaks"),
+              "add '|' separators to the hybrid pattern (PP*VPP segments) or drop VPP");
+        return std::nullopt;
+      }
+      if (per_rank % c_.vpp != 0) {
+        Error("vpp.layers_divisible", {"vpp", "pp", "model.num_layers"},
+              absl::StrCat(per_rank, " layers per pipeline rank (", L, "/", c_.pp,
+                           ") do not split into VPP=", c_.vpp, " chunks"),
+              absl::StrCat("choose VPP dividing ", per_rank, ", or give a pipeline layout"));
+        return std::nullopt;
+      }
+    }
+    StagePlan p = Empty(StagePlan::Source::kEven, c_.vpp);
+    for (auto& rank : p.decoder_layers) {
+      for (auto& chunk : rank) chunk = per_rank / c_.vpp;
+    }
+    return p;
+  }
+
+  std::optional<StagePlan> FromUneven() {
+    const bool hybrid = m_.is_hybrid();
+    const int64_t L = m_.num_layers;
+    const bool has_first = c_.first_stage_layers > 0;
+    const bool has_last = c_.last_stage_layers > 0;
+    if (c_.pp == 1) {
+      Error("pp.uneven_requires_pp", {"num_layers_in_first_pipeline_stage", "num_layers_in_last_pipeline_stage", "pp"},
+            "first/last pipeline stage layer counts need PP > 1", "drop them or set PP > 1");
+      return std::nullopt;
+    }
+    if (hybrid && c_.vpp > 1) {
+      Error("hybrid.vpp_needs_pipes", {"vpp", "model.hybrid_layer_pattern"},
+            absl::StrCat("VPP=", c_.vpp, " with a hybrid pattern without '|' stage breaks"),
+            "add '|' separators to the hybrid pattern or drop VPP");
+      return std::nullopt;
+    }
+    if (c_.vpp > 1) {
+      if (has_first && c_.first_stage_layers % c_.vpp != 0) {
+        Error("pp.first_stage_vpp_divisible", {"num_layers_in_first_pipeline_stage", "vpp"},
+              absl::StrCat("first stage has ", c_.first_stage_layers, " layers, not divisible by VPP=", c_.vpp),
+              "make the first-stage layer count a multiple of VPP");
+      }
+      if (has_last && c_.last_stage_layers % c_.vpp != 0) {
+        Error("pp.last_stage_vpp_divisible", {"num_layers_in_last_pipeline_stage", "vpp"},
+              absl::StrCat("last stage has ", c_.last_stage_layers, " layers, not divisible by VPP=", c_.vpp),
+              "make the last-stage layer count a multiple of VPP");
+      }
+    }
+    const int64_t middle_layers = L - c_.first_stage_layers - c_.last_stage_layers;
+    const int64_t middle_stages = c_.pp - (has_first ? 1 : 0) - (has_last ? 1 : 0);
+    if (middle_layers < 0) {
+      Error("pp.uneven_too_many_layers", {"num_layers_in_first_pipeline_stage", "num_layers_in_last_pipeline_stage"},
+            absl::StrCat("first + last stage layers (", c_.first_stage_layers + c_.last_stage_layers,
+                         ") exceed num_layers ", L),
+            "lower the first/last stage layer counts");
+      return std::nullopt;
+    }
+    if ((middle_layers != 0) != (middle_stages != 0)) {
+      Error("pp.uneven_middle_mismatch", {"pp", "num_layers_in_first_pipeline_stage", "num_layers_in_last_pipeline_stage"},
+            absl::StrCat(middle_layers, " middle layers remain but there are ", middle_stages,
+                         " middle pipeline stages"),
+            "make first + last cover all layers only when PP leaves no middle stage, and vice versa");
+      return std::nullopt;
+    }
+    int64_t per_middle = 0;
+    if (middle_stages > 0) {
+      if (middle_layers % middle_stages != 0) {
+        Error("pp.uneven_middle_divisible", {"pp", "num_layers_in_first_pipeline_stage", "num_layers_in_last_pipeline_stage"},
+              absl::StrCat(middle_layers, " middle layers are not divisible by ", middle_stages,
+                           " middle pipeline stages"),
+              "adjust the first/last stage counts so the rest splits evenly");
+        return std::nullopt;
+      }
+      per_middle = middle_layers / middle_stages;
+      if (c_.vpp > 1 && per_middle % c_.vpp != 0) {
+        Error("vpp.middle_layers_divisible", {"vpp"},
+              absl::StrCat(per_middle, " layers per middle pipeline rank are not divisible by VPP=", c_.vpp),
+              "adjust first/last stage counts or VPP");
+      }
+    }
+    if (failed_) return std::nullopt;
+    StagePlan p = Empty(StagePlan::Source::kUneven, c_.vpp);
+    for (int64_t r = 0; r < c_.pp; ++r) {
+      int64_t layers = per_middle;
+      if (r == 0 && has_first) layers = c_.first_stage_layers;
+      if (r == c_.pp - 1 && has_last) layers = c_.last_stage_layers;
+      for (auto& chunk : p.decoder_layers[r]) chunk = layers / c_.vpp;
+    }
+    return p;
+  }
+
+  std::optional<StagePlan> FromHybridPipes() {
+    std::vector<std::string> segments = absl::StrSplit(m_.hybrid_layer_pattern, '|');
+    const int64_t n = static_cast<int64_t>(segments.size());
+    if (c_.first_stage_layers > 0 || c_.last_stage_layers > 0) {
+      Error("hybrid.pipes_conflict_uneven", {"num_layers_in_first_pipeline_stage", "num_layers_in_last_pipeline_stage"},
+            "first/last stage layer counts cannot be combined with '|' breaks in the hybrid pattern",
+            "drop the first/last stage counts; the pattern defines the stages");
+      return std::nullopt;
+    }
+    if (n % c_.pp != 0) {
+      Error("hybrid.segments_divisible", {"pp", "model.hybrid_layer_pattern"},
+            absl::StrCat("hybrid pattern has ", n, " segments, not divisible by PP=", c_.pp),
+            "use a PP that divides the segment count");
+      return std::nullopt;
+    }
+    const int64_t vpp = n / c_.pp;
+    if (c_.vpp_given && c_.vpp != vpp) {
+      Error("hybrid.vpp_conflict", {"vpp", "model.hybrid_layer_pattern"},
+            absl::StrCat("VPP=", c_.vpp, " but the pattern's ", n, " segments over PP=", c_.pp,
+                         " mean VPP=", vpp),
+            absl::StrCat("drop VPP or set it to ", vpp));
+      return std::nullopt;
+    }
+    StagePlan p = Empty(StagePlan::Source::kHybridPattern, vpp);
+    for (int64_t i = 0; i < n; ++i) {
+      p.decoder_layers[i % c_.pp][i / c_.pp] = HybridPatternLayers(segments[i]);
+    }
+    return p;
+  }
+
+  std::optional<StagePlan> FromLayout() {
+    const std::vector<std::string> fields = {"pipeline_layout"};
+    if (m_.is_hybrid()) {
+      Error("layout.hybrid_unsupported", {"pipeline_layout", "model.hybrid_layer_pattern"},
+            "pipeline_model_parallel_layout cannot be used with a hybrid layer pattern",
+            "put '|' stage breaks into the hybrid pattern instead");
+      return std::nullopt;
+    }
+    if (c_.first_stage_layers > 0 || c_.last_stage_layers > 0) {
+      Error("layout.conflicts_uneven", {"pipeline_layout", "num_layers_in_first_pipeline_stage", "num_layers_in_last_pipeline_stage"},
+            "pipeline_model_parallel_layout cannot be set with first/last pipeline stage layer counts",
+            "use either the layout or the first/last stage counts");
+      return std::nullopt;
+    }
+    auto parsed = ParseLayoutStages(c_.pipeline_layout, "pipeline_layout");
+    if (!parsed.ok()) {
+      Error("layout.syntax", fields, std::string(parsed.status().message()),
+            "fix the layout string (E, t, m, L, '|', '(...)*n', 'x*n') or list");
+      return std::nullopt;
+    }
+    const std::vector<LayoutStage>& stages = *parsed;
+    const int64_t n = static_cast<int64_t>(stages.size());
+    if (n % c_.pp != 0) {
+      Error("layout.stages_divisible", {"pipeline_layout", "pp"},
+            absl::StrCat("layout has ", n, " stages, not divisible by PP=", c_.pp),
+            absl::StrCat("use a layout with a multiple of ", c_.pp, " stages, or a PP dividing ", n));
+      return std::nullopt;
+    }
+    const int64_t vpp = n / c_.pp;
+    if (c_.vpp_given && c_.vpp != vpp) {
+      Error("layout.vpp_conflict", {"pipeline_layout", "vpp", "pp"},
+            absl::StrCat("VPP=", c_.vpp, " conflicts with the layout: ", n, " stages / PP=", c_.pp,
+                         " = VPP ", vpp),
+            absl::StrCat("drop VPP (the layout defines it) or use a layout with ", c_.pp * c_.vpp,
+                         " stages"));
+      return std::nullopt;
+    }
+    std::vector<LayerType> flat;
+    for (const auto& s : stages) flat.insert(flat.end(), s.begin(), s.end());
+    auto count = [&flat](LayerType t) { return std::count(flat.begin(), flat.end(), t); };
+    if (flat.empty() || flat.front() != LayerType::kEmbedding) {
+      Error("layout.first_not_embedding", fields, "the first layer of the layout must be embedding (E)",
+            "start the layout with E");
+    }
+    if (flat.empty() || flat.back() != LayerType::kLoss) {
+      Error("layout.last_not_loss", fields, "the last layer of the layout must be loss (L)",
+            "end the layout with L");
+    }
+    if (count(LayerType::kEmbedding) != 1) {
+      Error("layout.embedding_count", fields,
+            absl::StrCat("embedding appears ", count(LayerType::kEmbedding), " times; exactly once allowed"),
+            "keep one E");
+    }
+    if (count(LayerType::kLoss) != 1) {
+      Error("layout.loss_count", fields,
+            absl::StrCat("loss appears ", count(LayerType::kLoss), " times; exactly once allowed"),
+            "keep one L");
+    }
+    if (count(LayerType::kDecoder) != m_.num_layers) {
+      Error("layout.decoder_count", {"pipeline_layout", "model.num_layers"},
+            absl::StrCat("layout holds ", count(LayerType::kDecoder), " decoder layers but the model has ",
+                         m_.num_layers),
+            absl::StrCat("place exactly ", m_.num_layers, " t layers"));
+    }
+    const int64_t mtp = count(LayerType::kMtp);
+    if (mtp != c_.mtp_num_layers) {
+      Error("layout.mtp_count", {"pipeline_layout", "mtp_num_layers"},
+            absl::StrCat("layout holds ", mtp, " MTP layers but mtp_num_layers = ", c_.mtp_num_layers),
+            absl::StrCat("place exactly ", c_.mtp_num_layers, " m layers, or set mtp_num_layers = ", mtp));
+    }
+    auto first_mtp = std::find(flat.begin(), flat.end(), LayerType::kMtp);
+    if (first_mtp != flat.end() && std::find(first_mtp, flat.end(), LayerType::kDecoder) != flat.end()) {
+      Error("layout.decoder_after_mtp", fields, "decoder layers must be placed before MTP layers",
+            "move every m after the last t");
+    }
+    if (count(LayerType::kEncoder) > 0) {
+      Error("layout.encoder_unsupported", fields,
+            "encoder layers are not supported by flexible pipeline layouts", "remove encoder stages");
+    }
+    // Megatron keeps MTP in the last virtual stage of a rank, all in one stage.
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t rank = i % c_.pp, chunk = i / c_.pp;
+      const int64_t here = std::count(stages[i].begin(), stages[i].end(), LayerType::kMtp);
+      if (here == 0) continue;
+      if (chunk != vpp - 1) {
+        Error("layout.mtp_not_last_chunk", fields,
+              absl::StrCat("stage ", i, " (PP rank ", rank, ", VPP chunk ", chunk,
+                           ") holds MTP; MTP must sit in a rank's last virtual stage"),
+              "move the m layers to a stage of the last virtual chunk");
+      } else if (here != c_.mtp_num_layers) {
+        Error("layout.mtp_split", fields, "all MTP layers must be in the same virtual pipeline stage",
+              "put every m in one stage");
+      }
+    }
+    if (failed_) return std::nullopt;
+    StagePlan p = Empty(StagePlan::Source::kLayout, vpp);
+    std::fill(p.has_embedding.begin(), p.has_embedding.end(), false);
+    std::fill(p.has_loss.begin(), p.has_loss.end(), false);
+    std::fill(p.mtp_layers.begin(), p.mtp_layers.end(), 0);
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t rank = i % c_.pp, chunk = i / c_.pp;
+      for (LayerType t : stages[i]) {
+        if (t == LayerType::kDecoder) ++p.decoder_layers[rank][chunk];
+        if (t == LayerType::kEmbedding) p.has_embedding[rank] = true;
+        if (t == LayerType::kLoss) p.has_loss[rank] = true;
+        if (t == LayerType::kMtp) ++p.mtp_layers[rank];
+      }
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      if (stages[i].empty()) {
+        Add(Severity::kInfo, "layout.empty_stage", fields,
+            absl::StrCat("stage ", i, " (PP rank ", i % c_.pp, ", VPP chunk ", i / c_.pp, ") is empty"),
+            "fine when intended (e.g. to balance embedding/loss cost)");
+        break;
+      }
+    }
+    return p;
+  }
+
+  const ModelSpec& m_;
+  const ResolvedConfig& c_;
+  std::vector<Violation>* out_;
+  bool failed_ = false;
+};
+
+}  // namespace
+
+std::optional<StagePlan> PlanStages(const ModelSpec& model, const ResolvedConfig& config,
+                                    std::vector<Violation>* violations) {
+  return Planner(model, config, violations).Run();
+}
+
+}  // namespace parplan

@@ -1,0 +1,119 @@
+#include "core/render/render.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace parplan {
+namespace {
+
+// One override: Bridge section.field, its Python literal and its Megatron-LM flag.
+struct Setting {
+  std::string bridge_path;   // "model.tensor_model_parallel_size"
+  std::string python_value;  // "8", "True", "None", "\"Et|tL\""
+  std::string cli_value;     // "8", "true", "null", "'Et|tL'"
+  std::string lm_flag;       // "--tensor-model-parallel-size 8" ("" = none)
+};
+
+std::string Quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+
+std::string ShellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out + "'";
+}
+
+Setting Int(const std::string& path, int64_t v, const std::string& flag) {
+  return {path, absl::StrCat(v), absl::StrCat(v), flag.empty() ? "" : absl::StrCat(flag, " ", v)};
+}
+
+}  // namespace
+
+RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model,
+                            const ResolvedPlacement& placement) {
+  std::vector<Setting> s;
+  s.push_back(Int("model.tensor_model_parallel_size", c.tp, "--tensor-model-parallel-size"));
+  s.push_back(Int("model.pipeline_model_parallel_size", c.pp, "--pipeline-model-parallel-size"));
+  const bool layout = !c.pipeline_layout.empty();
+  if (c.vpp > 1 && !layout) {
+    s.push_back(Int("model.virtual_pipeline_model_parallel_size", c.vpp, "--num-virtual-stages-per-pipeline-rank"));
+  } else {
+    s.push_back({"model.virtual_pipeline_model_parallel_size", "None", "null", ""});
+  }
+  s.push_back(Int("model.context_parallel_size", c.cp, "--context-parallel-size"));
+  s.push_back(Int("model.expert_model_parallel_size", c.ep, "--expert-model-parallel-size"));
+  s.push_back(Int("model.expert_tensor_parallel_size", c.etp, "--expert-tensor-parallel-size"));
+  s.push_back({"model.sequence_parallel", c.sp ? "True" : "False", c.sp ? "true" : "false",
+               c.sp ? "--sequence-parallel" : ""});
+  if (c.first_stage_layers > 0) {
+    s.push_back(Int("model.num_layers_in_first_pipeline_stage", c.first_stage_layers,
+                    "--decoder-first-pipeline-num-layers"));
+  }
+  if (c.last_stage_layers > 0) {
+    s.push_back(Int("model.num_layers_in_last_pipeline_stage", c.last_stage_layers,
+                    "--decoder-last-pipeline-num-layers"));
+  }
+  if (layout) {
+    s.push_back({"model.pipeline_model_parallel_layout", Quote(c.pipeline_layout), ShellQuote(c.pipeline_layout),
+                 absl::StrCat("--pipeline-model-parallel-layout ", ShellQuote(c.pipeline_layout))});
+  }
+  if (c.mtp_num_layers > 0 || (model != nullptr && model->mtp_num_layers > 0)) {
+    s.push_back(Int("model.mtp_num_layers", c.mtp_num_layers, "--mtp-num-layers"));
+  }
+  if (c.seq_length > 0) {
+    s.push_back(Int("model.seq_length", c.seq_length, "--seq-length"));
+    s.push_back(Int("dataset.sequence_length", c.seq_length, ""));
+  }
+  s.push_back(Int("train.micro_batch_size", c.mbs, "--micro-batch-size"));
+  if (c.gbs > 0) s.push_back(Int("train.global_batch_size", c.gbs, "--global-batch-size"));
+  const std::string recipe = BridgeMixedPrecisionRecipe(c.precision);
+  s.push_back({"mixed_precision", Quote(recipe), recipe, MegatronLmPrecisionFlags(c.precision)});
+
+  RenderedConfig out;
+  std::vector<std::string> python, cli, lm;
+  for (const auto& x : s) {
+    python.push_back(absl::StrCat("cfg.", x.bridge_path, " = ", x.python_value));
+    cli.push_back(absl::StrCat(x.bridge_path, "=", x.cli_value));
+    if (!x.lm_flag.empty()) lm.push_back(x.lm_flag);
+  }
+  out.bridge_python = absl::StrJoin(python, "\n") + "\n";
+  out.bridge_cli = absl::StrJoin(cli, " ");
+  out.megatron_lm_args = absl::StrJoin(lm, " \\\n  ");
+  if (c.tp > 1 || c.cp > 1) {
+    out.notes.push_back("Megatron-LM on Hopper with TP/CP > 1 expects CUDA_DEVICE_MAX_CONNECTIONS=1.");
+  }
+  if (placement.gpus > 0 && placement.gpus_per_node > 0) {
+    const int64_t per_node = placement.gpus_per_node;
+    const int64_t nodes = (placement.gpus + per_node - 1) / per_node;
+    const int64_t tasks = placement.gpus < per_node ? placement.gpus : per_node;
+    out.slurm_header = absl::StrCat("#!/bin/bash\n#SBATCH --nodes=", nodes, "\n#SBATCH --ntasks-per-node=", tasks,
+                                    "\n#SBATCH --gpus-per-node=", tasks, "\n#SBATCH --exclusive\n");
+    absl::StrAppend(&out.slurm_header, "# world size ", placement.gpus, " = ", nodes, " node(s) x ", tasks,
+                    " GPU(s)", placement.system.has_value() ? absl::StrCat(" (", placement.system->id, ")") : "",
+                    "\n");
+    if (placement.gpus % per_node != 0) {
+      out.notes.push_back(absl::StrCat(placement.gpus, " GPUs is not a multiple of ", per_node,
+                                       " per node: the header requests ", nodes * per_node,
+                                       " GPUs; launch ", placement.gpus, " ranks"));
+    }
+  } else {
+    out.notes.push_back("No Slurm header: pass gpus and a system (or gpus_per_node).");
+  }
+  return out;
+}
+
+}  // namespace parplan

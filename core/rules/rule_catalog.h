@@ -1,0 +1,29 @@
+// Every rule the validator knows: stable id, default severity, one-line
+// summary and the upstream source it follows. The table documents the rules
+// (skill references, `parplan rules`) and tests check that every emitted id
+// is listed here.
+#ifndef PARPLAN_CORE_RULES_RULE_CATALOG_H_
+#define PARPLAN_CORE_RULES_RULE_CATALOG_H_
+
+#include <string>
+#include <vector>
+
+#include "core/rules/violation.h"
+
+namespace parplan {
+
+struct RuleInfo {
+  const char* id;
+  Severity severity;
+  const char* summary;
+  const char* source;
+};
+
+const std::vector<RuleInfo>& RuleCatalog();
+
+// The entry for `id`, or nullptr.
+const RuleInfo* FindRule(const std::string& id);
+
+}  // namespace parplan
+
+#endif  // PARPLAN_CORE_RULES_RULE_CATALOG_H_

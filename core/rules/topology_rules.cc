@@ -1,0 +1,108 @@
+// Topology and hardware rules: groups that leave the NVLink domain or a
+// node, and precisions the GPU cannot run.
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/layout/rank_layout.h"
+#include "core/rules/rule_context.h"
+
+namespace parplan {
+namespace {
+
+// "NVLink 450 GB/s vs scale-out 50 GB/s per GPU (9x slower)".
+std::string CostPhrase(const ResolvedPlacement& p) {
+  if (!p.system.has_value()) return "traffic leaves NVLink for the scale-out network";
+  const SystemSpec& s = *p.system;
+  if (s.scaleout_gbps_per_gpu <= 0) {
+    return absl::StrFormat("traffic leaves NVLink (%.0f GB/s per GPU) for the scale-out network",
+                           s.nvlink_gbps_unidirectional);
+  }
+  const double scaleout_gbytes = s.scaleout_gbps_per_gpu / 8.0;
+  return absl::StrFormat("NVLink %.0f GB/s vs scale-out %.0f GB/s per GPU: that traffic runs ~%.0fx slower",
+                         s.nvlink_gbps_unidirectional, scaleout_gbytes,
+                         s.nvlink_gbps_unidirectional / scaleout_gbytes);
+}
+
+}  // namespace
+
+void CheckTopologyRules(const RuleContext& ctx) {
+  const auto& p = ctx.in.placement;
+  const MeshDims& d = ctx.dims;
+  if (p.gpus_per_node <= 0 || p.nvlink_domain_size <= 0) {
+    ctx.Add("topology.unknown", {"system", "gpus_per_node"},
+            "no system or node size: NVLink and node checks skipped", "pass a system (e.g. h100-sxm)");
+    return;
+  }
+  const int64_t domain = p.nvlink_domain_size;
+  const int64_t node = p.gpus_per_node;
+  // Judge the given world when it is valid, else the smallest valid one.
+  const int64_t world = (ctx.world.has_value() && ctx.world->dp > 0 && ctx.world->edp > 0)
+                            ? ctx.world->gpus
+                            : ComputeMinGpus(d).min_gpus;
+  if (world > kMaxGpus) {
+    ctx.Add("topology.unknown", {"gpus"},
+            absl::StrCat("the smallest valid world (", world, " GPUs) exceeds ", kMaxGpus,
+                         ": topology checks skipped"),
+            "use smaller parallel dimensions");
+    return;
+  }
+  const RankLayout layout(d, world);
+  const std::string cost = CostPhrase(p);
+  const int64_t tp_cross = layout.CountCrossing(GroupKind::kTp, domain);
+  if (d.tp > 1 && tp_cross > 0) {
+    ctx.Add("topology.tp_crosses_nvlink", {"tp", "system"},
+            absl::StrCat(tp_cross, " of ", layout.GroupCount(GroupKind::kTp), " TP groups (size ", d.tp,
+                         ") span NVLink domains of ", domain, " GPUs; ", cost),
+            absl::StrCat("keep TP <= ", domain, " and a divisor of it; cross domains with PP or DP"));
+  } else if (d.tp > 1 && node < domain && layout.CountCrossing(GroupKind::kTp, node) > 0) {
+    ctx.Add("topology.tp_crosses_node", {"tp"},
+            absl::StrCat("TP=", d.tp, " spans hosts of ", node, " GPUs but stays inside the ", domain,
+                         "-GPU NVLink domain"),
+            "fine on NVL72 (multi-node NVLink); keep TP within the rack");
+  }
+  if (d.cp > 1 && tp_cross == 0) {
+    const int64_t cp_cross = layout.CountCrossing(GroupKind::kCp, domain);
+    if (cp_cross > 0) {
+      ctx.Add("topology.cp_crosses_nvlink", {"cp", "tp", "system"},
+              absl::StrCat("TP*CP = ", d.tp * d.cp, " exceeds or straddles the ", domain,
+                           "-GPU NVLink domain: ", cp_cross, " CP groups cross it; ", cost),
+              "use cp_comm_type a2a+p2p (hierarchical CP) or keep TP*CP within the domain");
+    }
+  }
+  if (d.ep * d.etp > 1) {
+    const int64_t ep_cross = layout.CountCrossing(GroupKind::kEp, domain);
+    if (ep_cross > 0) {
+      ctx.Add("topology.ep_crosses_nvlink", {"ep", "etp", "system"},
+              absl::StrCat(ep_cross, " of ", layout.GroupCount(GroupKind::kEp), " EP groups (EP*ETP = ",
+                           d.ep * d.etp, ") span NVLink domains of ", domain,
+                           " GPUs: token all-to-all crosses the scale-out network; ", cost),
+              absl::StrCat("keep EP*ETP <= ", domain,
+                           " where the model allows, or use a DeepEP/HybridEP flex dispatcher"));
+    }
+  }
+  if (ctx.world.has_value() && ctx.world->partial_node) {
+    ctx.Add("topology.partial_node", {"gpus", "gpus_per_node"},
+            absl::StrCat(ctx.world->gpus, " GPUs is not a whole number of ", node, "-GPU nodes"),
+            absl::StrCat("use a multiple of ", node, " GPUs to avoid sharing a node"));
+  }
+}
+
+void CheckPrecisionRules(const RuleContext& ctx) {
+  const auto& p = ctx.in.placement;
+  if (!p.system.has_value()) return;
+  const SystemSpec& s = *p.system;
+  const Precision prec = ctx.in.config.precision;
+  if (IsFp8(prec) && s.fp8_dense_tflops <= 0) {
+    ctx.Add("precision.fp8_unsupported", {"precision", "system"},
+            absl::StrCat(PrecisionName(prec), " on ", s.id, ": ", s.gpu_arch, " GPUs have no FP8 tensor cores"),
+            "use bf16 on this system");
+  }
+  if ((prec == Precision::kFp8Mx || IsFp4(prec)) && s.gpu_arch != "blackwell") {
+    ctx.Add("precision.needs_blackwell", {"precision", "system"},
+            absl::StrCat(PrecisionName(prec), " needs Blackwell block-scaled tensor cores; ", s.id, " is ",
+                         s.gpu_arch),
+            IsFp8(prec) ? "use fp8-cs (current scaling) or fp8-sc (blockwise) on Hopper"
+                        : "use fp8-cs or bf16 on this system");
+  }
+}
+
+}  // namespace parplan

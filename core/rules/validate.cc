@@ -1,0 +1,76 @@
+#include "core/rules/validate.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "core/rules/rule_catalog.h"
+#include "core/rules/rule_context.h"
+
+namespace parplan {
+
+void RuleContext::Add(const char* rule, std::vector<std::string> fields, std::string message,
+                      std::string fix) const {
+  const RuleInfo* info = FindRule(rule);
+  out->push_back({rule, info != nullptr ? info->severity : Severity::kError, std::move(fields),
+                  std::move(message), std::move(fix)});
+}
+
+MeshDims MeshOf(const ResolvedConfig& c) {
+  MeshDims d;
+  d.tp = c.tp;
+  d.pp = c.pp;
+  d.cp = c.cp;
+  d.ep = c.ep;
+  d.etp = c.etp;
+  return d;
+}
+
+ValidationResult Validate(const ValidationInput& in) {
+  ValidationResult r;
+  const MeshDims dims = MeshOf(in.config);
+  r.min_gpus = ComputeMinGpus(dims);
+  if (in.placement.gpus > 0) {
+    r.world = SizeWorld(dims, in.placement.gpus, in.placement.gpus_per_node, in.config.gbs, in.config.mbs);
+  }
+  RuleContext ctx{in, dims, r.world, &r.violations};
+  CheckMeshRules(ctx);
+  CheckModelRules(ctx);
+  if (in.model != nullptr && in.model->num_layers > 0) {
+    r.stages = PlanStages(*in.model, in.config, &r.violations);
+  } else {
+    ctx.Add("pp.split_unchecked", {"pp", "vpp", "pipeline_layout"},
+            "layer count unknown: the pipeline split is not checked", "pass a model with num_layers");
+  }
+  CheckTopologyRules(ctx);
+  CheckPrecisionRules(ctx);
+  ctx.Add("memory.not_checked", {},
+          "validate checks Megatron's rules, not memory: whether the config fits the GPU is not estimated here",
+          "check per-GPU memory before launching (memory estimation is a separate call once available)");
+  ctx.Add("advice.profile_first_iterations", {},
+          "valid means Megatron will accept the config, not that it is fast or fits",
+          "profile the first iterations (memory and step time) before a long run");
+  SortViolations(&r.violations);
+  for (const auto& v : r.violations) {
+    switch (v.severity) {
+      case Severity::kError: ++r.errors; break;
+      case Severity::kWarning: ++r.warnings; break;
+      case Severity::kInfo: ++r.infos; break;
+    }
+  }
+  r.valid = r.errors == 0;
+  r.reasons.push_back(absl::StrCat(r.valid ? "Valid: " : "Invalid: ", r.errors, " error(s), ", r.warnings,
+                                   " warning(s)."));
+  r.reasons.push_back(absl::StrCat("Needs a multiple of ", r.min_gpus.min_gpus, " GPUs (PP*lcm(TP*CP, EP*ETP))."));
+  if (r.world.has_value() && r.world->dp > 0 && r.world->edp > 0) {
+    r.reasons.push_back(absl::StrCat(r.world->gpus, " GPUs: DP=", r.world->dp, ", EDP=", r.world->edp,
+                                     r.world->microbatches > 0
+                                         ? absl::StrCat(", ", r.world->microbatches, " microbatches per step")
+                                         : std::string(),
+                                     r.world->nodes > 0 ? absl::StrCat(", ", r.world->nodes, " nodes") : std::string(),
+                                     "."));
+  }
+  for (const auto& note : in.config.notes) r.reasons.push_back(note);
+  return r;
+}
+
+}  // namespace parplan

@@ -1,0 +1,248 @@
+#include "server/convert.h"
+
+#include "core/model/param_count.h"
+
+namespace parplan {
+
+bool HasModel(const v1::ModelRef& ref) { return ref.source_case() != v1::ModelRef::SOURCE_NOT_SET; }
+
+ModelSource ToModelSource(const v1::ModelRef& ref) {
+  ModelSource s;
+  switch (ref.source_case()) {
+    case v1::ModelRef::kId:
+      s.kind = ModelSource::Kind::kId;
+      s.text = ref.id();
+      break;
+    case v1::ModelRef::kSpec:
+      s.kind = ModelSource::Kind::kSpec;
+      s.spec = FromModelArchitecture(ref.spec());
+      break;
+    case v1::ModelRef::kHfConfigJson:
+      s.kind = ModelSource::Kind::kHfConfig;
+      s.text = ref.hf_config_json();
+      break;
+    case v1::ModelRef::kSize:
+      s.kind = ModelSource::Kind::kSize;
+      s.text = ref.size();
+      break;
+    case v1::ModelRef::SOURCE_NOT_SET:
+      break;
+  }
+  return s;
+}
+
+ModelSpec FromModelArchitecture(const v1::ModelArchitecture& a) {
+  ModelSpec m;
+  m.num_layers = a.num_layers();
+  m.hidden_size = a.hidden_size();
+  m.ffn_hidden_size = a.ffn_hidden_size();
+  m.num_attention_heads = a.num_attention_heads();
+  m.num_query_groups = a.num_query_groups();
+  m.kv_channels = a.kv_channels();
+  m.vocab_size = a.vocab_size();
+  m.make_vocab_size_divisible_by = a.make_vocab_size_divisible_by();
+  m.seq_length = a.seq_length();
+  m.gated_linear_unit = a.gated_linear_unit();
+  m.share_embeddings_and_output_weights = a.share_embeddings_and_output_weights();
+  m.multi_latent_attention = a.multi_latent_attention();
+  m.q_lora_rank = a.q_lora_rank();
+  m.kv_lora_rank = a.kv_lora_rank();
+  m.qk_head_dim = a.qk_head_dim();
+  m.qk_pos_emb_head_dim = a.qk_pos_emb_head_dim();
+  m.v_head_dim = a.v_head_dim();
+  m.num_moe_experts = a.num_moe_experts();
+  m.moe_router_topk = a.moe_router_topk();
+  m.moe_ffn_hidden_size = a.moe_ffn_hidden_size();
+  m.moe_shared_expert_intermediate_size = a.moe_shared_expert_intermediate_size();
+  m.first_k_dense_layers = a.first_k_dense_layers();
+  m.moe_layer_freq = a.moe_layer_freq() > 0 ? a.moe_layer_freq() : 1;
+  m.moe_latent_size = a.moe_latent_size();
+  m.mtp_num_layers = a.mtp_num_layers();
+  m.hybrid_layer_pattern = a.hybrid_layer_pattern();
+  m.mamba_state_dim = a.mamba_state_dim();
+  m.mamba_head_dim = a.mamba_head_dim();
+  m.mamba_num_heads = a.mamba_num_heads();
+  m.mamba_num_groups = a.mamba_num_groups();
+  m.window_size = a.window_size();
+  m.window_attn_skip_freq = a.window_attn_skip_freq();
+  return m;
+}
+
+void ToModelArchitecture(const ModelSpec& m, v1::ModelArchitecture* a) {
+  a->set_num_layers(m.num_layers);
+  a->set_hidden_size(m.hidden_size);
+  a->set_ffn_hidden_size(m.ffn_hidden_size);
+  a->set_num_attention_heads(m.num_attention_heads);
+  a->set_num_query_groups(m.num_query_groups);
+  a->set_kv_channels(m.kv_channels);
+  a->set_vocab_size(m.vocab_size);
+  a->set_make_vocab_size_divisible_by(m.make_vocab_size_divisible_by);
+  a->set_seq_length(m.seq_length);
+  a->set_gated_linear_unit(m.gated_linear_unit);
+  a->set_share_embeddings_and_output_weights(m.share_embeddings_and_output_weights);
+  a->set_multi_latent_attention(m.multi_latent_attention);
+  a->set_q_lora_rank(m.q_lora_rank);
+  a->set_kv_lora_rank(m.kv_lora_rank);
+  a->set_qk_head_dim(m.qk_head_dim);
+  a->set_qk_pos_emb_head_dim(m.qk_pos_emb_head_dim);
+  a->set_v_head_dim(m.v_head_dim);
+  a->set_num_moe_experts(m.num_moe_experts);
+  a->set_moe_router_topk(m.moe_router_topk);
+  a->set_moe_ffn_hidden_size(m.moe_ffn_hidden_size);
+  a->set_moe_shared_expert_intermediate_size(m.moe_shared_expert_intermediate_size);
+  a->set_first_k_dense_layers(m.first_k_dense_layers);
+  a->set_moe_layer_freq(m.num_moe_experts > 0 ? m.moe_layer_freq : 0);
+  a->set_moe_latent_size(m.moe_latent_size);
+  a->set_mtp_num_layers(m.mtp_num_layers);
+  a->set_hybrid_layer_pattern(m.hybrid_layer_pattern);
+  a->set_mamba_state_dim(m.mamba_state_dim);
+  a->set_mamba_head_dim(m.mamba_head_dim);
+  a->set_mamba_num_heads(m.mamba_num_heads);
+  a->set_mamba_num_groups(m.mamba_num_groups);
+  a->set_window_size(m.window_size);
+  a->set_window_attn_skip_freq(m.window_attn_skip_freq);
+}
+
+void ToModelSummary(const ModelSpec& m, v1::ModelSummary* out) {
+  out->set_id(m.id);
+  out->set_name(m.name);
+  out->set_kind(m.kind);
+  out->set_origin(m.origin);
+  out->set_complete(m.complete());
+  for (const auto& f : m.missing_fields) out->add_missing_fields(f);
+  out->set_approximate(m.approximate);
+  out->set_approximation_note(m.approximation_note);
+  out->set_hf_id(m.hf_id);
+  if (m.complete()) {
+    const ParamCounts counts = CountParams(m);
+    out->set_total_params(counts.total);
+    out->set_active_params(counts.active);
+  }
+}
+
+void ToModelInfo(const ModelSpec& m, v1::ModelInfo* out) {
+  out->set_id(m.id);
+  out->set_name(m.name);
+  out->set_hf_id(m.hf_id);
+  for (const auto& a : m.aliases) out->add_aliases(a);
+  out->set_kind(m.kind);
+  out->set_origin(m.origin);
+  out->set_complete(m.complete());
+  for (const auto& f : m.missing_fields) out->add_missing_fields(f);
+  out->set_approximate(m.approximate);
+  out->set_approximation_note(m.approximation_note);
+  ToModelArchitecture(m, out->mutable_arch());
+  out->set_published_total_params(m.published_total_params);
+  out->set_published_active_params(m.published_active_params);
+  if (m.complete()) {
+    const ParamCounts counts = CountParams(m);
+    out->set_total_params(counts.total);
+    out->set_active_params(counts.active);
+  }
+  for (const auto& [k, v] : m.field_sources) (*out->mutable_field_sources())[k] = v;
+  for (const auto& [k, v] : m.completions) (*out->mutable_completions())[k] = v;
+  for (const auto& n : m.notes) out->add_notes(n);
+}
+
+void ToSystemInfo(const SystemSpec& s, v1::SystemInfo* out) {
+  out->set_id(s.id);
+  out->set_name(s.name);
+  for (const auto& a : s.aliases) out->add_aliases(a);
+  out->set_gpu_arch(s.gpu_arch);
+  out->set_gpus_per_node(s.gpus_per_node);
+  out->set_nvlink_domain_size(s.nvlink_domain_size);
+  out->set_hbm_gb(s.hbm_gb);
+  out->set_hbm_bw_tbps(s.hbm_bw_tbps);
+  out->set_bf16_dense_tflops(s.bf16_dense_tflops);
+  out->set_fp8_dense_tflops(s.fp8_dense_tflops);
+  out->set_fp4_dense_tflops(s.fp4_dense_tflops);
+  out->set_nvlink_gbps_unidirectional(s.nvlink_gbps_unidirectional);
+  out->set_scaleout_gbps_per_gpu(s.scaleout_gbps_per_gpu);
+  out->set_description(s.description);
+  for (const auto& [k, v] : s.sources) (*out->mutable_sources())[k] = v;
+  for (const auto& n : s.notes) out->add_notes(n);
+}
+
+ParallelConfig ToParallelConfig(const v1::ParallelConfig& c) {
+  ParallelConfig r;
+  r.tp = c.tp();
+  r.pp = c.pp();
+  r.vpp = c.vpp();
+  r.cp = c.cp();
+  r.ep = c.ep();
+  if (c.has_etp()) r.etp = c.etp();
+  if (c.has_sp()) r.sp = c.sp();
+  r.mbs = c.mbs();
+  r.gbs = c.gbs();
+  r.seq_length = c.seq_length();
+  r.first_stage_layers = c.num_layers_in_first_pipeline_stage();
+  r.last_stage_layers = c.num_layers_in_last_pipeline_stage();
+  r.pipeline_layout = c.pipeline_layout();
+  r.precision = c.precision();
+  if (c.has_mtp_num_layers()) r.mtp_num_layers = c.mtp_num_layers();
+  return r;
+}
+
+Placement ToPlacement(const v1::Placement& p) {
+  Placement r;
+  r.system = p.system();
+  r.gpus = p.gpus();
+  r.gpus_per_node = p.gpus_per_node();
+  return r;
+}
+
+void ToViolation(const Violation& v, v1::Violation* out) {
+  out->set_rule(v.rule);
+  out->set_severity(SeverityName(v.severity));
+  for (const auto& f : v.fields) out->add_fields(f);
+  out->set_message(v.message);
+  out->set_fix(v.fix);
+}
+
+void ToViolations(const std::vector<Violation>& violations,
+                  google::protobuf::RepeatedPtrField<v1::Violation>* out) {
+  for (const auto& v : violations) ToViolation(v, out->Add());
+}
+
+void ToWorldSizing(const WorldSizing& w, v1::WorldSizing* out) {
+  out->set_gpus(w.gpus);
+  out->set_valid(w.valid);
+  out->set_dp(w.dp);
+  out->set_edp(w.edp);
+  out->set_gpus_per_node(static_cast<int32_t>(w.gpus_per_node));
+  out->set_nodes(w.nodes);
+  out->set_partial_node(w.partial_node);
+  out->set_microbatches(w.microbatches);
+  for (const auto& p : w.problems) out->add_problems(p);
+}
+
+void ToResolvedConfig(const ResolvedConfig& c, v1::ParallelConfig* out) {
+  out->set_tp(static_cast<int32_t>(c.tp));
+  out->set_pp(static_cast<int32_t>(c.pp));
+  out->set_vpp(static_cast<int32_t>(c.vpp));
+  out->set_cp(static_cast<int32_t>(c.cp));
+  out->set_ep(static_cast<int32_t>(c.ep));
+  out->set_etp(static_cast<int32_t>(c.etp));
+  out->set_sp(c.sp);
+  out->set_mbs(static_cast<int32_t>(c.mbs));
+  out->set_gbs(c.gbs);
+  out->set_seq_length(static_cast<int32_t>(c.seq_length));
+  out->set_num_layers_in_first_pipeline_stage(static_cast<int32_t>(c.first_stage_layers));
+  out->set_num_layers_in_last_pipeline_stage(static_cast<int32_t>(c.last_stage_layers));
+  out->set_pipeline_layout(c.pipeline_layout);
+  out->set_precision(PrecisionName(c.precision));
+  out->set_mtp_num_layers(static_cast<int32_t>(c.mtp_num_layers));
+}
+
+void ToStageLayers(const StagePlan& plan, google::protobuf::RepeatedPtrField<v1::StageLayers>* out) {
+  for (int64_t r = 0; r < plan.pp; ++r) {
+    v1::StageLayers* s = out->Add();
+    s->set_pp_rank(static_cast<int32_t>(r));
+    for (int64_t layers : plan.decoder_layers[r]) s->add_decoder_layers(static_cast<int32_t>(layers));
+    s->set_has_embedding(plan.has_embedding[r]);
+    s->set_has_loss(plan.has_loss[r]);
+    s->set_mtp_layers(static_cast<int32_t>(plan.mtp_layers[r]));
+  }
+}
+
+}  // namespace parplan

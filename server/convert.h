@@ -1,0 +1,42 @@
+// The one converter layer between the API protos and the core types. Every
+// door (gRPC service, CLI, MCP) goes through these functions, so a field is
+// spelled and valued the same way everywhere.
+#ifndef PARPLAN_SERVER_CONVERT_H_
+#define PARPLAN_SERVER_CONVERT_H_
+
+#include <string>
+#include <vector>
+
+#include "core/config/parallel_config.h"
+#include "core/mesh/mesh.h"
+#include "core/model/resolve.h"
+#include "core/pipeline/stage_plan.h"
+#include "core/rules/violation.h"
+#include "parplan/v1/planner.pb.h"
+
+namespace parplan {
+
+namespace v1 = ::parplan::v1;
+
+// Request -> core.
+ModelSource ToModelSource(const v1::ModelRef& ref);
+bool HasModel(const v1::ModelRef& ref);
+ParallelConfig ToParallelConfig(const v1::ParallelConfig& config);
+Placement ToPlacement(const v1::Placement& placement);
+
+// Core -> response.
+void ToModelArchitecture(const ModelSpec& model, v1::ModelArchitecture* out);
+ModelSpec FromModelArchitecture(const v1::ModelArchitecture& arch);
+void ToModelInfo(const ModelSpec& model, v1::ModelInfo* out);
+void ToModelSummary(const ModelSpec& model, v1::ModelSummary* out);
+void ToSystemInfo(const SystemSpec& system, v1::SystemInfo* out);
+void ToViolation(const Violation& violation, v1::Violation* out);
+void ToViolations(const std::vector<Violation>& violations,
+                  google::protobuf::RepeatedPtrField<v1::Violation>* out);
+void ToWorldSizing(const WorldSizing& world, v1::WorldSizing* out);
+void ToResolvedConfig(const ResolvedConfig& config, v1::ParallelConfig* out);
+void ToStageLayers(const StagePlan& plan, google::protobuf::RepeatedPtrField<v1::StageLayers>* out);
+
+}  // namespace parplan
+
+#endif  // PARPLAN_SERVER_CONVERT_H_

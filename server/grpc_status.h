@@ -1,0 +1,20 @@
+// absl::Status -> grpc::Status, carrying field violations as
+// google.rpc.BadRequest in the standard grpc-status-details-bin trailer.
+#ifndef PARPLAN_SERVER_GRPC_STATUS_H_
+#define PARPLAN_SERVER_GRPC_STATUS_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/status/status.h"
+
+namespace parplan {
+
+grpc::Status ToGrpcStatus(const absl::Status& status);
+
+// The reverse, for clients (the CLI in --server mode): keeps code, message
+// and the BadRequest field violations.
+absl::Status FromGrpcStatus(const grpc::Status& status);
+
+}  // namespace parplan
+
+#endif  // PARPLAN_SERVER_GRPC_STATUS_H_

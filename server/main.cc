@@ -1,0 +1,100 @@
+// parplan-server: the planner as a gRPC service.
+//
+//   parplan-server [--listen 127.0.0.1:50051] [--max-message-bytes N]
+//                  [--grace-seconds S] [--no-access-log]
+//
+// Prints "parplan-server listening on HOST:PORT" once serving. SIGTERM or
+// SIGINT marks health NOT_SERVING, drains in-flight calls for the grace
+// period and exits 0.
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "server/server_runner.h"
+
+namespace {
+
+void Usage() {
+  std::fprintf(stderr,
+               "usage: parplan-server [--listen HOST:PORT] [--max-message-bytes N] "
+               "[--grace-seconds S] [--no-access-log]\n"
+               "  --listen             address to serve on (default 127.0.0.1:50051; port 0 = any)\n"
+               "  --max-message-bytes  largest request/response, 1024..67108864 (default 4194304)\n"
+               "  --grace-seconds      drain time on SIGTERM, 0..600 (default 10)\n"
+               "  --no-access-log      no per-call line on stderr\n");
+}
+
+bool ParseInt(const char* text, long lo, long hi, long* out) {
+  char* end = nullptr;
+  long v = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  parplan::ServerOptions options;
+  double grace_seconds = 10;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&](const char* name) -> const char* {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "parplan-server: %s needs a value\n", name);
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    long n = 0;
+    if (arg == "--listen") {
+      options.listen = value("--listen");
+    } else if (arg == "--max-message-bytes") {
+      if (!ParseInt(value("--max-message-bytes"), 1024, 64L << 20, &n)) {
+        std::fprintf(stderr, "parplan-server: --max-message-bytes must be 1024..67108864\n");
+        return 2;
+      }
+      options.max_message_bytes = static_cast<int>(n);
+    } else if (arg == "--grace-seconds") {
+      if (!ParseInt(value("--grace-seconds"), 0, 600, &n)) {
+        std::fprintf(stderr, "parplan-server: --grace-seconds must be 0..600\n");
+        return 2;
+      }
+      grace_seconds = static_cast<double>(n);
+    } else if (arg == "--no-access-log") {
+      options.access_log = false;
+    } else if (arg == "--help" || arg == "-h") {
+      Usage();
+      return 0;
+    } else {
+      std::fprintf(stderr, "parplan-server: unknown flag '%s'\n", arg.c_str());
+      Usage();
+      return 2;
+    }
+  }
+
+  // Block the stop signals in every thread (gRPC's included); main waits for them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  auto running = parplan::StartServer(options);
+  if (!running.ok()) {
+    std::fprintf(stderr, "parplan-server: %s\n", std::string(running.status().message()).c_str());
+    return 1;
+  }
+  const std::string host = options.listen.substr(0, options.listen.rfind(':'));
+  std::printf("parplan-server listening on %s:%d\n", host.c_str(), (*running)->port);
+  std::fflush(stdout);
+
+  int signal_number = 0;
+  sigwait(&stop_signals, &signal_number);
+  std::fprintf(stderr, "parplan-server: signal %d, draining for up to %.0f s\n", signal_number, grace_seconds);
+  parplan::StopServer(running->get(), grace_seconds);
+  std::fprintf(stderr, "parplan-server: stopped\n");
+  return 0;
+}

@@ -1,0 +1,301 @@
+#include "server/planner_api.h"
+
+#include <optional>
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "core/catalog/catalog.h"
+#include "core/layout/rank_layout.h"
+#include "core/mesh/mesh.h"
+#include "core/model/resolve.h"
+#include "core/render/render.h"
+#include "core/rules/validate.h"
+#include "core/util/field_error.h"
+#include "core/util/text.h"
+#include "server/convert.h"
+
+namespace parplan {
+namespace api {
+namespace {
+
+// Everything a config-shaped request resolves to.
+struct Resolved {
+  std::optional<ModelSpec> model;
+  ResolvedConfig config;
+  ResolvedPlacement placement;
+  const ModelSpec* model_ptr() const { return model.has_value() ? &*model : nullptr; }
+};
+
+absl::Status Resolve(const v1::ModelRef* model_ref, const v1::Placement& placement,
+                     const v1::ParallelConfig& config, Resolved* out) {
+  // Report bounds problems of all parts together before any lookup.
+  FieldErrors errors;
+  for (const auto& v : FieldViolationsOf(CheckConfigBounds(ToParallelConfig(config), "config"))) {
+    errors.Add(v.field, v.description);
+  }
+  if (!errors.empty()) return errors.ToStatus();
+  if (model_ref != nullptr && HasModel(*model_ref)) {
+    auto model = ResolveModel(ToModelSource(*model_ref), "model");
+    if (!model.ok()) return model.status();
+    out->model = *std::move(model);
+  }
+  auto resolved_placement = ResolvePlacement(ToPlacement(placement), "placement");
+  if (!resolved_placement.ok()) return resolved_placement.status();
+  out->placement = *resolved_placement;
+  auto resolved_config = ResolveConfig(ToParallelConfig(config), out->model_ptr(), "config");
+  if (!resolved_config.ok()) return resolved_config.status();
+  out->config = *resolved_config;
+  return absl::OkStatus();
+}
+
+ValidationResult RunValidation(const Resolved& r) {
+  ValidationInput in;
+  in.model = r.model_ptr();
+  in.config = r.config;
+  in.placement = r.placement;
+  return Validate(in);
+}
+
+}  // namespace
+
+absl::Status ListModels(const v1::ListModelsRequest& request, v1::ListModelsResponse* response) {
+  if (request.filter().size() > 256) return FieldError("filter", "filter longer than 256 characters");
+  const std::string filter = NormalizeName(request.filter());
+  for (const auto& m : Catalog::Get().models()) {
+    bool match = filter.empty();
+    for (const std::string& name : {m.id, m.name, m.hf_id}) {
+      if (!match && NormalizeName(name).find(filter) != std::string::npos) match = true;
+    }
+    for (const auto& a : m.aliases) {
+      if (!match && NormalizeName(a).find(filter) != std::string::npos) match = true;
+    }
+    if (match) ToModelSummary(m, response->add_models());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status GetModel(const v1::GetModelRequest& request, v1::GetModelResponse* response) {
+  auto model = ResolveModel(ToModelSource(request.model()), "model");
+  if (!model.ok()) return model.status();
+  ToModelInfo(*model, response->mutable_model());
+  return absl::OkStatus();
+}
+
+absl::Status ListSystems(const v1::ListSystemsRequest&, v1::ListSystemsResponse* response) {
+  for (const auto& s : Catalog::Get().systems()) ToSystemInfo(s, response->add_systems());
+  return absl::OkStatus();
+}
+
+absl::Status GetSystem(const v1::GetSystemRequest& request, v1::GetSystemResponse* response) {
+  if (request.system().empty() || request.system().size() > 256) {
+    return FieldError("system", "system must be 1..256 characters, e.g. h100-sxm");
+  }
+  auto system = Catalog::Get().FindSystem(request.system());
+  if (!system.ok()) return system.status();
+  ToSystemInfo(*system, response->mutable_system());
+  return absl::OkStatus();
+}
+
+absl::Status MinGpus(const v1::MinGpusRequest& request, v1::MinGpusResponse* response) {
+  if (request.num_next_world_sizes() < 0 || request.num_next_world_sizes() > 64) {
+    return FieldError("num_next_world_sizes",
+                      absl::StrCat("num_next_world_sizes = ", request.num_next_world_sizes(),
+                                   " is out of range; allowed 0..64 (0 = 5)"));
+  }
+  Resolved r;
+  if (absl::Status s = Resolve(&request.model(), request.placement(), request.config(), &r); !s.ok()) return s;
+  const MeshDims dims = MeshOf(r.config);
+  const MinGpusResult min = ComputeMinGpus(dims);
+  response->set_min_gpus(min.min_gpus);
+  response->set_naive_product(min.naive_product);
+  response->set_dense_mesh(min.dense_mesh);
+  response->set_expert_mesh(min.expert_mesh);
+  response->set_world_size_step(min.step);
+  response->set_etp(static_cast<int32_t>(r.config.etp));
+  const int count = request.num_next_world_sizes() > 0 ? request.num_next_world_sizes() : 5;
+  const int64_t from = r.placement.gpus > 0 ? r.placement.gpus : min.min_gpus;
+  for (int64_t w : NextValidWorldSizes(dims, from, count, r.config.gbs, r.config.mbs)) {
+    response->add_next_valid_world_sizes(w);
+  }
+  for (const auto& reason : min.reasons) response->add_reasons(reason);
+  if (r.placement.gpus > 0) {
+    const WorldSizing w = SizeWorld(dims, r.placement.gpus, r.placement.gpus_per_node, r.config.gbs, r.config.mbs);
+    ToWorldSizing(w, response->mutable_world());
+    if (w.dp > 0 && w.edp > 0) {
+      response->add_reasons(absl::StrCat(w.gpus, " GPUs: DP=", w.dp, " (", w.gpus, "/(TP*PP*CP)), EDP=", w.edp,
+                                         " (", w.gpus, "/(PP*EP*ETP))",
+                                         w.nodes > 0 ? absl::StrCat(", ", w.nodes, " node(s) of ", w.gpus_per_node)
+                                                     : std::string(),
+                                         w.microbatches > 0 ? absl::StrCat(", ", w.microbatches, " microbatches")
+                                                            : std::string(),
+                                         "."));
+    }
+    for (const auto& p : w.problems) response->add_reasons(absl::StrCat("Not valid: ", p, "."));
+  }
+  for (const auto& note : r.config.notes) response->add_reasons(note);
+  if (r.model.has_value()) {
+    ToModelSummary(*r.model, response->mutable_model());
+    const ValidationResult v = RunValidation(r);
+    for (const auto& violation : v.violations) {
+      if (violation.severity != Severity::kInfo) ToViolation(violation, response->add_violations());
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Validate(const v1::ValidateRequest& request, v1::ValidateResponse* response) {
+  Resolved r;
+  if (absl::Status s = Resolve(&request.model(), request.placement(), request.config(), &r); !s.ok()) return s;
+  const ValidationResult v = RunValidation(r);
+  response->set_valid(v.valid);
+  response->set_errors(v.errors);
+  response->set_warnings(v.warnings);
+  response->set_infos(v.infos);
+  ToViolations(v.violations, response->mutable_violations());
+  if (r.model.has_value()) ToModelSummary(*r.model, response->mutable_model());
+  ToResolvedConfig(r.config, response->mutable_resolved_config());
+  if (v.stages.has_value()) {
+    response->mutable_resolved_config()->set_vpp(static_cast<int32_t>(v.stages->vpp));
+    ToStageLayers(*v.stages, response->mutable_stages());
+  }
+  response->set_min_gpus(v.min_gpus.min_gpus);
+  if (v.world.has_value()) ToWorldSizing(*v.world, response->mutable_world());
+  for (const auto& reason : v.reasons) response->add_reasons(reason);
+  return absl::OkStatus();
+}
+
+absl::Status ExplainLayout(const v1::ExplainLayoutRequest& request, v1::ExplainLayoutResponse* response) {
+  FieldErrors errors;
+  if (request.placement().gpus() <= 0) {
+    errors.Add("placement.gpus", "ExplainLayout needs the world size: set placement.gpus (1..1048576)");
+  }
+  errors.CheckRange("max_ranks", request.max_ranks(), 0, 4096);
+  errors.CheckRange("max_groups", request.max_groups(), 0, 64);
+  if (!errors.empty()) return errors.ToStatus();
+  Resolved r;
+  if (absl::Status s = Resolve(&request.model(), request.placement(), request.config(), &r); !s.ok()) return s;
+  const MeshDims dims = MeshOf(r.config);
+  const int64_t world = r.placement.gpus;
+  if (request.has_rank() && (request.rank() < 0 || request.rank() >= world)) {
+    return FieldError("rank", absl::StrCat("rank = ", request.rank(), " is out of range; allowed 0..", world - 1));
+  }
+  response->set_world_size(world);
+  response->set_order("tp-cp-ep-dp-pp");
+  response->set_gpus_per_node(static_cast<int32_t>(r.placement.gpus_per_node));
+  response->set_nvlink_domain_size(static_cast<int32_t>(r.placement.nvlink_domain_size));
+  const WorldSizing w = SizeWorld(dims, world, r.placement.gpus_per_node, 0, 1);
+  if (w.dp == 0 || w.edp == 0) {
+    const ValidationResult v = RunValidation(r);
+    for (const auto& violation : v.violations) {
+      if (violation.severity == Severity::kError) ToViolation(violation, response->add_violations());
+    }
+    for (const auto& p : w.problems) response->add_reasons(absl::StrCat("No layout: ", p, "."));
+    response->add_reasons(absl::StrCat("Valid world sizes are multiples of ", ComputeMinGpus(dims).min_gpus, "."));
+    return absl::OkStatus();
+  }
+  const RankLayout layout(dims, world);
+  const int64_t node = r.placement.gpus_per_node;
+  const int64_t domain = r.placement.nvlink_domain_size;
+  const bool expert = dims.ep * dims.etp > 1 || (r.model.has_value() && r.model->is_moe());
+  const int max_groups = request.max_groups() > 0 ? request.max_groups() : 4;
+  const int64_t max_ranks = request.max_ranks() > 0 ? request.max_ranks() : 64;
+  for (GroupKind kind : kAllGroupKinds) {
+    const bool is_expert_kind = kind == GroupKind::kEp || kind == GroupKind::kEtp || kind == GroupKind::kEdp;
+    if (is_expert_kind && !expert) continue;
+    v1::GroupKindSummary* g = response->add_groups();
+    g->set_kind(GroupKindName(kind));
+    g->set_megatron_group(MegatronGroupName(kind));
+    g->set_size(layout.GroupSize(kind));
+    g->set_count(layout.GroupCount(kind));
+    g->set_crossing_node(node > 0 ? layout.CountCrossing(kind, node) : 0);
+    g->set_crossing_nvlink_domain(domain > 0 ? layout.CountCrossing(kind, domain) : 0);
+    const int64_t examples = std::min<int64_t>(max_groups, layout.GroupCount(kind));
+    for (int64_t i = 0; i < examples; ++i) {
+      v1::RankGroup* rg = g->add_examples();
+      // Large groups (e.g. DP over 100k ranks) are listed up to 4096 ranks.
+      const auto ranks = layout.Group(kind, i);
+      for (size_t k = 0; k < ranks.size() && k < 4096; ++k) rg->add_ranks(ranks[k]);
+      const auto span = layout.GroupSpan(kind, i);
+      rg->set_crosses_node(node > 0 && span.first / node != span.second / node);
+      rg->set_crosses_nvlink_domain(domain > 0 && span.first / domain != span.second / domain);
+    }
+    if (g->size() > 1) {
+      g->set_note(absl::StrCat(g->count(), " group(s) of ", g->size(), " ranks",
+                               node > 0 ? absl::StrCat("; ", g->crossing_node(), " cross a node") : std::string(),
+                               domain > 0 && domain != node
+                                   ? absl::StrCat("; ", g->crossing_nvlink_domain(), " cross an NVLink domain")
+                                   : std::string()));
+    }
+  }
+  auto placement_of = [&](int64_t rank, v1::RankPlacement* p) {
+    const RankCoords c = layout.Coords(rank);
+    p->set_rank(rank);
+    p->set_node(node > 0 ? rank / node : 0);
+    p->set_local_gpu(static_cast<int32_t>(node > 0 ? rank % node : rank));
+    p->set_tp(c.tp);
+    p->set_cp(c.cp);
+    p->set_dp(c.dp);
+    p->set_pp(c.pp);
+    p->set_ep(c.ep);
+    p->set_etp(c.etp);
+    p->set_edp(c.edp);
+  };
+  const int64_t listed = std::min<int64_t>(max_ranks, world);
+  for (int64_t rank = 0; rank < listed; ++rank) placement_of(rank, response->add_ranks());
+  response->set_ranks_truncated(listed < world);
+  if (request.has_rank()) {
+    placement_of(request.rank(), response->mutable_rank_detail());
+    for (const auto& g : response->groups()) {
+      for (GroupKind kind : kAllGroupKinds) {
+        if (GroupKindName(kind) != g.kind()) continue;
+        v1::RankGroup* rg = response->add_rank_groups();
+        const auto ranks = layout.GroupOfRank(kind, request.rank());
+        for (size_t k = 0; k < ranks.size() && k < 4096; ++k) rg->add_ranks(ranks[k]);
+        rg->set_crosses_node(node > 0 && ranks.front() / node != ranks.back() / node);
+        rg->set_crosses_nvlink_domain(domain > 0 && ranks.front() / domain != ranks.back() / domain);
+      }
+    }
+  }
+  response->add_reasons(absl::StrCat("Rank order tp-cp-ep-dp-pp (Megatron-Core default): TP groups are ", dims.tp,
+                                     " consecutive ranks, then CP, then DP; PP stages are the slowest dimension (",
+                                     world / dims.pp, " ranks per stage)."));
+  response->add_reasons(absl::StrCat("Dense grid TP=", dims.tp, " CP=", dims.cp, " DP=", w.dp, " PP=", dims.pp,
+                                     expert ? absl::StrCat("; expert grid ETP=", dims.etp, " EP=", dims.ep,
+                                                           " EDP=", w.edp, " PP=", dims.pp, " on the same ranks")
+                                            : std::string(),
+                                     "."));
+  for (const auto& g : response->groups()) {
+    if ((g.kind() == "tp" || g.kind() == "ep" || g.kind() == "cp") && g.crossing_nvlink_domain() > 0) {
+      response->add_reasons(absl::StrCat(g.crossing_nvlink_domain(), " of ", g.count(), " ", g.kind(),
+                                         " groups leave the NVLink domain (", domain,
+                                         " GPUs): their collectives use the scale-out network."));
+    }
+  }
+  if (node == 0) response->add_reasons("No system or gpus_per_node given: node placement unknown (node = 0).");
+  return absl::OkStatus();
+}
+
+absl::Status RenderConfig(const v1::RenderConfigRequest& request, v1::RenderConfigResponse* response) {
+  Resolved r;
+  if (absl::Status s = Resolve(&request.model(), request.placement(), request.config(), &r); !s.ok()) return s;
+  const ValidationResult v = RunValidation(r);
+  ResolvedConfig config = r.config;
+  if (v.stages.has_value()) config.vpp = v.stages->vpp;
+  const RenderedConfig out = parplan::RenderConfig(config, r.model_ptr(), r.placement);
+  response->set_bridge_python(out.bridge_python);
+  response->set_bridge_cli(out.bridge_cli);
+  response->set_megatron_lm_args(out.megatron_lm_args);
+  response->set_slurm_header(out.slurm_header);
+  response->set_valid(v.valid);
+  for (const auto& violation : v.violations) {
+    if (violation.severity != Severity::kInfo) ToViolation(violation, response->add_violations());
+  }
+  if (!v.valid) response->add_notes("The config breaks Megatron's rules (see violations): fix them before launching.");
+  for (const auto& n : out.notes) response->add_notes(n);
+  for (const auto& n : r.config.notes) response->add_notes(n);
+  return absl::OkStatus();
+}
+
+}  // namespace api
+}  // namespace parplan

@@ -1,0 +1,195 @@
+#include "skill/cli/cli_commands.h"
+
+#include <chrono>
+#include <functional>
+#include <memory>
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/strings/str_cat.h"
+#include "core/util/field_error.h"
+#include "google/protobuf/util/json_util.h"
+#include "parplan/v1/planner.grpc.pb.h"
+#include "server/grpc_status.h"
+#include "server/planner_api.h"
+#include "skill/cli/cli_table.h"
+
+namespace parplan {
+namespace cli {
+namespace {
+
+using Stub = v1::Planner::Stub;
+
+std::string ToJson(const google::protobuf::Message& message) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  options.always_print_primitive_fields = true;
+  options.add_whitespace = true;
+  std::string json;
+  (void)google::protobuf::util::MessageToJsonString(message, &json, options);
+  return json;
+}
+
+int ExitCodeFor(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kOutOfRange:
+      return 2;
+    default:
+      return 1;
+  }
+}
+
+std::string DescribeError(const absl::Status& status) {
+  std::string out = absl::StrCat("parplan: ", absl::StatusCodeToString(status.code()), ": ");
+  const auto violations = FieldViolationsOf(status);
+  if (violations.empty()) return absl::StrCat(out, status.message(), "\n");
+  absl::StrAppend(&out, "bad input\n");
+  for (const auto& v : violations) absl::StrAppend(&out, "  ", v.field, ": ", v.description, "\n");
+  return out;
+}
+
+// Answers `request` in-process or via the server and prints the response.
+template <typename Req, typename Resp>
+int Invoke(const Flags& flags, const Req& request,
+           absl::Status (*local)(const Req&, Resp*),
+           grpc::Status (Stub::*remote)(grpc::ClientContext*, const Req&, Resp*),
+           std::string (*format)(const Resp&), std::string* out, std::string* err) {
+  Resp response;
+  absl::Status status;
+  if (flags.Has("server")) {
+    long long timeout_ms = 30000;
+    if (absl::Status s = IntFlag(flags, "timeout-ms", 1, 600000, &timeout_ms); !s.ok()) {
+      *err = DescribeError(s);
+      return 2;
+    }
+    auto channel = grpc::CreateChannel(flags.Get("server"), grpc::InsecureChannelCredentials());
+    auto stub = v1::Planner::NewStub(channel);
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
+    status = FromGrpcStatus(((*stub).*remote)(&context, request, &response));
+  } else {
+    status = local(request, &response);
+  }
+  if (!status.ok()) {
+    *err = DescribeError(status);
+    return ExitCodeFor(status);
+  }
+  *out = flags.Has("json") ? ToJson(response) : format(response);
+  return 0;
+}
+
+int Fail(const absl::Status& status, std::string* err) {
+  *err = DescribeError(status);
+  return ExitCodeFor(status);
+}
+
+}  // namespace
+
+std::string Usage() {
+  return R"(parplan: parallelism planner for Megatron Bridge / Megatron-Core
+
+usage: parplan COMMAND [flags]
+
+commands:
+  models     [--filter TEXT]                      catalog models (complete or not)
+  model      --model ID | --size TEXT | --model-file PATH   one model in full
+  systems                                         catalog systems
+  system     --system ID                          one system in full
+  min-gpus   --tp --pp --cp --ep --etp [--gpus N] [--model ..] [--next K]
+                                                  minimum GPUs, DP/EDP, valid world sizes
+  validate   --model .. [--system ..] [--gpus N] [config flags]
+                                                  every Megatron rule the config breaks
+  layout     --gpus N [--system ..] [config flags] [--rank R] [--max-ranks K]
+                                                  rank coordinates and process groups
+  render     [--model ..] [--system ..] [--gpus N] [config flags]
+                                                  Megatron Bridge / Megatron-LM / Slurm text
+
+model:   --model ID (catalog id, alias, HF id, or a size like "70B dense")
+         --size "235B total, 22B active MoE"   --model-file config.json|spec.json
+config:  --tp --pp --vpp --cp --ep --etp (1..4096)  --sp | --no-sp  --mbs --gbs --seq
+         --precision bf16|fp8-cs|fp8-mx|fp8-sc|fp8-ds|nvfp4  --pp-layout LAYOUT
+         --first-stage-layers N --last-stage-layers N --mtp-layers N
+where:   --system a100-80gb|h100-sxm|h200-sxm|b200|b300|gb200-nvl72|gb300-nvl72 (dgx-h100 ...)
+         --gpus N  --gpus-per-node N
+output:  --json (proto3 JSON, snake_case)   --server HOST:PORT [--timeout-ms MS]
+
+Without --server the answer is computed in-process; with it the service answers.
+Exit 0 on an answer (also "invalid config"), 2 on bad input, 1 on other failures.
+)";
+}
+
+int RunCommand(const Flags& flags, std::string* out, std::string* err) {
+  const std::string& cmd = flags.command;
+  if (cmd.empty() || cmd == "help" || flags.Has("help")) {
+    *out = Usage();
+    return cmd.empty() && !flags.Has("help") ? 2 : 0;
+  }
+  if (cmd == "models") {
+    v1::ListModelsRequest req;
+    req.set_filter(flags.Get("filter"));
+    return Invoke(flags, req, &api::ListModels, &Stub::ListModels, &FormatModels, out, err);
+  }
+  if (cmd == "model") {
+    v1::GetModelRequest req;
+    if (absl::Status s = FillModel(flags, req.mutable_model(), true); !s.ok()) return Fail(s, err);
+    return Invoke(flags, req, &api::GetModel, &Stub::GetModel, &FormatModel, out, err);
+  }
+  if (cmd == "systems") {
+    v1::ListSystemsRequest req;
+    return Invoke(flags, req, &api::ListSystems, &Stub::ListSystems, &FormatSystems, out, err);
+  }
+  if (cmd == "system") {
+    v1::GetSystemRequest req;
+    req.set_system(flags.Get("system"));
+    return Invoke(flags, req, &api::GetSystem, &Stub::GetSystem, &FormatSystem, out, err);
+  }
+  if (cmd == "min-gpus") {
+    v1::MinGpusRequest req;
+    if (absl::Status s = FillModel(flags, req.mutable_model(), false); !s.ok()) return Fail(s, err);
+    if (absl::Status s = FillConfig(flags, req.mutable_config()); !s.ok()) return Fail(s, err);
+    if (absl::Status s = FillPlacement(flags, req.mutable_placement()); !s.ok()) return Fail(s, err);
+    long long next = 0;
+    if (absl::Status s = IntFlag(flags, "next", 1, 64, &next); !s.ok()) return Fail(s, err);
+    req.set_num_next_world_sizes(static_cast<int32_t>(next));
+    return Invoke(flags, req, &api::MinGpus, &Stub::MinGpus, &FormatMinGpus, out, err);
+  }
+  if (cmd == "validate") {
+    v1::ValidateRequest req;
+    if (absl::Status s = FillModel(flags, req.mutable_model(), false); !s.ok()) return Fail(s, err);
+    if (absl::Status s = FillConfig(flags, req.mutable_config()); !s.ok()) return Fail(s, err);
+    if (absl::Status s = FillPlacement(flags, req.mutable_placement()); !s.ok()) return Fail(s, err);
+    return Invoke(flags, req, &api::Validate, &Stub::Validate, &FormatValidate, out, err);
+  }
+  if (cmd == "layout") {
+    v1::ExplainLayoutRequest req;
+    if (absl::Status s = FillModel(flags, req.mutable_model(), false); !s.ok()) return Fail(s, err);
+    if (absl::Status s = FillConfig(flags, req.mutable_config()); !s.ok()) return Fail(s, err);
+    if (absl::Status s = FillPlacement(flags, req.mutable_placement()); !s.ok()) return Fail(s, err);
+    long long v = 0;
+    if (absl::Status s = IntFlag(flags, "max-ranks", 0, 4096, &v); !s.ok()) return Fail(s, err);
+    req.set_max_ranks(static_cast<int32_t>(v));
+    v = 0;
+    if (absl::Status s = IntFlag(flags, "max-groups", 0, 64, &v); !s.ok()) return Fail(s, err);
+    req.set_max_groups(static_cast<int32_t>(v));
+    if (flags.Has("rank")) {
+      if (absl::Status s = IntFlag(flags, "rank", 0, (1 << 20) - 1, &v); !s.ok()) return Fail(s, err);
+      req.set_rank(v);
+    }
+    return Invoke(flags, req, &api::ExplainLayout, &Stub::ExplainLayout, &FormatLayout, out, err);
+  }
+  if (cmd == "render") {
+    v1::RenderConfigRequest req;
+    if (absl::Status s = FillModel(flags, req.mutable_model(), false); !s.ok()) return Fail(s, err);
+    if (absl::Status s = FillConfig(flags, req.mutable_config()); !s.ok()) return Fail(s, err);
+    if (absl::Status s = FillPlacement(flags, req.mutable_placement()); !s.ok()) return Fail(s, err);
+    return Invoke(flags, req, &api::RenderConfig, &Stub::RenderConfig, &FormatRender, out, err);
+  }
+  *err = absl::StrCat("parplan: unknown command '", cmd.substr(0, 64),
+                      "'; commands: models model systems system min-gpus validate layout render\n");
+  return 2;
+}
+
+}  // namespace cli
+}  // namespace parplan

@@ -1,0 +1,215 @@
+#include "skill/cli/cli_flags.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/catalog/catalog.h"
+#include "core/model/size_model.h"
+#include "core/util/field_error.h"
+#include "google/protobuf/util/json_util.h"
+
+namespace parplan {
+namespace cli {
+
+const std::vector<std::string>& KnownFlags() {
+  static const auto* flags = new std::vector<std::string>{
+      "model", "size", "model-file", "system", "gpus", "gpus-per-node", "tp", "pp", "vpp", "cp", "ep", "etp",
+      "sp", "no-sp", "mbs", "gbs", "seq", "precision", "pp-layout", "first-stage-layers", "last-stage-layers",
+      "mtp-layers", "json", "server", "timeout-ms", "rank", "max-ranks", "max-groups", "next", "filter", "help"};
+  return *flags;
+}
+
+namespace {
+const std::vector<std::string>& SwitchFlags() {
+  static const auto* flags = new std::vector<std::string>{"json", "no-sp", "help"};
+  return *flags;
+}
+}  // namespace
+
+std::string Flags::Get(const std::string& name) const {
+  auto it = values.find(name);
+  return it == values.end() ? "" : it->second;
+}
+
+absl::StatusOr<Flags> ParseFlags(const std::vector<std::string>& args) {
+  Flags flags;
+  size_t i = 0;
+  if (!args.empty() && args[0].rfind("--", 0) != 0) flags.command = args[i++];
+  const auto& known = KnownFlags();
+  for (; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg.rfind("--", 0) != 0 || arg.size() < 3) {
+      return FieldError(arg, absl::StrCat("unexpected argument '", arg, "'; flags look like --tp 8"));
+    }
+    std::string name = arg.substr(2), value;
+    bool has_value = false;
+    if (auto eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      has_value = true;
+    }
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      return FieldError(absl::StrCat("--", name),
+                        absl::StrCat("unknown flag; known: --", absl::StrJoin(known, " --")));
+    }
+    const auto& switches = SwitchFlags();
+    const bool is_switch = std::find(switches.begin(), switches.end(), name) != switches.end();
+    if (!has_value) {
+      if (is_switch) {
+        value = "true";
+      } else if (name == "sp" && (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0)) {
+        value = "true";  // bare --sp
+      } else if (i + 1 >= args.size()) {
+        return FieldError(absl::StrCat("--", name), "needs a value");
+      } else {
+        value = args[++i];
+      }
+    }
+    flags.values[name] = value;
+  }
+  return flags;
+}
+
+absl::Status IntFlag(const Flags& flags, const std::string& name, long long lo, long long hi, long long* out) {
+  if (!flags.Has(name)) return absl::OkStatus();
+  const std::string text = flags.Get(name);
+  char* end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || end == text.c_str() || *end != '\0' || errno == ERANGE) {
+    return FieldError(absl::StrCat("--", name), absl::StrCat("'", text.substr(0, 64), "' is not an integer"));
+  }
+  if (v < lo || v > hi) {
+    return FieldError(absl::StrCat("--", name),
+                      absl::StrCat(v, " is out of range; allowed ", lo, "..", hi));
+  }
+  *out = v;
+  return absl::OkStatus();
+}
+
+namespace {
+
+absl::StatusOr<std::string> ReadSmallFile(const std::string& path, size_t limit) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return FieldError("--model-file", absl::StrCat("cannot read '", path, "'"));
+  std::string data;
+  char buffer[65536];
+  while (in.read(buffer, sizeof(buffer)) || in.gcount() > 0) {
+    data.append(buffer, static_cast<size_t>(in.gcount()));
+    if (data.size() > limit) {
+      return FieldError("--model-file", absl::StrCat("'", path, "' is larger than ", limit, " bytes"));
+    }
+  }
+  return data;
+}
+
+// An HF config.json has HF keys; an inline spec uses Megatron names.
+bool LooksLikeHfConfig(const std::string& text) {
+  for (const char* key : {"\"num_hidden_layers\"", "\"model_type\"", "\"architectures\"", "\"text_config\""}) {
+    if (text.find(key) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::Status FillModel(const Flags& flags, v1::ModelRef* model, bool required) {
+  const int given = flags.Has("model") + flags.Has("size") + flags.Has("model-file");
+  if (given > 1) return FieldError("--model", "give only one of --model, --size, --model-file");
+  if (flags.Has("size")) {
+    model->set_size(flags.Get("size"));
+  } else if (flags.Has("model-file")) {
+    auto text = ReadSmallFile(flags.Get("model-file"), 1 << 20);
+    if (!text.ok()) return text.status();
+    if (LooksLikeHfConfig(*text)) {
+      model->set_hf_config_json(*text);
+    } else {
+      google::protobuf::util::JsonParseOptions options;
+      options.ignore_unknown_fields = false;
+      auto status = google::protobuf::util::JsonStringToMessage(*text, model->mutable_spec(), options);
+      if (!status.ok()) {
+        return FieldError("--model-file",
+                          absl::StrCat("neither a Hugging Face config.json nor an inline spec with Megatron "
+                                       "field names: ", std::string(status.message()).substr(0, 200)));
+      }
+    }
+  } else if (flags.Has("model")) {
+    const std::string name = flags.Get("model");
+    // A phrase like "70B dense" that is not a catalog name is a size.
+    if (!Catalog::Get().FindModel(name).ok() && LooksLikeSizePhrase(name)) {
+      model->set_size(name);
+    } else {
+      model->set_id(name);
+    }
+  } else if (required) {
+    return FieldError("--model", "a model is required: --model ID, --size \"70B dense\" or --model-file PATH");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FillConfig(const Flags& flags, v1::ParallelConfig* c) {
+  FieldErrors errors;
+  auto dim = [&](const char* name, auto setter) {
+    long long v = 0;
+    if (absl::Status s = IntFlag(flags, name, 1, 4096, &v); !s.ok()) {
+      for (const auto& fv : FieldViolationsOf(s)) errors.Add(fv.field, fv.description);
+    } else if (flags.Has(name)) {
+      setter(static_cast<int32_t>(v));
+    }
+  };
+  dim("tp", [c](int32_t v) { c->set_tp(v); });
+  dim("pp", [c](int32_t v) { c->set_pp(v); });
+  dim("vpp", [c](int32_t v) { c->set_vpp(v); });
+  dim("cp", [c](int32_t v) { c->set_cp(v); });
+  dim("ep", [c](int32_t v) { c->set_ep(v); });
+  dim("etp", [c](int32_t v) { c->set_etp(v); });
+  long long v = 0;
+  auto collect = [&errors](const absl::Status& s) {
+    for (const auto& fv : FieldViolationsOf(s)) errors.Add(fv.field, fv.description);
+    return s.ok();
+  };
+  if (flags.Has("mbs") && collect(IntFlag(flags, "mbs", 1, 65536, &v))) c->set_mbs(static_cast<int32_t>(v));
+  if (flags.Has("gbs") && collect(IntFlag(flags, "gbs", 1, 1LL << 30, &v))) c->set_gbs(v);
+  if (flags.Has("seq") && collect(IntFlag(flags, "seq", 1, 1 << 24, &v))) c->set_seq_length(static_cast<int32_t>(v));
+  if (flags.Has("first-stage-layers") && collect(IntFlag(flags, "first-stage-layers", 1, 1024, &v))) {
+    c->set_num_layers_in_first_pipeline_stage(static_cast<int32_t>(v));
+  }
+  if (flags.Has("last-stage-layers") && collect(IntFlag(flags, "last-stage-layers", 1, 1024, &v))) {
+    c->set_num_layers_in_last_pipeline_stage(static_cast<int32_t>(v));
+  }
+  if (flags.Has("mtp-layers") && collect(IntFlag(flags, "mtp-layers", 0, 64, &v))) {
+    c->set_mtp_num_layers(static_cast<int32_t>(v));
+  }
+  if (flags.Has("sp") && flags.Has("no-sp")) errors.Add("--sp", "give --sp or --no-sp, not both");
+  if (flags.Has("sp")) {
+    const std::string s = flags.Get("sp");
+    if (s == "true" || s == "1" || s == "on") {
+      c->set_sp(true);
+    } else if (s == "false" || s == "0" || s == "off") {
+      c->set_sp(false);
+    } else {
+      errors.Add("--sp", absl::StrCat("'", s.substr(0, 32), "' is not a boolean; use --sp, --sp=false or --no-sp"));
+    }
+  }
+  if (flags.Has("no-sp")) c->set_sp(false);
+  if (flags.Has("precision")) c->set_precision(flags.Get("precision"));
+  if (flags.Has("pp-layout")) c->set_pipeline_layout(flags.Get("pp-layout"));
+  return errors.ToStatus();
+}
+
+absl::Status FillPlacement(const Flags& flags, v1::Placement* p) {
+  long long v = 0;
+  if (absl::Status s = IntFlag(flags, "gpus", 1, 1 << 20, &v); !s.ok()) return s;
+  if (flags.Has("gpus")) p->set_gpus(v);
+  if (absl::Status s = IntFlag(flags, "gpus-per-node", 1, 1024, &v); !s.ok()) return s;
+  if (flags.Has("gpus-per-node")) p->set_gpus_per_node(static_cast<int32_t>(v));
+  if (flags.Has("system")) p->set_system(flags.Get("system"));
+  return absl::OkStatus();
+}
+
+}  // namespace cli
+}  // namespace parplan

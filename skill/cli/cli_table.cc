@@ -1,0 +1,222 @@
+#include "skill/cli/cli_table.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "core/util/text.h"
+
+namespace parplan {
+namespace cli {
+namespace {
+
+std::string Violations(const google::protobuf::RepeatedPtrField<v1::Violation>& vs) {
+  std::string out;
+  for (const auto& v : vs) {
+    absl::StrAppend(&out, absl::StrFormat("  [%-7s] %s: %s\n", v.severity(), v.rule(), v.message()));
+    if (!v.fix().empty()) absl::StrAppend(&out, "            fix: ", v.fix(), "\n");
+  }
+  return out;
+}
+
+std::string Reasons(const google::protobuf::RepeatedPtrField<std::string>& reasons) {
+  std::string out;
+  for (const auto& r : reasons) absl::StrAppend(&out, "  - ", r, "\n");
+  return out;
+}
+
+std::string Summary(const v1::ModelSummary& m) {
+  std::string out = absl::StrCat("model: ", m.id(), " (", m.name(), ", ", m.kind());
+  if (m.total_params() > 0) {
+    absl::StrAppend(&out, ", ", HumanCount(static_cast<double>(m.total_params())), " params");
+    if (m.active_params() != m.total_params()) {
+      absl::StrAppend(&out, ", ", HumanCount(static_cast<double>(m.active_params())), " active");
+    }
+  }
+  absl::StrAppend(&out, ")\n");
+  if (!m.complete()) absl::StrAppend(&out, "  incomplete: unknown ", absl::StrJoin(m.missing_fields(), ", "), "\n");
+  if (m.approximate()) absl::StrAppend(&out, "  APPROXIMATE: ", m.approximation_note(), "\n");
+  return out;
+}
+
+std::string World(const v1::WorldSizing& w) {
+  std::string out = absl::StrCat("world: ", w.gpus(), " GPUs -> ", w.valid() ? "valid" : "NOT valid");
+  if (w.dp() > 0) absl::StrAppend(&out, ", DP=", w.dp());
+  if (w.edp() > 0) absl::StrAppend(&out, ", EDP=", w.edp());
+  if (w.microbatches() > 0) absl::StrAppend(&out, ", ", w.microbatches(), " microbatches/step");
+  if (w.nodes() > 0) {
+    absl::StrAppend(&out, ", ", w.nodes(), " node(s) of ", w.gpus_per_node(), w.partial_node() ? " (partial)" : "");
+  }
+  absl::StrAppend(&out, "\n");
+  for (const auto& p : w.problems()) absl::StrAppend(&out, "  problem: ", p, "\n");
+  return out;
+}
+
+}  // namespace
+
+std::string FormatModels(const v1::ListModelsResponse& r) {
+  std::string out = absl::StrFormat("%-24s %-24s %10s %10s  %s\n", "ID", "KIND", "PARAMS", "ACTIVE", "STATUS");
+  for (const auto& m : r.models()) {
+    out += absl::StrFormat("%-24s %-24s %10s %10s  %s\n", m.id(), m.kind(),
+                           m.total_params() > 0 ? HumanCount(static_cast<double>(m.total_params())) : "-",
+                           m.active_params() > 0 ? HumanCount(static_cast<double>(m.active_params())) : "-",
+                           m.complete() ? "complete"
+                                        : absl::StrCat("incomplete: ", absl::StrJoin(m.missing_fields(), ",")));
+  }
+  return out;
+}
+
+std::string FormatModel(const v1::GetModelResponse& r) {
+  const auto& m = r.model();
+  const auto& a = m.arch();
+  std::string out = absl::StrCat(m.id(), ": ", m.name(), " [", m.kind(), ", from ", m.origin(), "]\n");
+  if (!m.hf_id().empty()) absl::StrAppend(&out, "  hf_id: ", m.hf_id(), "\n");
+  if (m.total_params() > 0) {
+    absl::StrAppend(&out, "  parameters: ", HumanCount(static_cast<double>(m.total_params())), " total, ",
+                    HumanCount(static_cast<double>(m.active_params())), " active (computed)");
+    if (!m.published_total_params().empty()) {
+      absl::StrAppend(&out, "; published ", m.published_total_params(),
+                      m.published_active_params().empty() ? "" : absl::StrCat("/", m.published_active_params()));
+    }
+    absl::StrAppend(&out, "\n");
+  }
+  if (!m.complete()) absl::StrAppend(&out, "  INCOMPLETE: unknown ", absl::StrJoin(m.missing_fields(), ", "), "\n");
+  if (m.approximate()) absl::StrAppend(&out, "  APPROXIMATE: ", m.approximation_note(), "\n");
+  absl::StrAppend(&out, absl::StrFormat("  layers %d, hidden %d, ffn %d, heads %d, query groups %d, kv_channels %d, vocab %d\n",
+                                        a.num_layers(), a.hidden_size(), a.ffn_hidden_size(), a.num_attention_heads(),
+                                        a.num_query_groups(), a.kv_channels(), a.vocab_size()));
+  if (a.num_moe_experts() > 0) {
+    absl::StrAppend(&out, absl::StrFormat("  MoE: %d experts, top-%d, expert ffn %d, shared %d, first %d dense layers\n",
+                                          a.num_moe_experts(), a.moe_router_topk(), a.moe_ffn_hidden_size(),
+                                          a.moe_shared_expert_intermediate_size(), a.first_k_dense_layers()));
+  }
+  if (a.multi_latent_attention()) {
+    absl::StrAppend(&out, absl::StrFormat("  MLA: q_lora %d, kv_lora %d, qk %d+%d, v %d\n", a.q_lora_rank(),
+                                          a.kv_lora_rank(), a.qk_head_dim(), a.qk_pos_emb_head_dim(), a.v_head_dim()));
+  }
+  if (!a.hybrid_layer_pattern().empty()) absl::StrAppend(&out, "  hybrid pattern: ", a.hybrid_layer_pattern(), "\n");
+  if (a.mtp_num_layers() > 0) absl::StrAppend(&out, "  MTP layers: ", a.mtp_num_layers(), "\n");
+  for (const auto& [field, source] : m.completions()) {
+    absl::StrAppend(&out, "  completed ", field, ": ", source, "\n");
+  }
+  for (const auto& n : m.notes()) absl::StrAppend(&out, "  note: ", n, "\n");
+  return out;
+}
+
+std::string FormatSystems(const v1::ListSystemsResponse& r) {
+  std::string out = absl::StrFormat("%-12s %-9s %7s %9s %9s %9s %7s %9s  %s\n", "ID", "ARCH", "HBM_GB", "BF16_TF",
+                                    "FP8_TF", "FP4_TF", "NVLINK", "GPU/NODE", "ALIASES");
+  for (const auto& s : r.systems()) {
+    out += absl::StrFormat("%-12s %-9s %7.0f %9.0f %9.0f %9.0f %7d %9d  %s\n", s.id(), s.gpu_arch(), s.hbm_gb(),
+                           s.bf16_dense_tflops(), s.fp8_dense_tflops(), s.fp4_dense_tflops(), s.nvlink_domain_size(),
+                           s.gpus_per_node(), absl::StrJoin(s.aliases(), ","));
+  }
+  return out;
+}
+
+std::string FormatSystem(const v1::GetSystemResponse& r) {
+  const auto& s = r.system();
+  std::string out = absl::StrCat(s.id(), ": ", s.name(), " [", s.gpu_arch(), "]\n");
+  absl::StrAppend(&out, absl::StrFormat("  HBM %.0f GB at %.2f TB/s; dense TFLOP/s bf16 %.0f, fp8 %.0f, fp4 %.0f\n",
+                                        s.hbm_gb(), s.hbm_bw_tbps(), s.bf16_dense_tflops(), s.fp8_dense_tflops(),
+                                        s.fp4_dense_tflops()));
+  absl::StrAppend(&out, absl::StrFormat("  NVLink domain %d GPUs at %.0f GB/s per direction; %d GPUs per node; "
+                                        "scale-out %.0f Gb/s per GPU\n",
+                                        s.nvlink_domain_size(), s.nvlink_gbps_unidirectional(), s.gpus_per_node(),
+                                        s.scaleout_gbps_per_gpu()));
+  for (const auto& n : s.notes()) absl::StrAppend(&out, "  note: ", n, "\n");
+  return out;
+}
+
+std::string FormatMinGpus(const v1::MinGpusResponse& r) {
+  std::string out = absl::StrCat("min GPUs: ", r.min_gpus(), "   (naive product of all dims: ", r.naive_product(),
+                                 ")\n");
+  absl::StrAppend(&out, "dense mesh TP*CP = ", r.dense_mesh(), ", expert mesh EP*ETP = ", r.expert_mesh(), " (ETP=",
+                  r.etp(), ")\n");
+  absl::StrAppend(&out, "next valid world sizes: ", absl::StrJoin(r.next_valid_world_sizes(), ", "), "\n");
+  if (r.has_world()) out += World(r.world());
+  if (r.has_model()) out += Summary(r.model());
+  out += Reasons(r.reasons());
+  if (!r.violations().empty()) absl::StrAppend(&out, "model checks:\n", Violations(r.violations()));
+  return out;
+}
+
+std::string FormatValidate(const v1::ValidateResponse& r) {
+  std::string out = absl::StrCat(r.valid() ? "VALID" : "INVALID", " (", r.errors(), " error(s), ", r.warnings(),
+                                 " warning(s), ", r.infos(), " note(s))\n");
+  if (r.has_model()) out += Summary(r.model());
+  const auto& c = r.resolved_config();
+  absl::StrAppend(&out, absl::StrFormat("config: TP=%d PP=%d VPP=%d CP=%d EP=%d ETP=%d SP=%s MBS=%d GBS=%d seq=%d %s\n",
+                                        c.tp(), c.pp(), c.vpp(), c.cp(), c.ep(), c.etp(), c.sp() ? "on" : "off", c.mbs(),
+                                        c.gbs(), c.seq_length(), c.precision()));
+  absl::StrAppend(&out, "min GPUs: ", r.min_gpus(), "\n");
+  if (r.has_world()) out += World(r.world());
+  if (!r.stages().empty()) {
+    absl::StrAppend(&out, "pipeline stages (decoder layers per VPP chunk):\n");
+    for (const auto& s : r.stages()) {
+      absl::StrAppend(&out, "  PP rank ", s.pp_rank(), ": ", absl::StrJoin(s.decoder_layers(), "+"),
+                      s.has_embedding() ? " +embedding" : "", s.mtp_layers() > 0 ? absl::StrCat(" +", s.mtp_layers(), " MTP") : "",
+                      s.has_loss() ? " +loss" : "", "\n");
+    }
+  }
+  if (!r.violations().empty()) absl::StrAppend(&out, "findings:\n", Violations(r.violations()));
+  out += Reasons(r.reasons());
+  return out;
+}
+
+std::string FormatLayout(const v1::ExplainLayoutResponse& r) {
+  std::string out = absl::StrCat("world ", r.world_size(), " GPUs, order ", r.order(), ", ", r.gpus_per_node(),
+                                 " GPUs/node, NVLink domain ", r.nvlink_domain_size(), "\n");
+  if (!r.violations().empty()) absl::StrAppend(&out, Violations(r.violations()));
+  if (!r.groups().empty()) {
+    out += absl::StrFormat("%-6s %6s %7s %12s %14s  %s\n", "GROUP", "SIZE", "COUNT", "CROSS_NODE", "CROSS_NVLINK",
+                           "FIRST GROUPS");
+  }
+  for (const auto& g : r.groups()) {
+    std::vector<std::string> examples;
+    for (const auto& e : g.examples()) {
+      std::vector<int64_t> ranks(e.ranks().begin(), e.ranks().end());
+      if (ranks.size() > 16) {
+        examples.push_back(absl::StrCat("[", absl::StrJoin(ranks.begin(), ranks.begin() + 8, ","), ",...]"));
+      } else {
+        examples.push_back(absl::StrCat("[", absl::StrJoin(ranks, ","), "]"));
+      }
+    }
+    out += absl::StrFormat("%-6s %6d %7d %12d %14d  %s\n", g.kind(), g.size(), g.count(), g.crossing_node(),
+                           g.crossing_nvlink_domain(), absl::StrJoin(examples, " "));
+  }
+  if (!r.ranks().empty()) {
+    out += absl::StrFormat("%6s %5s %5s | %4s %4s %4s %4s | %4s %4s %4s\n", "RANK", "NODE", "GPU", "TP", "CP", "DP",
+                           "PP", "EP", "ETP", "EDP");
+    for (const auto& p : r.ranks()) {
+      out += absl::StrFormat("%6d %5d %5d | %4d %4d %4d %4d | %4d %4d %4d\n", p.rank(), p.node(), p.local_gpu(), p.tp(),
+                             p.cp(), p.dp(), p.pp(), p.ep(), p.etp(), p.edp());
+    }
+    if (r.ranks_truncated()) absl::StrAppend(&out, "  ... (", r.world_size() - r.ranks_size(), " more ranks; --max-ranks)\n");
+  }
+  if (r.has_rank_detail()) {
+    const auto& d = r.rank_detail();
+    absl::StrAppend(&out, "rank ", d.rank(), " (node ", d.node(), ", GPU ", d.local_gpu(), ") groups:\n");
+    for (int i = 0; i < r.rank_groups_size() && i < r.groups_size(); ++i) {
+      std::vector<int64_t> ranks(r.rank_groups(i).ranks().begin(), r.rank_groups(i).ranks().end());
+      absl::StrAppend(&out, "  ", r.groups(i).kind(), ": [", absl::StrJoin(ranks, ","), "]",
+                      r.rank_groups(i).crosses_nvlink_domain() ? " (crosses NVLink domain)" : "", "\n");
+    }
+  }
+  out += Reasons(r.reasons());
+  return out;
+}
+
+std::string FormatRender(const v1::RenderConfigResponse& r) {
+  std::string out;
+  if (!r.valid()) absl::StrAppend(&out, "WARNING: this config is not valid for Megatron:\n");
+  out += Violations(r.violations());
+  absl::StrAppend(&out, "# Megatron Bridge (Python overrides)\n", r.bridge_python(), "\n");
+  absl::StrAppend(&out, "# Megatron Bridge (CLI overrides)\n", r.bridge_cli(), "\n\n");
+  absl::StrAppend(&out, "# Megatron-LM flags\n", r.megatron_lm_args(), "\n\n");
+  if (!r.slurm_header().empty()) absl::StrAppend(&out, "# Slurm\n", r.slurm_header(), "\n");
+  for (const auto& n : r.notes()) absl::StrAppend(&out, "note: ", n, "\n");
+  return out;
+}
+
+}  // namespace cli
+}  // namespace parplan

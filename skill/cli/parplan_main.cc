@@ -1,0 +1,22 @@
+// parplan: the planner's command line. See `parplan help`.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "skill/cli/cli_commands.h"
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto flags = parplan::cli::ParseFlags(args);
+  std::string out, err;
+  int code = 0;
+  if (!flags.ok()) {
+    err = "parplan: bad input\n  " + std::string(flags.status().message()) + "\n";
+    code = 2;
+  } else {
+    code = parplan::cli::RunCommand(*flags, &out, &err);
+  }
+  std::fputs(out.c_str(), stdout);
+  std::fputs(err.c_str(), stderr);
+  return code;
+}
