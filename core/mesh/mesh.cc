@@ -1,5 +1,7 @@
 #include "core/mesh/mesh.h"
 
+#include <limits>
+
 #include "absl/strings/str_cat.h"
 #include "core/util/text.h"
 
@@ -85,6 +87,7 @@ std::vector<int64_t> NextValidWorldSizes(const MeshDims& d, int64_t at_least, in
   const int64_t step = ComputeMinGpus(d).step;
   int64_t k = at_least <= step ? 1 : (at_least + step - 1) / step;
   for (int scanned = 0; scanned < 100000 && static_cast<int>(out.size()) < count; ++scanned, ++k) {
+    if (k > std::numeric_limits<int64_t>::max() / step) break;  // no overflow for huge meshes
     const int64_t w = k * step;
     if (gbs > 0) {
       const int64_t dp = w / (d.tp * d.pp * d.cp);

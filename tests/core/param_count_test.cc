@@ -1,0 +1,57 @@
+#include "core/model/param_count.h"
+
+#include <cmath>
+
+#include "gtest/gtest.h"
+#include "tests/core/test_util.h"
+
+namespace parplan {
+namespace {
+
+using testing_util::CatalogModel;
+
+// Llama 3 70B by hand: attention 8192*128*(64+16) + 64*128*8192 + 8192 = 150,999,040;
+// MLP 3*8192*28672 + 8192 = 704,651,264; 80 layers = 68,131,963,... plus
+// embedding and output 128256*8192 each and the final norm.
+TEST(ParamCountTest, Llama3_70bByHand) {
+  const ModelSpec m = CatalogModel("llama3_70b");
+  const int64_t attention = 8192LL * 128 * (64 + 2 * 8) + 64LL * 128 * 8192 + 8192;
+  const int64_t mlp = 3LL * 8192 * 28672 + 8192;
+  const int64_t embedding = 128256LL * 8192;
+  const ParamCounts c = CountParams(m);
+  EXPECT_EQ(c.embedding, embedding);
+  EXPECT_EQ(c.total, 80 * (attention + mlp) + 2 * embedding + 8192);
+  EXPECT_EQ(c.active, c.total);
+}
+
+TEST(ParamCountTest, TiedEmbeddingsCountOnce) {
+  const ParamCounts c = CountParams(CatalogModel("llama32_1b"));
+  EXPECT_EQ(c.output_layer, 0);
+  EXPECT_NEAR(static_cast<double>(c.total), 1.236e9, 0.01e9);  // Meta: 1.23B
+}
+
+// Published totals/actives within a few percent (DeepSeek-V3's 671B excludes the MTP module).
+TEST(ParamCountTest, MatchesPublishedCounts) {
+  struct Case {
+    const char* id;
+    double total, active, tolerance;
+  };
+  for (const Case& k : {Case{"mixtral_8x7b", 46.7e9, 12.9e9, 0.02}, Case{"qwen3_235b_a22b", 235e9, 22e9, 0.03},
+                        Case{"deepseek_v2", 236e9, 21e9, 0.03}, Case{"gpt_oss_120b", 116.8e9, 5.1e9, 0.15},
+                        Case{"kimi_k2", 1.04e12, 32.6e9, 0.03}, Case{"nemotron_3_nano", 31.6e9, 3.6e9, 0.05}}) {
+    const ParamCounts c = CountParams(CatalogModel(k.id));
+    EXPECT_NEAR(c.total / k.total, 1.0, k.tolerance) << k.id << " total " << c.total;
+    EXPECT_NEAR(c.active / k.active, 1.0, std::max(k.tolerance, 0.15)) << k.id << " active " << c.active;
+  }
+}
+
+TEST(ParamCountTest, PaddedVocab) {
+  ModelSpec m;
+  m.vocab_size = 128256;
+  m.make_vocab_size_divisible_by = 128;
+  EXPECT_EQ(PaddedVocab(m, 1), 128256);
+  EXPECT_EQ(PaddedVocab(m, 8), 129024);  // multiple of 1024
+}
+
+}  // namespace
+}  // namespace parplan

@@ -1,0 +1,65 @@
+#include "core/render/render.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace parplan {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(RenderTest, BridgeMegatronAndSlurm) {
+  ResolvedConfig c;
+  c.tp = 8;
+  c.pp = 4;
+  c.vpp = 5;
+  c.sp = true;
+  c.etp = 8;
+  c.mbs = 1;
+  c.gbs = 256;
+  c.seq_length = 8192;
+  c.precision = Precision::kFp8Cs;
+  ResolvedPlacement p;
+  p.gpus = 64;
+  p.gpus_per_node = 8;
+  const RenderedConfig r = RenderConfig(c, nullptr, p);
+  EXPECT_THAT(r.bridge_python, HasSubstr("cfg.model.tensor_model_parallel_size = 8\n"));
+  EXPECT_THAT(r.bridge_python, HasSubstr("cfg.model.virtual_pipeline_model_parallel_size = 5\n"));
+  EXPECT_THAT(r.bridge_python, HasSubstr("cfg.model.sequence_parallel = True\n"));
+  EXPECT_THAT(r.bridge_python, HasSubstr("cfg.train.global_batch_size = 256\n"));
+  EXPECT_THAT(r.bridge_python, HasSubstr("cfg.mixed_precision = \"bf16_with_fp8_current_scaling_mixed\""));
+  EXPECT_THAT(r.bridge_cli, HasSubstr("model.tensor_model_parallel_size=8 "));
+  EXPECT_THAT(r.bridge_cli, HasSubstr("model.sequence_parallel=true"));
+  EXPECT_THAT(r.megatron_lm_args, HasSubstr("--tensor-model-parallel-size 8"));
+  EXPECT_THAT(r.megatron_lm_args, HasSubstr("--num-virtual-stages-per-pipeline-rank 5"));
+  EXPECT_THAT(r.megatron_lm_args, HasSubstr("--sequence-parallel"));
+  EXPECT_THAT(r.megatron_lm_args, HasSubstr("--fp8-recipe tensorwise"));
+  EXPECT_THAT(r.slurm_header, HasSubstr("#SBATCH --nodes=8\n"));
+  EXPECT_THAT(r.slurm_header, HasSubstr("#SBATCH --ntasks-per-node=8\n"));
+  EXPECT_THAT(r.slurm_header, HasSubstr("#SBATCH --gpus-per-node=8\n"));
+}
+
+TEST(RenderTest, LayoutIsQuotedAndReplacesVpp) {
+  ResolvedConfig c;
+  c.pp = 2;
+  c.vpp = 8;
+  c.pipeline_layout = "Et*4|(t*4|)*14tmL";
+  const RenderedConfig r = RenderConfig(c, nullptr, ResolvedPlacement{});
+  EXPECT_THAT(r.bridge_python, HasSubstr("cfg.model.pipeline_model_parallel_layout = \"Et*4|(t*4|)*14tmL\""));
+  EXPECT_THAT(r.bridge_python, HasSubstr("virtual_pipeline_model_parallel_size = None"));
+  EXPECT_THAT(r.megatron_lm_args, HasSubstr("--pipeline-model-parallel-layout 'Et*4|(t*4|)*14tmL'"));
+  EXPECT_TRUE(r.slurm_header.empty());
+}
+
+TEST(RenderTest, SmallJobOnOneNode) {
+  ResolvedConfig c;
+  ResolvedPlacement p;
+  p.gpus = 4;
+  p.gpus_per_node = 8;
+  const RenderedConfig r = RenderConfig(c, nullptr, p);
+  EXPECT_THAT(r.slurm_header, HasSubstr("--nodes=1\n"));
+  EXPECT_THAT(r.slurm_header, HasSubstr("--gpus-per-node=4\n"));
+}
+
+}  // namespace
+}  // namespace parplan

@@ -1,0 +1,191 @@
+// Validation: at least fifteen distinct bad configs, each naming its rule.
+#include "core/rules/validate.h"
+
+#include "core/rules/rule_catalog.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/core/test_util.h"
+
+namespace parplan {
+namespace {
+
+using testing_util::ErrorRules;
+using testing_util::HasRule;
+using testing_util::ValidateConfig;
+using ::testing::Contains;
+
+ParallelConfig Cfg(int64_t tp, int64_t pp = 1, int64_t cp = 1, int64_t ep = 0) {
+  ParallelConfig c;
+  c.tp = tp;
+  c.pp = pp;
+  c.cp = cp;
+  c.ep = ep;
+  return c;
+}
+
+struct BadCase {
+  const char* name;
+  const char* model;
+  ParallelConfig config;
+  const char* system;
+  int64_t gpus;
+  const char* rule;
+};
+
+template <typename F>
+ParallelConfig With(ParallelConfig c, F f) {
+  f(c);
+  return c;
+}
+
+// Distinct bad configs, each with the rule it must name.
+std::vector<BadCase> BadCases() {
+  return {
+      {"heads", "llama32_3b", Cfg(16), "", 0, "tp.heads_divisible"},            // 24 heads
+      {"query_groups", "llama32_3b", Cfg(6), "", 0, "tp.query_groups_divisible"},  // 8 groups vs 6
+      {"ffn", "llama32_3b", Cfg(3), "", 0, "tp.ffn_divisible"},                  // 8192 % 3
+      {"experts", "mixtral_8x7b", With(Cfg(1, 1, 1, 16), [](auto& c) { c.etp = 1; }), "", 0,
+       "ep.experts_divisible"},
+      {"ep_dense", "llama3_8b", Cfg(1, 1, 1, 8), "", 0, "ep.requires_moe"},
+      {"moe_ffn_etp", "qwen3_30b_a3b", With(Cfg(1, 1, 1, 8), [](auto& c) { c.etp = 5; }), "", 0,
+       "etp.moe_ffn_divisible"},  // 768 % 5
+      {"sp_without_tp", "llama3_8b", With(Cfg(1), [](auto& c) { c.sp = true; }), "", 0, "sp.requires_tp"},
+      {"moe_needs_sp", "qwen3_30b_a3b", With(Cfg(2, 1, 1, 8), [](auto& c) { c.etp = 1; c.sp = false; }), "", 0,
+       "sp.required_for_moe"},
+      {"cp_seq", "llama3_8b", With(Cfg(1, 1, 4), [](auto& c) { c.seq_length = 8196; }), "", 0, "cp.seq_divisible"},
+      {"pp_layers", "llama3_70b", Cfg(1, 3), "", 0, "pp.layers_divisible"},
+      {"vpp_layers", "llama3_70b", With(Cfg(1, 4), [](auto& c) { c.vpp = 3; }), "", 0, "vpp.layers_divisible"},
+      {"vpp_no_pp", "llama3_8b", With(Cfg(1, 1), [](auto& c) { c.vpp = 2; }), "", 0, "vpp.requires_pp"},
+      {"world_dense", "llama3_70b", Cfg(8, 4), "h100-sxm", 48, "mesh.world_dense_divisible"},
+      {"world_expert", "deepseek_v3", With(Cfg(2, 8, 1, 64), [](auto& c) { c.etp = 1; }), "h100-sxm", 64,
+       "mesh.world_expert_divisible"},
+      {"gbs", "llama3_8b", With(Cfg(1), [](auto& c) { c.gbs = 100; }), "h100-sxm", 64, "batch.gbs_divisible"},
+      {"vpp_few_microbatches", "llama3_70b", With(Cfg(1, 4), [](auto& c) { c.vpp = 5; c.gbs = 6; }), "h100-sxm", 8,
+       "vpp.microbatches_below_pp"},  // DP=2 -> 3 microbatches < PP=4
+      {"vpp_microbatch_groups", "llama3_70b", With(Cfg(1, 4), [](auto& c) { c.vpp = 5; c.gbs = 12; }), "h100-sxm",
+       8, "vpp.microbatches_divisible"},  // 6 % 4
+      {"uneven", "deepseek_v3",
+       With(Cfg(1, 8, 1, 8), [](auto& c) { c.etp = 1; c.first_stage_layers = 4; c.last_stage_layers = 4; }), "", 0,
+       "pp.uneven_middle_divisible"},  // 53 layers over 6 stages
+      {"layout_vpp_conflict", "deepseek_v3",
+       With(Cfg(1, 4, 1, 8), [](auto& c) { c.etp = 1; c.vpp = 2; c.pipeline_layout = "Et*4|(tttt|)*14tmL"; }), "",
+       0, "layout.vpp_conflict"},
+      {"layout_stages", "deepseek_v3",
+       With(Cfg(1, 3, 1, 8), [](auto& c) { c.etp = 1; c.pipeline_layout = "Et*4|(t*4|)*14tmL"; }), "", 0,
+       "layout.stages_divisible"},
+      {"layout_syntax", "llama3_8b", With(Cfg(1, 2), [](auto& c) { c.pipeline_layout = "Et*16|t*16Q"; }), "", 0,
+       "layout.syntax"},
+      {"layout_with_uneven", "llama3_8b",
+       With(Cfg(1, 2), [](auto& c) { c.pipeline_layout = "Et*16|t*16L"; c.first_stage_layers = 16; }), "", 0,
+       "layout.conflicts_uneven"},
+      {"layout_no_mtp", "deepseek_v3",
+       With(Cfg(1, 2, 1, 8), [](auto& c) { c.etp = 1; c.pipeline_layout = "Et*30|t*31L"; }), "", 0,
+       "layout.mtp_count"},  // DeepSeek-V3 runs with 1 MTP layer
+      {"fp8_on_a100", "llama3_8b", With(Cfg(1), [](auto& c) { c.precision = "fp8-cs"; }), "a100-80gb", 8,
+       "precision.fp8_unsupported"},
+      {"mxfp8_on_hopper", "llama3_8b", With(Cfg(1), [](auto& c) { c.precision = "fp8-mx"; }), "h100-sxm", 8,
+       "precision.needs_blackwell"},
+      {"mamba_heads", "nemotronh_4b", Cfg(32), "", 0, "tp.mamba_heads_divisible"},  // 112 % 32
+  };
+}
+
+TEST(ValidateTest, NamesTheExactRuleForEachBadConfig) {
+  const auto cases = BadCases();
+  ASSERT_GE(cases.size(), 15u);
+  for (const auto& c : cases) {
+    const ValidationResult r = ValidateConfig(c.model, c.config, c.system, c.gpus);
+    EXPECT_FALSE(r.valid) << c.name;
+    EXPECT_THAT(ErrorRules(r), Contains(std::string(c.rule))) << c.name;
+  }
+}
+
+TEST(ValidateTest, EveryEmittedRuleIsCatalogued) {
+  for (const auto& c : BadCases()) {
+    const ValidationResult r = ValidateConfig(c.model, c.config, c.system, c.gpus);
+    for (const auto& v : r.violations) {
+      EXPECT_NE(FindRule(v.rule), nullptr) << v.rule;
+      EXPECT_FALSE(v.message.empty()) << v.rule;
+    }
+  }
+}
+
+TEST(ValidateTest, GoodConfigIsValidWithReasons) {
+  ParallelConfig c = Cfg(8, 4);
+  c.vpp = 5;
+  c.gbs = 256;
+  c.seq_length = 8192;
+  const ValidationResult r = ValidateConfig("llama3_70b", c, "h100-sxm", 64);
+  EXPECT_TRUE(r.valid) << (ErrorRules(r).empty() ? "" : ErrorRules(r)[0]);
+  ASSERT_TRUE(r.world.has_value());
+  EXPECT_EQ(r.world->dp, 2);
+  EXPECT_EQ(r.world->microbatches, 128);
+  EXPECT_EQ(r.min_gpus.min_gpus, 32);
+  EXPECT_TRUE(HasRule(r, "advice.profile_first_iterations"));
+  EXPECT_FALSE(HasRule(r, "topology.tp_crosses_nvlink"));
+}
+
+TEST(ValidateTest, TpAcrossNodesWarnsWithCost) {
+  const ValidationResult r = ValidateConfig("llama3_70b", Cfg(16), "h100-sxm", 64);
+  EXPECT_TRUE(r.valid);
+  ASSERT_TRUE(HasRule(r, "topology.tp_crosses_nvlink"));
+  for (const auto& v : r.violations) {
+    if (v.rule == "topology.tp_crosses_nvlink") {
+      EXPECT_EQ(v.severity, Severity::kWarning);
+      EXPECT_NE(v.message.find("4 of 4 TP groups"), std::string::npos) << v.message;
+      EXPECT_NE(v.message.find("9x slower"), std::string::npos) << v.message;
+    }
+  }
+}
+
+TEST(ValidateTest, Nvl72TpStraddlingTheRack) {
+  // TP=16 on NVL72: 72 % 16 != 0, so the group [64, 80) straddles two racks.
+  const ValidationResult r = ValidateConfig("llama31_405b", Cfg(16, 1), "gb200-nvl72", 144);
+  EXPECT_TRUE(HasRule(r, "topology.tp_crosses_nvlink"));
+  // TP=8 stays inside the 72-GPU domain though it spans 4-GPU trays.
+  const ValidationResult ok = ValidateConfig("llama31_405b", Cfg(8, 1), "gb200-nvl72", 144);
+  EXPECT_FALSE(HasRule(ok, "topology.tp_crosses_nvlink"));
+  EXPECT_TRUE(HasRule(ok, "topology.tp_crosses_node"));
+}
+
+TEST(ValidateTest, KvHeadsReplicatedIsInfo) {
+  const ValidationResult r = ValidateConfig("llama3_8b", Cfg(16), "", 0);  // 8 groups, 32 heads
+  EXPECT_TRUE(HasRule(r, "tp.kv_heads_replicated"));
+  EXPECT_THAT(ErrorRules(r), ::testing::Not(Contains(std::string("tp.query_groups_divisible"))));
+}
+
+TEST(ValidateTest, EtpDefaultsToTpLikeMegatron) {
+  // Qwen3-30B-A3B at TP=2, EP=8 without etp: ETP=2 -> min GPUs = lcm(2, 16) = 16.
+  ParallelConfig c = Cfg(2, 1, 1, 8);
+  const ValidationResult r = ValidateConfig("qwen3_30b_a3b", c, "", 0);
+  EXPECT_EQ(r.min_gpus.min_gpus, 16);
+  c.etp = 1;
+  EXPECT_EQ(ValidateConfig("qwen3_30b_a3b", c, "", 0).min_gpus.min_gpus, 8);
+}
+
+TEST(ValidateTest, IncompleteModelSkipsWhatItCannotCheck) {
+  ParallelConfig c = Cfg(1, 1, 1, 64);
+  c.etp = 1;
+  const ValidationResult r = ValidateConfig("deepseek_v4_flash", c, "gb200-nvl72", 128);
+  EXPECT_TRUE(r.valid);
+  EXPECT_TRUE(HasRule(r, "model.incomplete"));
+  // Known fields still count: 256 experts % 64 == 0, but EP=96 fails.
+  c.ep = 96;
+  EXPECT_THAT(ErrorRules(ValidateConfig("deepseek_v4_flash", c, "", 0)), Contains(std::string("ep.experts_divisible")));
+}
+
+TEST(ValidateTest, WithoutModelChecksTheMesh) {
+  const ValidationResult r = ValidateConfig("", Cfg(8, 2), "h100-sxm", 24);
+  EXPECT_TRUE(HasRule(r, "model.none"));
+  EXPECT_THAT(ErrorRules(r), Contains(std::string("mesh.world_dense_divisible")));
+}
+
+TEST(ValidateTest, ProductSizingIsExplained) {
+  ParallelConfig c = Cfg(2, 1, 1, 8);
+  c.etp = 1;
+  const ValidationResult r = ValidateConfig("qwen3_30b_a3b", c, "h100-sxm", 16);
+  EXPECT_TRUE(r.valid);
+  EXPECT_TRUE(HasRule(r, "mesh.product_sizing"));
+}
+
+}  // namespace
+}  // namespace parplan
