@@ -2,21 +2,48 @@
 
 #include <chrono>
 #include <cstdio>
+#include <string>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "server/grpc_status.h"
 #include "server/planner_api.h"
+#include "server/utf8.h"
 
 namespace parplan {
+namespace {
 
-template <typename Req, typename Resp, typename Fn>
-grpc::Status PlannerService::Handle(const char* method, grpc::ServerContext* ctx, const Req* req, Resp* resp,
-                                    Fn fn) {
+std::string Flatten(const grpc::ByteBuffer& buffer) {
+  std::vector<grpc::Slice> slices;
+  std::string out;
+  if (!buffer.Dump(&slices).ok()) return out;
+  for (const auto& s : slices) out.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  return out;
+}
+
+}  // namespace
+
+template <typename Req, typename Resp>
+grpc::ServerUnaryReactor* PlannerService::Handle(const char* method, grpc::CallbackServerContext* ctx,
+                                                 const grpc::ByteBuffer* request, grpc::ByteBuffer* response,
+                                                 absl::Status (*fn)(const Req&, Resp*)) {
   const auto start = std::chrono::steady_clock::now();
   grpc::Status status;
-  if (ctx->IsCancelled() || ctx->deadline() < std::chrono::system_clock::now()) {
+  Req req;
+  Resp resp;
+  if (ctx->deadline() < std::chrono::system_clock::now()) {
     status = grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "deadline passed before the call started");
+  } else if (!req.ParseFromString(Flatten(*request))) {
+    status = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          absl::StrCat("request is not a valid ", req.GetTypeName(),
+                                       " message (proto3 string fields must be UTF-8)"));
   } else {
-    status = ToGrpcStatus(fn(*req, resp));
+    status = ToGrpcStatus(fn(req, &resp));
+    if (status.ok()) {
+      SanitizeUtf8(&resp);
+      grpc::Slice slice(resp.SerializeAsString());
+      *response = grpc::ByteBuffer(&slice, 1);
+    }
   }
   if (access_log_) {
     const double ms =
@@ -24,40 +51,42 @@ grpc::Status PlannerService::Handle(const char* method, grpc::ServerContext* ctx
     std::fprintf(stderr, "access method=%s status=%d latency_ms=%.3f peer=%s\n", method,
                  static_cast<int>(status.error_code()), ms, ctx->peer().c_str());
   }
-  return status;
+  auto* reactor = ctx->DefaultReactor();
+  reactor->Finish(status);
+  return reactor;
 }
 
-grpc::Status PlannerService::ListModels(grpc::ServerContext* ctx, const v1::ListModelsRequest* req,
-                                        v1::ListModelsResponse* resp) {
-  return Handle("ListModels", ctx, req, resp, api::ListModels);
+grpc::ServerUnaryReactor* PlannerService::ListModels(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
+                                                     grpc::ByteBuffer* resp) {
+  return Handle("ListModels", ctx, req, resp, &api::ListModels);
 }
-grpc::Status PlannerService::GetModel(grpc::ServerContext* ctx, const v1::GetModelRequest* req,
-                                      v1::GetModelResponse* resp) {
-  return Handle("GetModel", ctx, req, resp, api::GetModel);
+grpc::ServerUnaryReactor* PlannerService::GetModel(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
+                                                   grpc::ByteBuffer* resp) {
+  return Handle("GetModel", ctx, req, resp, &api::GetModel);
 }
-grpc::Status PlannerService::ListSystems(grpc::ServerContext* ctx, const v1::ListSystemsRequest* req,
-                                         v1::ListSystemsResponse* resp) {
-  return Handle("ListSystems", ctx, req, resp, api::ListSystems);
+grpc::ServerUnaryReactor* PlannerService::ListSystems(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
+                                                      grpc::ByteBuffer* resp) {
+  return Handle("ListSystems", ctx, req, resp, &api::ListSystems);
 }
-grpc::Status PlannerService::GetSystem(grpc::ServerContext* ctx, const v1::GetSystemRequest* req,
-                                       v1::GetSystemResponse* resp) {
-  return Handle("GetSystem", ctx, req, resp, api::GetSystem);
+grpc::ServerUnaryReactor* PlannerService::GetSystem(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
+                                                    grpc::ByteBuffer* resp) {
+  return Handle("GetSystem", ctx, req, resp, &api::GetSystem);
 }
-grpc::Status PlannerService::MinGpus(grpc::ServerContext* ctx, const v1::MinGpusRequest* req,
-                                     v1::MinGpusResponse* resp) {
-  return Handle("MinGpus", ctx, req, resp, api::MinGpus);
+grpc::ServerUnaryReactor* PlannerService::MinGpus(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
+                                                  grpc::ByteBuffer* resp) {
+  return Handle("MinGpus", ctx, req, resp, &api::MinGpus);
 }
-grpc::Status PlannerService::Validate(grpc::ServerContext* ctx, const v1::ValidateRequest* req,
-                                      v1::ValidateResponse* resp) {
-  return Handle("Validate", ctx, req, resp, api::Validate);
+grpc::ServerUnaryReactor* PlannerService::Validate(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
+                                                   grpc::ByteBuffer* resp) {
+  return Handle("Validate", ctx, req, resp, &api::Validate);
 }
-grpc::Status PlannerService::ExplainLayout(grpc::ServerContext* ctx, const v1::ExplainLayoutRequest* req,
-                                           v1::ExplainLayoutResponse* resp) {
-  return Handle("ExplainLayout", ctx, req, resp, api::ExplainLayout);
+grpc::ServerUnaryReactor* PlannerService::ExplainLayout(grpc::CallbackServerContext* ctx,
+                                                        const grpc::ByteBuffer* req, grpc::ByteBuffer* resp) {
+  return Handle("ExplainLayout", ctx, req, resp, &api::ExplainLayout);
 }
-grpc::Status PlannerService::RenderConfig(grpc::ServerContext* ctx, const v1::RenderConfigRequest* req,
-                                          v1::RenderConfigResponse* resp) {
-  return Handle("RenderConfig", ctx, req, resp, api::RenderConfig);
+grpc::ServerUnaryReactor* PlannerService::RenderConfig(grpc::CallbackServerContext* ctx,
+                                                       const grpc::ByteBuffer* req, grpc::ByteBuffer* resp) {
+  return Handle("RenderConfig", ctx, req, resp, &api::RenderConfig);
 }
 
 }  // namespace parplan

@@ -1,38 +1,52 @@
-// The gRPC Planner service: each handler is the same few lines -- refuse a
-// call whose deadline already passed, call the transport-free API, convert
-// the status, log one access line.
+// The gRPC Planner service. Every method is a raw callback handler: the
+// service parses the request bytes itself, so a message that is not a valid
+// request (e.g. a string field that is not UTF-8) is answered with
+// INVALID_ARGUMENT instead of gRPC's generic INTERNAL, then it refuses calls
+// whose deadline already passed, calls the transport-free API
+// (server/planner_api.h), converts the status, and logs one access line.
 #ifndef PARPLAN_SERVER_PLANNER_SERVICE_H_
 #define PARPLAN_SERVER_PLANNER_SERVICE_H_
 
+#include "absl/status/status.h"
 #include "parplan/v1/planner.grpc.pb.h"
 
 namespace parplan {
 
-class PlannerService final : public ::parplan::v1::Planner::Service {
+namespace v1 = ::parplan::v1;
+
+using RawPlannerBase = v1::Planner::WithRawCallbackMethod_ListModels<
+    v1::Planner::WithRawCallbackMethod_GetModel<v1::Planner::WithRawCallbackMethod_ListSystems<
+        v1::Planner::WithRawCallbackMethod_GetSystem<v1::Planner::WithRawCallbackMethod_MinGpus<
+            v1::Planner::WithRawCallbackMethod_Validate<v1::Planner::WithRawCallbackMethod_ExplainLayout<
+                v1::Planner::WithRawCallbackMethod_RenderConfig<v1::Planner::Service>>>>>>>>;
+
+class PlannerService final : public RawPlannerBase {
  public:
   // access_log: write one line per call to stderr.
   explicit PlannerService(bool access_log) : access_log_(access_log) {}
 
-  grpc::Status ListModels(grpc::ServerContext* ctx, const v1::ListModelsRequest* req,
-                          v1::ListModelsResponse* resp) override;
-  grpc::Status GetModel(grpc::ServerContext* ctx, const v1::GetModelRequest* req,
-                        v1::GetModelResponse* resp) override;
-  grpc::Status ListSystems(grpc::ServerContext* ctx, const v1::ListSystemsRequest* req,
-                           v1::ListSystemsResponse* resp) override;
-  grpc::Status GetSystem(grpc::ServerContext* ctx, const v1::GetSystemRequest* req,
-                         v1::GetSystemResponse* resp) override;
-  grpc::Status MinGpus(grpc::ServerContext* ctx, const v1::MinGpusRequest* req,
-                       v1::MinGpusResponse* resp) override;
-  grpc::Status Validate(grpc::ServerContext* ctx, const v1::ValidateRequest* req,
-                        v1::ValidateResponse* resp) override;
-  grpc::Status ExplainLayout(grpc::ServerContext* ctx, const v1::ExplainLayoutRequest* req,
-                             v1::ExplainLayoutResponse* resp) override;
-  grpc::Status RenderConfig(grpc::ServerContext* ctx, const v1::RenderConfigRequest* req,
-                            v1::RenderConfigResponse* resp) override;
+  grpc::ServerUnaryReactor* ListModels(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
+                                       grpc::ByteBuffer* resp) override;
+  grpc::ServerUnaryReactor* GetModel(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
+                                     grpc::ByteBuffer* resp) override;
+  grpc::ServerUnaryReactor* ListSystems(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
+                                        grpc::ByteBuffer* resp) override;
+  grpc::ServerUnaryReactor* GetSystem(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
+                                      grpc::ByteBuffer* resp) override;
+  grpc::ServerUnaryReactor* MinGpus(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
+                                    grpc::ByteBuffer* resp) override;
+  grpc::ServerUnaryReactor* Validate(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
+                                     grpc::ByteBuffer* resp) override;
+  grpc::ServerUnaryReactor* ExplainLayout(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
+                                          grpc::ByteBuffer* resp) override;
+  grpc::ServerUnaryReactor* RenderConfig(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
+                                         grpc::ByteBuffer* resp) override;
 
  private:
-  template <typename Req, typename Resp, typename Fn>
-  grpc::Status Handle(const char* method, grpc::ServerContext* ctx, const Req* req, Resp* resp, Fn fn);
+  template <typename Req, typename Resp>
+  grpc::ServerUnaryReactor* Handle(const char* method, grpc::CallbackServerContext* ctx,
+                                   const grpc::ByteBuffer* request, grpc::ByteBuffer* response,
+                                   absl::Status (*fn)(const Req&, Resp*));
 
   bool access_log_;
 };

@@ -1,0 +1,90 @@
+// The CLI: in-process answers equal --server answers; exit codes; JSON names.
+#include "skill/cli/cli_commands.h"
+#include "tests/server/server_fixture.h"
+
+namespace parplan {
+namespace {
+
+class CliTest : public ServerFixture {
+ protected:
+  int Run(std::vector<std::string> args, std::string* out, std::string* err) {
+    auto flags = cli::ParseFlags(args);
+    if (!flags.ok()) {
+      *err = std::string(flags.status().message());
+      return 2;
+    }
+    return cli::RunCommand(*flags, out, err);
+  }
+};
+
+TEST_F(CliTest, MinGpusTableSameInProcessAndServer) {
+  const std::vector<std::vector<std::string>> rows = {
+      {"--pp", "1", "--tp", "2", "--cp", "1", "--ep", "8", "--etp", "1"},
+      {"--pp", "1", "--tp", "4", "--cp", "1", "--ep", "8", "--etp", "1"},
+      {"--pp", "1", "--tp", "2", "--cp", "2", "--ep", "8", "--etp", "1"},
+      {"--pp", "1", "--tp", "2", "--cp", "4", "--ep", "8", "--etp", "1"},
+      {"--pp", "2", "--tp", "2", "--cp", "1", "--ep", "8", "--etp", "1"},
+      {"--pp", "1", "--tp", "2", "--cp", "1", "--ep", "4", "--etp", "2"},
+      {"--pp", "4", "--tp", "1", "--cp", "1", "--ep", "32", "--etp", "1"}};
+  const std::vector<std::string> expected = {"8", "8", "8", "8", "16", "8", "128"};
+  for (size_t i = 0; i < rows.size(); ++i) {
+    std::vector<std::string> args = {"min-gpus", "--json"};
+    args.insert(args.end(), rows[i].begin(), rows[i].end());
+    std::string local, remote, err;
+    ASSERT_EQ(Run(args, &local, &err), 0) << err;
+    args.push_back("--server");
+    args.push_back(address_);
+    ASSERT_EQ(Run(args, &remote, &err), 0) << err;
+    EXPECT_EQ(local, remote);
+    EXPECT_NE(local.find("\"min_gpus\": \"" + expected[i] + "\""), std::string::npos) << local;
+    EXPECT_NE(local.find("\"naive_product\""), std::string::npos);
+  }
+}
+
+TEST_F(CliTest, ValidateJsonNamesAndExitCodes) {
+  std::string out, err;
+  EXPECT_EQ(Run({"validate", "--json", "--model", "llama3_70b", "--tp", "3", "--gpus", "24"}, &out, &err), 0) << err;
+  EXPECT_NE(out.find("\"valid\": false"), std::string::npos);
+  EXPECT_NE(out.find("\"rule\": \"tp.heads_divisible\""), std::string::npos);
+  EXPECT_NE(out.find("\"severity\": \"error\""), std::string::npos);
+  // Bad input: exit 2 with the field named.
+  EXPECT_EQ(Run({"validate", "--model", "llama3_70b", "--tp", "0"}, &out, &err), 2);
+  EXPECT_NE(err.find("--tp"), std::string::npos) << err;
+  EXPECT_EQ(Run({"validate", "--model", "llama-9000"}, &out, &err), 2);
+  EXPECT_NE(err.find("NOT_FOUND"), std::string::npos) << err;
+  EXPECT_EQ(Run({"validate", "--bogus", "1"}, &out, &err), 2);
+  EXPECT_EQ(Run({"frobnicate"}, &out, &err), 2);
+  // Same bad input through the server: same exit code and field.
+  EXPECT_EQ(Run({"validate", "--model", "llama3_70b", "--pp-layout", std::string(70000, 't'), "--server", address_},
+                &out, &err),
+            2);
+  EXPECT_NE(err.find("config.pipeline_layout"), std::string::npos) << err;
+}
+
+TEST_F(CliTest, SizePhraseAndTables) {
+  std::string out, err;
+  ASSERT_EQ(Run({"model", "--model", "70B dense"}, &out, &err), 0) << err;
+  EXPECT_NE(out.find("APPROXIMATE"), std::string::npos);
+  ASSERT_EQ(Run({"validate", "--model", "deepseek_v3", "--tp", "2", "--pp", "16", "--ep", "64", "--etp", "1",
+                 "--gpus", "256", "--system", "dgx-h100"},
+                &out, &err),
+            0);
+  EXPECT_NE(out.find("INVALID"), std::string::npos);
+  EXPECT_NE(out.find("mesh.world_expert_divisible"), std::string::npos);
+  ASSERT_EQ(Run({"layout", "--gpus", "16", "--tp", "2", "--ep", "8", "--etp", "1", "--system", "h100-sxm"}, &out, &err),
+            0);
+  EXPECT_NE(out.find("GROUP"), std::string::npos);
+  ASSERT_EQ(Run({"render", "--model", "llama3_70b", "--tp", "8", "--pp", "4", "--gpus", "64", "--system",
+                 "h100-sxm"},
+                &out, &err),
+            0);
+  EXPECT_NE(out.find("cfg.model.tensor_model_parallel_size = 8"), std::string::npos);
+}
+
+TEST_F(CliTest, ServerUnreachableIsExitOne) {
+  std::string out, err;
+  EXPECT_EQ(Run({"models", "--server", "127.0.0.1:1", "--timeout-ms", "500"}, &out, &err), 1);
+}
+
+}  // namespace
+}  // namespace parplan

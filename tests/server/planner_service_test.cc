@@ -1,0 +1,191 @@
+// The gRPC service against an in-process server on port 0: same answers as
+// the in-process API, rich errors, deadlines and size limits.
+#include "google/protobuf/util/message_differencer.h"
+#include "google/rpc/error_details.pb.h"
+#include "google/rpc/status.pb.h"
+#include "server/planner_api.h"
+#include "tests/server/server_fixture.h"
+
+namespace parplan {
+namespace {
+
+using google::protobuf::util::MessageDifferencer;
+
+class PlannerServiceTest : public ServerFixture {};
+
+v1::MinGpusRequest MinGpusRequest(int pp, int tp, int cp, int ep, int etp) {
+  v1::MinGpusRequest req;
+  req.mutable_config()->set_pp(pp);
+  req.mutable_config()->set_tp(tp);
+  req.mutable_config()->set_cp(cp);
+  req.mutable_config()->set_ep(ep);
+  req.mutable_config()->set_etp(etp);
+  return req;
+}
+
+TEST_F(PlannerServiceTest, MinGpusReferenceTable) {
+  struct Row {
+    int pp, tp, cp, ep, etp;
+    int64_t naive, min;
+  };
+  for (const Row& r : {Row{1, 2, 1, 8, 1, 16, 8}, Row{1, 4, 1, 8, 1, 32, 8}, Row{1, 2, 2, 8, 1, 32, 8},
+                       Row{1, 2, 4, 8, 1, 64, 8}, Row{2, 2, 1, 8, 1, 32, 16}, Row{1, 2, 1, 4, 2, 16, 8},
+                       Row{4, 1, 1, 32, 1, 128, 128}}) {
+    v1::MinGpusResponse remote, local;
+    auto ctx = Context();
+    const auto req = MinGpusRequest(r.pp, r.tp, r.cp, r.ep, r.etp);
+    ASSERT_TRUE(stub_->MinGpus(ctx.get(), req, &remote).ok());
+    ASSERT_TRUE(api::MinGpus(req, &local).ok());
+    EXPECT_EQ(remote.min_gpus(), r.min);
+    EXPECT_EQ(remote.naive_product(), r.naive);
+    EXPECT_TRUE(MessageDifferencer::Equals(remote, local));
+  }
+}
+
+TEST_F(PlannerServiceTest, MinGpusSizesAWorld) {
+  auto req = MinGpusRequest(1, 2, 1, 8, 1);
+  req.mutable_placement()->set_gpus(32);
+  req.mutable_placement()->set_system("dgx-h100");
+  v1::MinGpusResponse resp;
+  auto ctx = Context();
+  ASSERT_TRUE(stub_->MinGpus(ctx.get(), req, &resp).ok());
+  EXPECT_EQ(resp.world().dp(), 16);
+  EXPECT_EQ(resp.world().edp(), 4);
+  EXPECT_EQ(resp.world().nodes(), 4);
+  EXPECT_EQ(resp.next_valid_world_sizes(0), 32);
+}
+
+TEST_F(PlannerServiceTest, ValidateDeepSeekOn256) {
+  // "is TP=2 PP=16 EP=64 valid for DeepSeek-V3 on 256 GPUs": 61 layers % 16 != 0.
+  v1::ValidateRequest req;
+  req.mutable_model()->set_id("deepseek-ai/DeepSeek-V3");
+  req.mutable_placement()->set_system("h100-sxm");
+  req.mutable_placement()->set_gpus(256);
+  auto* c = req.mutable_config();
+  c->set_tp(2);
+  c->set_pp(16);
+  c->set_ep(64);
+  c->set_etp(1);
+  v1::ValidateResponse remote, local;
+  auto ctx = Context();
+  ASSERT_TRUE(stub_->Validate(ctx.get(), req, &remote).ok());
+  ASSERT_TRUE(api::Validate(req, &local).ok());
+  EXPECT_TRUE(MessageDifferencer::Equals(remote, local));
+  EXPECT_FALSE(remote.valid());
+  std::vector<std::string> errors;
+  for (const auto& v : remote.violations()) {
+    if (v.severity() == "error") errors.push_back(v.rule());
+  }
+  // PP*EP*ETP = 1024 > 256 GPUs, and 61 layers do not split over 16 stages.
+  EXPECT_NE(std::find(errors.begin(), errors.end(), "mesh.world_expert_divisible"), errors.end());
+  EXPECT_NE(std::find(errors.begin(), errors.end(), "pp.layers_divisible"), errors.end());
+  EXPECT_EQ(remote.model().id(), "deepseek_v3");
+}
+
+TEST_F(PlannerServiceTest, BadInputCarriesFieldViolations) {
+  auto req = MinGpusRequest(1, 5000, 1, -3, 1);
+  v1::MinGpusResponse resp;
+  auto ctx = Context();
+  const grpc::Status status = stub_->MinGpus(ctx.get(), req, &resp);
+  ASSERT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  google::rpc::Status details;
+  ASSERT_TRUE(details.ParseFromString(status.error_details()));
+  ASSERT_EQ(details.details_size(), 1);
+  google::rpc::BadRequest bad;
+  ASSERT_TRUE(details.details(0).UnpackTo(&bad));
+  ASSERT_EQ(bad.field_violations_size(), 2);
+  EXPECT_EQ(bad.field_violations(0).field(), "config.tp");
+  EXPECT_EQ(bad.field_violations(0).description(), "config.tp = 5000 is out of range; allowed 0..4096");
+  EXPECT_EQ(bad.field_violations(1).field(), "config.ep");
+}
+
+TEST_F(PlannerServiceTest, UnknownModelIsNotFoundWithClosestNames) {
+  v1::GetModelRequest req;
+  req.mutable_model()->set_id("llama-3-7b");
+  v1::GetModelResponse resp;
+  auto ctx = Context();
+  const grpc::Status status = stub_->GetModel(ctx.get(), req, &resp);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_NE(status.error_message().find("llama"), std::string::npos) << status.error_message();
+}
+
+TEST_F(PlannerServiceTest, GetModelFromSizeIsApproximate) {
+  v1::GetModelRequest req;
+  req.mutable_model()->set_size("70B dense");
+  v1::GetModelResponse resp;
+  auto ctx = Context();
+  ASSERT_TRUE(stub_->GetModel(ctx.get(), req, &resp).ok());
+  EXPECT_TRUE(resp.model().approximate());
+  EXPECT_EQ(resp.model().arch().hidden_size(), 8192);
+}
+
+TEST_F(PlannerServiceTest, ListsModelsAndSystems) {
+  v1::ListModelsResponse models;
+  auto ctx = Context();
+  ASSERT_TRUE(stub_->ListModels(ctx.get(), v1::ListModelsRequest(), &models).ok());
+  EXPECT_EQ(models.models_size(), 32);
+  v1::ListSystemsResponse systems;
+  auto ctx2 = Context();
+  ASSERT_TRUE(stub_->ListSystems(ctx2.get(), v1::ListSystemsRequest(), &systems).ok());
+  EXPECT_EQ(systems.systems_size(), 7);
+  v1::GetSystemRequest sreq;
+  sreq.set_system("DGX-GB300");
+  v1::GetSystemResponse sresp;
+  auto ctx3 = Context();
+  ASSERT_TRUE(stub_->GetSystem(ctx3.get(), sreq, &sresp).ok());
+  EXPECT_EQ(sresp.system().id(), "gb300-nvl72");
+}
+
+TEST_F(PlannerServiceTest, ExplainLayoutAndRender) {
+  v1::ExplainLayoutRequest req;
+  req.mutable_placement()->set_gpus(16);
+  req.mutable_placement()->set_system("h100-sxm");
+  req.mutable_config()->set_tp(2);
+  req.mutable_config()->set_ep(8);
+  req.mutable_config()->set_etp(1);
+  req.set_rank(13);
+  v1::ExplainLayoutResponse resp;
+  auto ctx = Context();
+  ASSERT_TRUE(stub_->ExplainLayout(ctx.get(), req, &resp).ok());
+  EXPECT_EQ(resp.world_size(), 16);
+  EXPECT_EQ(resp.ranks_size(), 16);
+  EXPECT_EQ(resp.rank_detail().ep(), 5);
+  ASSERT_GE(resp.groups_size(), 1);
+  EXPECT_EQ(resp.groups(0).kind(), "tp");
+  EXPECT_EQ(resp.groups(0).count(), 8);
+
+  v1::RenderConfigRequest rreq;
+  rreq.mutable_model()->set_id("llama3_70b");
+  rreq.mutable_placement()->set_gpus(64);
+  rreq.mutable_placement()->set_system("h100-sxm");
+  rreq.mutable_config()->set_tp(8);
+  rreq.mutable_config()->set_pp(4);
+  v1::RenderConfigResponse rresp;
+  auto ctx2 = Context();
+  ASSERT_TRUE(stub_->RenderConfig(ctx2.get(), rreq, &rresp).ok());
+  EXPECT_TRUE(rresp.valid());
+  EXPECT_NE(rresp.slurm_header().find("--nodes=8"), std::string::npos);
+}
+
+TEST_F(PlannerServiceTest, ExpiredDeadline) {
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() - std::chrono::seconds(1));
+  v1::MinGpusResponse resp;
+  EXPECT_EQ(stub_->MinGpus(&ctx, MinGpusRequest(1, 1, 1, 1, 1), &resp).error_code(),
+            grpc::StatusCode::DEADLINE_EXCEEDED);
+}
+
+TEST_F(PlannerServiceTest, OversizeMessageRejected) {
+  v1::GetModelRequest req;
+  req.mutable_model()->set_hf_config_json(std::string(5 << 20, ' '));
+  v1::GetModelResponse resp;
+  auto ctx = Context();
+  EXPECT_EQ(stub_->GetModel(ctx.get(), req, &resp).error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  // Still serving afterwards.
+  auto ctx2 = Context();
+  v1::MinGpusResponse ok;
+  EXPECT_TRUE(stub_->MinGpus(ctx2.get(), MinGpusRequest(1, 1, 1, 1, 1), &ok).ok());
+}
+
+}  // namespace
+}  // namespace parplan
