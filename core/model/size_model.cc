@@ -47,6 +47,14 @@ int64_t RoundUp(double v, int64_t multiple) {
   return static_cast<int64_t>(std::ceil(v / multiple)) * multiple;
 }
 
+// Real models pick layer counts with many divisors (32, 48, 80, 96, 126):
+// round to a multiple of 8 from 32 layers, of 4 from 8, of 2 below, so that
+// common PP sizes divide the stack.
+double RoundLayers(double layers) {
+  const double multiple = layers >= 32 ? 8 : (layers >= 8 ? 4 : 2);
+  return std::max(2.0, std::round(layers / multiple) * multiple);
+}
+
 absl::StatusOr<ModelSpec> DenseFromSize(double total, const std::string& field) {
   ModelSpec best;
   double best_score = std::numeric_limits<double>::max();
@@ -59,8 +67,9 @@ absl::StatusOr<ModelSpec> DenseFromSize(double total, const std::string& field) 
       const double emb = static_cast<double>(PaddedVocab(m, 1) * h) * (tied ? 1 : 2);
       const double per_layer =
           static_cast<double>(AttentionParams(m) + DenseMlpParams(m, m.ffn_hidden_size));
-      const double layers = std::round((total - emb) / per_layer);
-      if (layers < 2 || layers > kMaxLayers) continue;
+      const double exact = (total - emb) / per_layer;
+      if (exact < 1.5 || exact > kMaxLayers) continue;
+      const double layers = RoundLayers(exact);
       // Prefer untied; prefer layers ~= h/100.
       const double score = std::fabs(std::log(layers / (h / 100.0))) + (tied ? 1.0 : 0.0);
       if (score < best_score) {
@@ -105,8 +114,9 @@ absl::StatusOr<ModelSpec> MoeFromSize(double total, double active, const std::st
     const double fixed = static_cast<double>(AttentionParams(m) + h * routing.experts + h);
     // T - A = L (E - k) 3 h f ;  A - emb = L * fixed + L k 3 h f
     const double fl = (total - active) / ((routing.experts - routing.topk) * 3.0 * h);
-    const double layers = std::round((active - emb - routing.topk * 3.0 * h * fl) / fixed);
-    if (layers < 2 || layers > kMaxLayers) continue;
+    const double exact = (active - emb - routing.topk * 3.0 * h * fl) / fixed;
+    if (exact < 1.5 || exact > kMaxLayers) continue;
+    const double layers = RoundLayers(exact);
     const double ffn = fl / layers;
     if (ffn < 128) continue;
     const double score = std::fabs(std::log(layers / (h / 80.0)));

@@ -5,13 +5,15 @@
 // 8 KV groups (GQA), SwiGLU MLP of 3.5*h, vocabulary 128,256 untied (tied
 // when the model is too small to afford it). h is a multiple of 1024 chosen
 // so that layers ~= h/100 (Llama 3: 32 layers at 4096, 80 at 8192); the
-// layer count is then solved to hit the requested total.
+// layer count is then solved to hit the requested total and rounded to a
+// multiple of 8 (4 below 32 layers, 2 below 8) so common PP sizes divide it;
+// the total lands within a few percent of the request.
 //
 // MoE shape (Qwen3-MoE / DeepSeek proportions without MLA): the same
 // attention and vocabulary; (experts, top-k) picked from (8,2) (16,2) (32,4)
 // (64,8) (128,8) (256,8) as the pair whose k/E best matches 0.8*active/total;
-// every layer MoE, no shared expert; h chosen so layers ~= h/80; layers and
-// expert width solved from total and active.
+// every layer MoE, no shared expert; h chosen so layers ~= h/80; layers
+// (rounded as above) and expert width solved from total and active.
 //
 // Every answer built on such a model is marked approximate.
 #ifndef PARPLAN_CORE_MODEL_SIZE_MODEL_H_

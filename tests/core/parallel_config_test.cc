@@ -1,0 +1,75 @@
+#include "core/config/parallel_config.h"
+
+#include "core/util/field_error.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/core/test_util.h"
+
+namespace parplan {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(ParallelConfigTest, Defaults) {
+  ParallelConfig c;
+  c.tp = 4;
+  const ModelSpec m = testing_util::CatalogModel("qwen3_30b_a3b");
+  auto r = ResolveConfig(c, &m, "config");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->pp, 1);
+  EXPECT_EQ(r->vpp, 1);
+  EXPECT_EQ(r->etp, 4);  // Megatron-Core: ETP = TP when unset
+  EXPECT_TRUE(r->etp_defaulted);
+  EXPECT_TRUE(r->sp);    // planner default: on when TP > 1
+  EXPECT_EQ(r->mbs, 1);
+  EXPECT_EQ(r->seq_length, m.seq_length);
+  EXPECT_EQ(r->precision, Precision::kBf16);
+  EXPECT_GE(r->notes.size(), 3u);
+}
+
+TEST(ParallelConfigTest, BoundsNameEveryField) {
+  ParallelConfig c;
+  c.tp = -1;
+  c.pp = 5000;
+  c.etp = 0;
+  c.gbs = -4;
+  c.pipeline_layout = std::string(70000, 't');
+  auto r = ResolveConfig(c, nullptr, "config");
+  ASSERT_FALSE(r.ok());
+  std::vector<std::string> fields;
+  for (const auto& v : FieldViolationsOf(r.status())) fields.push_back(v.field);
+  EXPECT_THAT(fields, ::testing::ElementsAre("config.tp", "config.pp", "config.etp", "config.gbs",
+                                             "config.pipeline_layout"));
+}
+
+TEST(ParallelConfigTest, Precision) {
+  EXPECT_EQ(*ParsePrecision("MXFP8", "p"), Precision::kFp8Mx);
+  EXPECT_EQ(*ParsePrecision("fp8_cs", "p"), Precision::kFp8Cs);
+  EXPECT_EQ(*ParsePrecision("nvfp4", "p"), Precision::kNvfp4);
+  auto bad = ParsePrecision("fp16", "config.precision");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("allowed bf16, fp8-cs"));
+  EXPECT_EQ(BridgeMixedPrecisionRecipe(Precision::kFp8Mx), "bf16_with_mxfp8_mixed");
+}
+
+TEST(ParallelConfigTest, Placement) {
+  Placement p;
+  p.system = "DGX-GB200";
+  p.gpus = 144;
+  auto r = ResolvePlacement(p, "placement");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->gpus_per_node, 4);
+  EXPECT_EQ(r->nvlink_domain_size, 72);
+  p.gpus_per_node = 8;
+  EXPECT_EQ(ResolvePlacement(p, "placement")->gpus_per_node, 8);
+  p.system = "tpu-v5";
+  EXPECT_EQ(ResolvePlacement(p, "placement").status().code(), absl::StatusCode::kNotFound);
+  Placement custom;
+  custom.gpus_per_node = 4;
+  EXPECT_EQ(ResolvePlacement(custom, "placement")->nvlink_domain_size, 4);
+  custom.gpus = -1;
+  EXPECT_EQ(ResolvePlacement(custom, "placement").status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace parplan
