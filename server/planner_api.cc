@@ -197,7 +197,8 @@ absl::Status ExplainLayout(const v1::ExplainLayoutRequest& request, v1::ExplainL
   const RankLayout layout(dims, world);
   const int64_t node = r.placement.gpus_per_node;
   const int64_t domain = r.placement.nvlink_domain_size;
-  const bool expert = dims.ep * dims.etp > 1 || (r.model.has_value() && r.model->is_moe());
+  const bool expert = dims.ep > 1 || (!r.config.etp_defaulted && dims.etp > 1) ||
+                      (r.model.has_value() && r.model->is_moe());
   const int max_groups = request.max_groups() > 0 ? request.max_groups() : 4;
   const int64_t max_ranks = request.max_ranks() > 0 ? request.max_ranks() : 64;
   for (GroupKind kind : kAllGroupKinds) {
@@ -273,6 +274,13 @@ absl::Status ExplainLayout(const v1::ExplainLayoutRequest& request, v1::ExplainL
     }
   }
   if (node == 0) response->add_reasons("No system or gpus_per_node given: node placement unknown (node = 0).");
+  if (r.model.has_value()) {
+    const ValidationResult v = RunValidation(r);
+    if (v.stages.has_value()) ToStageLayers(*v.stages, response->mutable_stages());
+    for (const auto& violation : v.violations) {
+      if (violation.severity == Severity::kError) ToViolation(violation, response->add_violations());
+    }
+  }
   return absl::OkStatus();
 }
 

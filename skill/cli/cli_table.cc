@@ -140,6 +140,19 @@ std::string FormatMinGpus(const v1::MinGpusResponse& r) {
   return out;
 }
 
+static std::string Stages(const google::protobuf::RepeatedPtrField<v1::StageLayers>& stages) {
+  std::string out;
+  if (stages.empty()) return out;
+  absl::StrAppend(&out, "pipeline stages (decoder layers per VPP chunk):\n");
+  for (const auto& s : stages) {
+    absl::StrAppend(&out, "  PP rank ", s.pp_rank(), ": ", absl::StrJoin(s.decoder_layers(), "+"),
+                    s.has_embedding() ? " +embedding" : "",
+                    s.mtp_layers() > 0 ? absl::StrCat(" +", s.mtp_layers(), " MTP") : "",
+                    s.has_loss() ? " +loss" : "", "\n");
+  }
+  return out;
+}
+
 std::string FormatValidate(const v1::ValidateResponse& r) {
   std::string out = absl::StrCat(r.valid() ? "VALID" : "INVALID", " (", r.errors(), " error(s), ", r.warnings(),
                                  " warning(s), ", r.infos(), " note(s))\n");
@@ -150,14 +163,7 @@ std::string FormatValidate(const v1::ValidateResponse& r) {
                                         c.gbs(), c.seq_length(), c.precision()));
   absl::StrAppend(&out, "min GPUs: ", r.min_gpus(), "\n");
   if (r.has_world()) out += World(r.world());
-  if (!r.stages().empty()) {
-    absl::StrAppend(&out, "pipeline stages (decoder layers per VPP chunk):\n");
-    for (const auto& s : r.stages()) {
-      absl::StrAppend(&out, "  PP rank ", s.pp_rank(), ": ", absl::StrJoin(s.decoder_layers(), "+"),
-                      s.has_embedding() ? " +embedding" : "", s.mtp_layers() > 0 ? absl::StrCat(" +", s.mtp_layers(), " MTP") : "",
-                      s.has_loss() ? " +loss" : "", "\n");
-    }
-  }
+  out += Stages(r.stages());
   if (!r.violations().empty()) absl::StrAppend(&out, "findings:\n", Violations(r.violations()));
   out += Reasons(r.reasons());
   return out;
@@ -172,6 +178,7 @@ std::string FormatLayout(const v1::ExplainLayoutResponse& r) {
                            "FIRST GROUPS");
   }
   for (const auto& g : r.groups()) {
+    if (g.size() == 1) continue;  // trivial groups: in --json only
     std::vector<std::string> examples;
     for (const auto& e : g.examples()) {
       std::vector<int64_t> ranks(e.ranks().begin(), e.ranks().end());
@@ -193,10 +200,12 @@ std::string FormatLayout(const v1::ExplainLayoutResponse& r) {
     }
     if (r.ranks_truncated()) absl::StrAppend(&out, "  ... (", r.world_size() - r.ranks_size(), " more ranks; --max-ranks)\n");
   }
+  out += Stages(r.stages());
   if (r.has_rank_detail()) {
     const auto& d = r.rank_detail();
     absl::StrAppend(&out, "rank ", d.rank(), " (node ", d.node(), ", GPU ", d.local_gpu(), ") groups:\n");
     for (int i = 0; i < r.rank_groups_size() && i < r.groups_size(); ++i) {
+      if (r.groups(i).size() == 1) continue;
       std::vector<int64_t> ranks(r.rank_groups(i).ranks().begin(), r.rank_groups(i).ranks().end());
       absl::StrAppend(&out, "  ", r.groups(i).kind(), ": [", absl::StrJoin(ranks, ","), "]",
                       r.rank_groups(i).crosses_nvlink_domain() ? " (crosses NVLink domain)" : "", "\n");
