@@ -55,8 +55,11 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model,
     s.push_back({"model.virtual_pipeline_model_parallel_size", "None", "null", ""});
   }
   s.push_back(Int("model.context_parallel_size", c.cp, "--context-parallel-size"));
-  s.push_back(Int("model.expert_model_parallel_size", c.ep, "--expert-model-parallel-size"));
-  s.push_back(Int("model.expert_tensor_parallel_size", c.etp, "--expert-tensor-parallel-size"));
+  // Expert dimensions only where experts exist (Megatron ignores them for dense models).
+  if (c.ep > 1 || !c.etp_defaulted || (model != nullptr && model->is_moe())) {
+    s.push_back(Int("model.expert_model_parallel_size", c.ep, "--expert-model-parallel-size"));
+    s.push_back(Int("model.expert_tensor_parallel_size", c.etp, "--expert-tensor-parallel-size"));
+  }
   s.push_back({"model.sequence_parallel", c.sp ? "True" : "False", c.sp ? "true" : "false",
                c.sp ? "--sequence-parallel" : ""});
   if (c.first_stage_layers > 0) {
@@ -76,7 +79,7 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model,
   }
   if (c.seq_length > 0) {
     s.push_back(Int("model.seq_length", c.seq_length, "--seq-length"));
-    s.push_back(Int("dataset.sequence_length", c.seq_length, ""));
+    s.push_back(Int("dataset.seq_length", c.seq_length, ""));
   }
   s.push_back(Int("train.micro_batch_size", c.mbs, "--micro-batch-size"));
   if (c.gbs > 0) s.push_back(Int("train.global_batch_size", c.gbs, "--global-batch-size"));
