@@ -200,6 +200,9 @@ absl::Status ExplainLayout(const v1::ExplainLayoutRequest& request, v1::ExplainL
   const bool expert = dims.ep > 1 || (!r.config.etp_defaulted && dims.etp > 1) ||
                       (r.model.has_value() && r.model->is_moe());
   const int max_groups = request.max_groups() > 0 ? request.max_groups() : 4;
+  // Example groups list at most 65,536 ranks in all, so answers stay well under
+  // the message limit even for a million-GPU world.
+  const int64_t ranks_per_example = std::max<int64_t>(16, std::min<int64_t>(4096, 65536 / (9 * max_groups)));
   const int64_t max_ranks = request.max_ranks() > 0 ? request.max_ranks() : 64;
   for (GroupKind kind : kAllGroupKinds) {
     const bool is_expert_kind = kind == GroupKind::kEp || kind == GroupKind::kEtp || kind == GroupKind::kEdp;
@@ -214,15 +217,16 @@ absl::Status ExplainLayout(const v1::ExplainLayoutRequest& request, v1::ExplainL
     const int64_t examples = std::min<int64_t>(max_groups, layout.GroupCount(kind));
     for (int64_t i = 0; i < examples; ++i) {
       v1::RankGroup* rg = g->add_examples();
-      // Large groups (e.g. DP over 100k ranks) are listed up to 4096 ranks.
-      const auto ranks = layout.Group(kind, i);
-      for (size_t k = 0; k < ranks.size() && k < 4096; ++k) rg->add_ranks(ranks[k]);
+      for (int64_t rank : layout.Group(kind, i, ranks_per_example)) rg->add_ranks(rank);
       const auto span = layout.GroupSpan(kind, i);
       rg->set_crosses_node(node > 0 && span.first / node != span.second / node);
       rg->set_crosses_nvlink_domain(domain > 0 && span.first / domain != span.second / domain);
     }
     if (g->size() > 1) {
       g->set_note(absl::StrCat(g->count(), " group(s) of ", g->size(), " ranks",
+                               g->size() > ranks_per_example
+                                   ? absl::StrCat(" (examples list the first ", ranks_per_example, ")")
+                                   : std::string(),
                                node > 0 ? absl::StrCat("; ", g->crossing_node(), " cross a node") : std::string(),
                                domain > 0 && domain != node
                                    ? absl::StrCat("; ", g->crossing_nvlink_domain(), " cross an NVLink domain")
@@ -251,10 +255,11 @@ absl::Status ExplainLayout(const v1::ExplainLayoutRequest& request, v1::ExplainL
       for (GroupKind kind : kAllGroupKinds) {
         if (GroupKindName(kind) != g.kind()) continue;
         v1::RankGroup* rg = response->add_rank_groups();
-        const auto ranks = layout.GroupOfRank(kind, request.rank());
-        for (size_t k = 0; k < ranks.size() && k < 4096; ++k) rg->add_ranks(ranks[k]);
-        rg->set_crosses_node(node > 0 && ranks.front() / node != ranks.back() / node);
-        rg->set_crosses_nvlink_domain(domain > 0 && ranks.front() / domain != ranks.back() / domain);
+        const int64_t index = layout.GroupIndexOfRank(kind, request.rank());
+        for (int64_t rank : layout.Group(kind, index, 4096)) rg->add_ranks(rank);
+        const auto span = layout.GroupSpan(kind, index);
+        rg->set_crosses_node(node > 0 && span.first / node != span.second / node);
+        rg->set_crosses_nvlink_domain(domain > 0 && span.first / domain != span.second / domain);
       }
     }
   }

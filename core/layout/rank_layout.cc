@@ -1,5 +1,7 @@
 #include "core/layout/rank_layout.h"
 
+#include <algorithm>
+
 namespace parplan {
 
 std::string GroupKindName(GroupKind kind) {
@@ -96,7 +98,7 @@ std::pair<int64_t, int64_t> RankLayout::GroupSpan(GroupKind kind, int64_t index)
   return {base, last};
 }
 
-std::vector<int64_t> RankLayout::Group(GroupKind kind, int64_t index) const {
+std::vector<int64_t> RankLayout::Group(GroupKind kind, int64_t index, int64_t limit) const {
   std::vector<Dim> masked, unmasked;
   Select(kind, &masked, &unmasked);
   int64_t base = 0;
@@ -104,7 +106,7 @@ std::vector<int64_t> RankLayout::Group(GroupKind kind, int64_t index) const {
     base += (index % d.size) * d.stride;
     index /= d.size;
   }
-  const int64_t size = GroupSize(kind);
+  const int64_t size = std::min(GroupSize(kind), limit);
   std::vector<int64_t> ranks;
   ranks.reserve(size);
   for (int64_t i = 0; i < size; ++i) {
@@ -118,7 +120,7 @@ std::vector<int64_t> RankLayout::Group(GroupKind kind, int64_t index) const {
   return ranks;
 }
 
-std::vector<int64_t> RankLayout::GroupOfRank(GroupKind kind, int64_t rank) const {
+int64_t RankLayout::GroupIndexOfRank(GroupKind kind, int64_t rank) const {
   std::vector<Dim> masked, unmasked;
   Select(kind, &masked, &unmasked);
   // The group index is the mixed-radix number of the rank's unmasked coordinates.
@@ -127,7 +129,11 @@ std::vector<int64_t> RankLayout::GroupOfRank(GroupKind kind, int64_t rank) const
     index += ((rank / d.stride) % d.size) * radix;
     radix *= d.size;
   }
-  return Group(kind, index);
+  return index;
+}
+
+std::vector<int64_t> RankLayout::GroupOfRank(GroupKind kind, int64_t rank, int64_t limit) const {
+  return Group(kind, GroupIndexOfRank(kind, rank), limit);
 }
 
 int64_t RankLayout::CountCrossing(GroupKind kind, int64_t block) const {

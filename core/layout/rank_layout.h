@@ -13,6 +13,8 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,10 +49,13 @@ class RankLayout {
   RankCoords Coords(int64_t rank) const;
   int64_t GroupSize(GroupKind kind) const;
   int64_t GroupCount(GroupKind kind) const;
-  // Ranks of the index-th group, ascending. Precondition: index < GroupCount.
-  std::vector<int64_t> Group(GroupKind kind, int64_t index) const;
-  // The group of `kind` that contains `rank`.
-  std::vector<int64_t> GroupOfRank(GroupKind kind, int64_t rank) const;
+  // Ranks of the index-th group, ascending, at most `limit` of them.
+  // Precondition: index < GroupCount.
+  std::vector<int64_t> Group(GroupKind kind, int64_t index, int64_t limit = INT64_MAX) const;
+  // Index (in Group's enumeration) of the group of `kind` holding `rank`.
+  int64_t GroupIndexOfRank(GroupKind kind, int64_t rank) const;
+  // The group of `kind` that contains `rank` (at most `limit` ranks).
+  std::vector<int64_t> GroupOfRank(GroupKind kind, int64_t rank, int64_t limit = INT64_MAX) const;
   // Lowest and highest rank of the index-th group.
   std::pair<int64_t, int64_t> GroupSpan(GroupKind kind, int64_t index) const;
   // Groups whose ranks fall into more than one aligned block of `block`
