@@ -85,14 +85,26 @@ int64_t RankLayout::GroupSize(GroupKind kind) const {
 
 int64_t RankLayout::GroupCount(GroupKind kind) const { return world_ / GroupSize(kind); }
 
-std::pair<int64_t, int64_t> RankLayout::GroupSpan(GroupKind kind, int64_t index) const {
-  std::vector<Dim> masked, unmasked;
-  Select(kind, &masked, &unmasked);
+namespace {
+
+// Lowest rank of the index-th group: the index read as a mixed-radix number
+// over the dimensions the group does not span, first dimension fastest.
+template <typename Dims>
+int64_t GroupBase(const Dims& unmasked, int64_t index) {
   int64_t base = 0;
   for (const auto& d : unmasked) {
     base += (index % d.size) * d.stride;
     index /= d.size;
   }
+  return base;
+}
+
+}  // namespace
+
+std::pair<int64_t, int64_t> RankLayout::GroupSpan(GroupKind kind, int64_t index) const {
+  std::vector<Dim> masked, unmasked;
+  Select(kind, &masked, &unmasked);
+  const int64_t base = GroupBase(unmasked, index);
   int64_t last = base;
   for (const auto& d : masked) last += (d.size - 1) * d.stride;
   return {base, last};
@@ -101,11 +113,7 @@ std::pair<int64_t, int64_t> RankLayout::GroupSpan(GroupKind kind, int64_t index)
 std::vector<int64_t> RankLayout::Group(GroupKind kind, int64_t index, int64_t limit) const {
   std::vector<Dim> masked, unmasked;
   Select(kind, &masked, &unmasked);
-  int64_t base = 0;
-  for (const auto& d : unmasked) {
-    base += (index % d.size) * d.stride;
-    index /= d.size;
-  }
+  const int64_t base = GroupBase(unmasked, index);
   const int64_t size = std::min(GroupSize(kind), limit);
   std::vector<int64_t> ranks;
   ranks.reserve(size);

@@ -85,6 +85,14 @@ int Fail(const absl::Status& status, std::string* err) {
   return ExitCodeFor(status);
 }
 
+// Model (optional), config and placement flags of a config-shaped request.
+template <typename Req>
+absl::Status FillPlanFlags(const Flags& flags, Req* req) {
+  if (absl::Status s = FillModel(flags, req->mutable_model(), false); !s.ok()) return s;
+  if (absl::Status s = FillConfig(flags, req->mutable_config()); !s.ok()) return s;
+  return FillPlacement(flags, req->mutable_placement());
+}
+
 }  // namespace
 
 std::string Usage() {
@@ -147,9 +155,7 @@ int RunCommand(const Flags& flags, std::string* out, std::string* err) {
   }
   if (cmd == "min-gpus") {
     v1::MinGpusRequest req;
-    if (absl::Status s = FillModel(flags, req.mutable_model(), false); !s.ok()) return Fail(s, err);
-    if (absl::Status s = FillConfig(flags, req.mutable_config()); !s.ok()) return Fail(s, err);
-    if (absl::Status s = FillPlacement(flags, req.mutable_placement()); !s.ok()) return Fail(s, err);
+    if (absl::Status s = FillPlanFlags(flags, &req); !s.ok()) return Fail(s, err);
     long long next = 0;
     if (absl::Status s = IntFlag(flags, "next", 1, 64, &next); !s.ok()) return Fail(s, err);
     req.set_num_next_world_sizes(static_cast<int32_t>(next));
@@ -157,16 +163,12 @@ int RunCommand(const Flags& flags, std::string* out, std::string* err) {
   }
   if (cmd == "validate") {
     v1::ValidateRequest req;
-    if (absl::Status s = FillModel(flags, req.mutable_model(), false); !s.ok()) return Fail(s, err);
-    if (absl::Status s = FillConfig(flags, req.mutable_config()); !s.ok()) return Fail(s, err);
-    if (absl::Status s = FillPlacement(flags, req.mutable_placement()); !s.ok()) return Fail(s, err);
+    if (absl::Status s = FillPlanFlags(flags, &req); !s.ok()) return Fail(s, err);
     return Invoke(flags, req, &api::Validate, &Stub::Validate, &FormatValidate, out, err);
   }
   if (cmd == "layout") {
     v1::ExplainLayoutRequest req;
-    if (absl::Status s = FillModel(flags, req.mutable_model(), false); !s.ok()) return Fail(s, err);
-    if (absl::Status s = FillConfig(flags, req.mutable_config()); !s.ok()) return Fail(s, err);
-    if (absl::Status s = FillPlacement(flags, req.mutable_placement()); !s.ok()) return Fail(s, err);
+    if (absl::Status s = FillPlanFlags(flags, &req); !s.ok()) return Fail(s, err);
     long long v = 0;
     if (absl::Status s = IntFlag(flags, "max-ranks", 0, 4096, &v); !s.ok()) return Fail(s, err);
     req.set_max_ranks(static_cast<int32_t>(v));
@@ -181,9 +183,7 @@ int RunCommand(const Flags& flags, std::string* out, std::string* err) {
   }
   if (cmd == "render") {
     v1::RenderConfigRequest req;
-    if (absl::Status s = FillModel(flags, req.mutable_model(), false); !s.ok()) return Fail(s, err);
-    if (absl::Status s = FillConfig(flags, req.mutable_config()); !s.ok()) return Fail(s, err);
-    if (absl::Status s = FillPlacement(flags, req.mutable_placement()); !s.ok()) return Fail(s, err);
+    if (absl::Status s = FillPlanFlags(flags, &req); !s.ok()) return Fail(s, err);
     return Invoke(flags, req, &api::RenderConfig, &Stub::RenderConfig, &FormatRender, out, err);
   }
   *err = absl::StrCat("parplan: unknown command '", cmd.substr(0, 64),
