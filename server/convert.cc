@@ -1,5 +1,7 @@
 #include "server/convert.h"
 
+#include <cmath>
+
 #include "core/model/param_count.h"
 
 namespace parplan {
@@ -180,6 +182,17 @@ ParallelConfig ToParallelConfig(const v1::ParallelConfig& c) {
   r.pipeline_layout = c.pipeline_layout();
   r.precision = c.precision();
   if (c.has_mtp_num_layers()) r.mtp_num_layers = c.mtp_num_layers();
+  r.recompute_granularity = c.recompute_granularity();
+  r.recompute_modules.assign(c.recompute_modules().begin(), c.recompute_modules().end());
+  r.recompute_method = c.recompute_method();
+  r.recompute_num_layers = c.recompute_num_layers();
+  if (c.has_use_distributed_optimizer()) r.use_distributed_optimizer = c.use_distributed_optimizer();
+  r.use_megatron_fsdp = c.use_megatron_fsdp();
+  if (c.has_grad_reduce_in_fp32()) r.grad_reduce_in_fp32 = c.grad_reduce_in_fp32();
+  r.optimizer_state_dtype = c.optimizer_state_dtype();
+  r.peft = c.peft();
+  r.cpu_offloading_num_layers = c.cpu_offloading_num_layers();
+  r.offload_modules.assign(c.offload_modules().begin(), c.offload_modules().end());
   return r;
 }
 
@@ -232,6 +245,19 @@ void ToResolvedConfig(const ResolvedConfig& c, v1::ParallelConfig* out) {
   out->set_pipeline_layout(c.pipeline_layout);
   out->set_precision(PrecisionName(c.precision));
   out->set_mtp_num_layers(static_cast<int32_t>(c.mtp_num_layers));
+  out->set_recompute_granularity(RecomputeName(c.recompute));
+  for (const auto& m : c.recompute_modules) out->add_recompute_modules(m);
+  if (c.recompute == RecomputeGranularity::kFull) {
+    out->set_recompute_method(RecomputeMethodName(c.recompute_method));
+    out->set_recompute_num_layers(static_cast<int32_t>(c.recompute_num_layers));
+  }
+  out->set_use_distributed_optimizer(c.distributed_optimizer);
+  out->set_use_megatron_fsdp(c.fsdp);
+  out->set_grad_reduce_in_fp32(c.grad_fp32);
+  out->set_optimizer_state_dtype(c.optimizer_bf16 ? "bf16" : "fp32");
+  out->set_peft(c.lora ? "lora" : "none");
+  out->set_cpu_offloading_num_layers(static_cast<int32_t>(c.cpu_offloading_num_layers));
+  for (const auto& m : c.offload_modules) out->add_offload_modules(m);
 }
 
 void ToStageLayers(const StagePlan& plan, google::protobuf::RepeatedPtrField<v1::StageLayers>* out) {
@@ -243,6 +269,48 @@ void ToStageLayers(const StagePlan& plan, google::protobuf::RepeatedPtrField<v1:
     s->set_has_loss(plan.has_loss[r]);
     s->set_mtp_layers(static_cast<int32_t>(plan.mtp_layers[r]));
   }
+}
+
+namespace {
+int64_t Bytes(double b) { return static_cast<int64_t>(std::llround(b)); }
+}  // namespace
+
+void ToStageMemory(const StageMemory& st, v1::StageMemory* out) {
+  out->set_pp_rank(static_cast<int32_t>(st.pp_rank));
+  for (int64_t layers : st.decoder_layers) out->add_decoder_layers(static_cast<int32_t>(layers));
+  out->set_dense_params(Bytes(st.dense_params));
+  out->set_expert_params(Bytes(st.expert_params));
+  out->set_params(Bytes(st.dense_params + st.expert_params));
+  out->set_weight_bytes(Bytes(st.weight_bytes));
+  out->set_low_precision_weight_bytes(Bytes(st.low_precision_weight_bytes));
+  out->set_grad_bytes(Bytes(st.grad_bytes));
+  out->set_optimizer_dense_bytes(Bytes(st.optimizer_dense_bytes));
+  out->set_optimizer_expert_bytes(Bytes(st.optimizer_expert_bytes));
+  out->set_activation_bytes(Bytes(st.activation_bytes));
+  out->set_in_flight_microbatches(std::round(st.in_flight_microbatches * 1000) / 1000);
+  out->set_recompute_working_bytes(Bytes(st.recompute_working_bytes));
+  out->set_logits_bytes(Bytes(st.logits_bytes));
+  out->set_embedding_bytes(Bytes(st.embedding_bytes));
+  out->set_fsdp_working_bytes(Bytes(st.fsdp_working_bytes));
+  out->set_overhead_bytes(Bytes(st.overhead_bytes));
+  out->set_total_bytes(Bytes(st.total_bytes));
+  for (const auto& ch : st.chunks) {
+    v1::ChunkMemory* c = out->add_chunks();
+    c->set_vpp_chunk(static_cast<int32_t>(ch.vpp_chunk));
+    c->set_decoder_layers(static_cast<int32_t>(ch.decoder_layers));
+    c->set_activation_bytes_per_microbatch(Bytes(ch.activation_bytes_per_microbatch));
+    c->set_in_flight_microbatches(static_cast<int32_t>(ch.in_flight));
+    c->set_activation_bytes(Bytes(ch.activation_bytes_per_microbatch * ch.in_flight));
+  }
+}
+
+void ToMemorySuggestion(const MemorySuggestion& s, v1::MemorySuggestion* out) {
+  out->set_change(s.change);
+  ToResolvedConfig(s.config, out->mutable_config());
+  out->set_peak_bytes(Bytes(s.peak_bytes));
+  out->set_peak_gib(std::round(s.peak_bytes / kGiB * 100) / 100);
+  out->set_fits(s.fits);
+  out->set_note(s.note);
 }
 
 }  // namespace parplan

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/config/parallel_config.h"
+#include "core/memory/memory_planner.h"
 #include "core/mesh/mesh.h"
 #include "core/model/resolve.h"
 #include "core/pipeline/stage_plan.h"
@@ -36,6 +37,8 @@ void ToViolations(const std::vector<Violation>& violations,
 void ToWorldSizing(const WorldSizing& world, v1::WorldSizing* out);
 void ToResolvedConfig(const ResolvedConfig& config, v1::ParallelConfig* out);
 void ToStageLayers(const StagePlan& plan, google::protobuf::RepeatedPtrField<v1::StageLayers>* out);
+void ToStageMemory(const StageMemory& stage, v1::StageMemory* out);
+void ToMemorySuggestion(const MemorySuggestion& suggestion, v1::MemorySuggestion* out);
 
 }  // namespace parplan
 

@@ -1,12 +1,15 @@
 #include "server/planner_api.h"
 
+#include <cmath>
 #include <optional>
 #include <string>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "core/catalog/catalog.h"
 #include "core/layout/rank_layout.h"
+#include "core/memory/memory_planner.h"
 #include "core/mesh/mesh.h"
 #include "core/model/resolve.h"
 #include "core/render/render.h"
@@ -307,6 +310,73 @@ absl::Status RenderConfig(const v1::RenderConfigRequest& request, v1::RenderConf
   if (!v.valid) response->add_notes("The config breaks Megatron's rules (see violations): fix them before launching.");
   for (const auto& n : out.notes) response->add_notes(n);
   for (const auto& n : r.config.notes) response->add_notes(n);
+  return absl::OkStatus();
+}
+
+absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::EstimateMemoryResponse* response) {
+  FieldErrors errors;
+  if (!HasModel(request.model())) errors.Add("model", "EstimateMemory needs a model (id, spec, hf_config_json or size)");
+  if (request.has_overhead_gib() && !(request.overhead_gib() >= 0 && request.overhead_gib() <= 1024)) {
+    errors.Add("overhead_gib", absl::StrCat("overhead_gib = ", request.overhead_gib(), " is out of range; allowed 0..1024"));
+  }
+  errors.CheckRange("max_suggestions", request.max_suggestions(), 0, 16);
+  if (!errors.empty()) return errors.ToStatus();
+  Resolved r;
+  if (absl::Status s = Resolve(&request.model(), request.placement(), request.config(), &r); !s.ok()) return s;
+  if (absl::Status s = RequireComplete(*r.model, "model"); !s.ok()) return s;
+  MemoryOptions options;
+  if (request.has_overhead_gib()) options.overhead_gib = request.overhead_gib();
+  const MemoryAnswer a = AnswerMemory(*r.model, r.config, r.placement, options);
+  ToModelSummary(*r.model, response->mutable_model());
+  ToResolvedConfig(r.config, response->mutable_resolved_config());
+  for (const auto& v : a.validation.violations) {
+    if (v.severity == Severity::kError) ToViolation(v, response->add_violations());
+  }
+  if (!a.estimate.has_value()) {
+    response->add_reasons(absl::StrCat("No estimate: ", a.unavailable_reason, "."));
+    return absl::OkStatus();
+  }
+  const MemoryEstimate& e = *a.estimate;
+  response->mutable_resolved_config()->set_vpp(static_cast<int32_t>(a.validation.stages->vpp));
+  for (const auto& st : e.stages) ToStageMemory(st, response->add_stages());
+  response->set_peak_pp_rank(static_cast<int32_t>(e.peak_pp_rank));
+  response->set_peak_bytes(static_cast<int64_t>(std::llround(e.peak_bytes)));
+  response->set_capacity_bytes(static_cast<int64_t>(std::llround(e.capacity_bytes)));
+  response->set_fits(e.fits);
+  response->set_headroom_bytes(static_cast<int64_t>(std::llround(e.headroom_bytes)));
+  response->set_peak_gib(std::round(e.peak_bytes / kGiB * 100) / 100);
+  response->set_capacity_gib(std::round(e.capacity_bytes / kGiB * 100) / 100);
+  response->set_dp(e.dp);
+  response->set_edp(e.edp);
+  response->set_microbatches(e.microbatches);
+  for (const auto& s : e.assumptions) response->add_assumptions(s);
+  if (a.world_assumed) {
+    response->add_assumptions(absl::StrCat("No GPU count: sized for the smallest valid world, ", a.world,
+                                           " GPUs (DP=", e.dp, ")."));
+  }
+  const StageMemory& peak = e.stages[e.peak_pp_rank];
+  if (e.capacity_bytes > 0) {
+    response->add_reasons(absl::StrCat(e.fits ? "Fits: " : "Does not fit: ", "peak ", HumanGiB(e.peak_bytes),
+                                       " on PP rank ", e.peak_pp_rank, " of ", HumanGiB(e.capacity_bytes), " (",
+                                       static_cast<int>(std::round(100 * e.peak_bytes / e.capacity_bytes)), "%)."));
+  } else {
+    response->add_reasons(absl::StrCat("Peak ", HumanGiB(e.peak_bytes), " on PP rank ", e.peak_pp_rank,
+                                       "; no system given, so capacity is unknown."));
+  }
+  response->add_reasons(absl::StrCat(
+      "Peak stage: weights ", HumanGiB(peak.weight_bytes + peak.low_precision_weight_bytes), ", gradients ",
+      HumanGiB(peak.grad_bytes), ", optimizer ", HumanGiB(peak.optimizer_dense_bytes + peak.optimizer_expert_bytes),
+      ", activations ", HumanGiB(peak.activation_bytes + peak.recompute_working_bytes), " (",
+      absl::StrFormat("%.2f", peak.in_flight_microbatches), " microbatches in flight), logits ",
+      HumanGiB(peak.logits_bytes), ", overhead ", HumanGiB(peak.overhead_bytes), "."));
+  if (e.capacity_bytes > 0 && !e.fits) {
+    const int max = request.max_suggestions() > 0 ? request.max_suggestions() : 5;
+    for (const auto& s : SuggestMemoryChanges(*r.model, r.config, r.placement, options, max)) {
+      ToMemorySuggestion(s, response->add_suggestions());
+      response->add_reasons(absl::StrCat(s.change, ": ", HumanGiB(e.peak_bytes), " -> ", HumanGiB(s.peak_bytes),
+                                         s.fits ? "" : " (still does not fit)"));
+    }
+  }
   return absl::OkStatus();
 }
 

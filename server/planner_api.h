@@ -25,6 +25,7 @@ absl::Status MinGpus(const v1::MinGpusRequest& request, v1::MinGpusResponse* res
 absl::Status Validate(const v1::ValidateRequest& request, v1::ValidateResponse* response);
 absl::Status ExplainLayout(const v1::ExplainLayoutRequest& request, v1::ExplainLayoutResponse* response);
 absl::Status RenderConfig(const v1::RenderConfigRequest& request, v1::RenderConfigResponse* response);
+absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::EstimateMemoryResponse* response);
 
 }  // namespace api
 }  // namespace parplan

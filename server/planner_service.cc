@@ -89,4 +89,9 @@ grpc::ServerUnaryReactor* PlannerService::RenderConfig(grpc::CallbackServerConte
   return Handle("RenderConfig", ctx, req, resp, &api::RenderConfig);
 }
 
+grpc::ServerUnaryReactor* PlannerService::EstimateMemory(grpc::CallbackServerContext* ctx,
+                                                         const grpc::ByteBuffer* req, grpc::ByteBuffer* resp) {
+  return Handle("EstimateMemory", ctx, req, resp, &api::EstimateMemory);
+}
+
 }  // namespace parplan

@@ -1,10 +1,38 @@
 #include "core/config/parallel_config.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "core/catalog/catalog.h"
 #include "core/util/field_error.h"
+#include "core/util/text.h"
 
 namespace parplan {
+
+const std::vector<std::string>& KnownRecomputeModules() {
+  static const auto* modules = new std::vector<std::string>{
+      "core_attn", "mlp", "moe", "moe_act", "shared_experts", "layernorm", "mla_up_proj"};
+  return *modules;
+}
+
+const std::vector<std::string>& KnownOffloadModules() {
+  static const auto* modules = new std::vector<std::string>{
+      "core_attn", "attn_proj", "expert_fc1", "fused_group_mlp", "moe_act", "attn_norm", "mlp_norm", "qkv_linear"};
+  return *modules;
+}
+
+std::string RecomputeName(RecomputeGranularity g) {
+  switch (g) {
+    case RecomputeGranularity::kNone: return "none";
+    case RecomputeGranularity::kSelective: return "selective";
+    case RecomputeGranularity::kFull: return "full";
+  }
+  return "none";
+}
+
+std::string RecomputeMethodName(RecomputeMethod m) {
+  return m == RecomputeMethod::kBlock ? "block" : "uniform";
+}
 
 absl::Status CheckConfigBounds(const ParallelConfig& c, const std::string& prefix) {
   FieldErrors errors;
@@ -27,6 +55,47 @@ absl::Status CheckConfigBounds(const ParallelConfig& c, const std::string& prefi
                                                   " characters; allowed at most ", kMaxLayoutChars));
   }
   if (c.precision.size() > 64) errors.Add(f("precision"), "precision name longer than 64 characters");
+  const std::string g = NormalizeName(c.recompute_granularity);
+  if (!(g.empty() || g == "none" || g == "selective" || g == "full")) {
+    errors.Add(f("recompute_granularity"), absl::StrCat("'", c.recompute_granularity.substr(0, 32),
+                                                        "' is unknown; allowed none, selective, full"));
+  }
+  const std::string method = NormalizeName(c.recompute_method);
+  if (!(method.empty() || method == "uniform" || method == "block")) {
+    errors.Add(f("recompute_method"), absl::StrCat("'", c.recompute_method.substr(0, 32),
+                                                   "' is unknown; allowed uniform, block"));
+  }
+  errors.CheckRange(f("recompute_num_layers"), c.recompute_num_layers, 0, 1024);
+  errors.CheckRange(f("cpu_offloading_num_layers"), c.cpu_offloading_num_layers, 0, 1024);
+  if (c.offload_modules.size() > 16) errors.Add(f("offload_modules"), "at most 16 modules");
+  for (const auto& m : c.offload_modules) {
+    const auto& known = KnownOffloadModules();
+    if (std::find(known.begin(), known.end(), NormalizeName(m)) == known.end()) {
+      errors.Add(f("offload_modules"), absl::StrCat("'", m.substr(0, 32), "' is not a Megatron offload module; "
+                                                    "allowed core_attn, attn_proj, expert_fc1, fused_group_mlp, "
+                                                    "moe_act, attn_norm, mlp_norm, qkv_linear"));
+      break;
+    }
+  }
+  const std::string opt = NormalizeName(c.optimizer_state_dtype);
+  if (!(opt.empty() || opt == "fp32" || opt == "bf16")) {
+    errors.Add(f("optimizer_state_dtype"), absl::StrCat("'", c.optimizer_state_dtype.substr(0, 32),
+                                                        "' is unknown; allowed fp32, bf16"));
+  }
+  const std::string peft = NormalizeName(c.peft);
+  if (!(peft.empty() || peft == "none" || peft == "lora")) {
+    errors.Add(f("peft"), absl::StrCat("'", c.peft.substr(0, 32), "' is unknown; allowed none, lora"));
+  }
+  if (c.recompute_modules.size() > 16) errors.Add(f("recompute_modules"), "at most 16 modules");
+  for (const auto& m : c.recompute_modules) {
+    const auto& known = KnownRecomputeModules();
+    if (std::find(known.begin(), known.end(), NormalizeName(m)) == known.end()) {
+      errors.Add(f("recompute_modules"), absl::StrCat("'", m.substr(0, 32), "' is not a Megatron recompute "
+                                                      "module; allowed core_attn, mlp, moe, moe_act, "
+                                                      "shared_experts, layernorm, mla_up_proj"));
+      break;
+    }
+  }
   return errors.ToStatus();
 }
 
@@ -74,6 +143,25 @@ absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& c, const Mode
   } else if (model != nullptr) {
     r.mtp_num_layers = model->mtp_num_layers;
   }
+  const std::string g = NormalizeName(c.recompute_granularity);
+  r.recompute = g == "selective" ? RecomputeGranularity::kSelective
+                                 : (g == "full" ? RecomputeGranularity::kFull : RecomputeGranularity::kNone);
+  for (const auto& m : c.recompute_modules) r.recompute_modules.push_back(NormalizeName(m));
+  if (r.recompute == RecomputeGranularity::kSelective && r.recompute_modules.empty()) {
+    r.recompute_modules = {"core_attn"};  // Megatron-Core's default
+  }
+  r.recompute_method_given = !c.recompute_method.empty();
+  r.recompute_method = NormalizeName(c.recompute_method) == "block" ? RecomputeMethod::kBlock
+                                                                    : RecomputeMethod::kUniform;
+  r.recompute_num_layers_given = c.recompute_num_layers > 0;
+  r.recompute_num_layers = c.recompute_num_layers > 0 ? c.recompute_num_layers : 1;
+  r.distributed_optimizer = c.use_distributed_optimizer.value_or(true);
+  r.fsdp = c.use_megatron_fsdp;
+  r.grad_fp32 = c.grad_reduce_in_fp32.value_or(true);
+  r.optimizer_bf16 = NormalizeName(c.optimizer_state_dtype) == "bf16";
+  r.lora = NormalizeName(c.peft) == "lora";
+  r.cpu_offloading_num_layers = c.cpu_offloading_num_layers;
+  for (const auto& m : c.offload_modules) r.offload_modules.push_back(NormalizeName(m));
   return r;
 }
 

@@ -23,6 +23,14 @@ inline constexpr int64_t kMaxSeqLength = 1 << 24;
 inline constexpr int64_t kMaxGpusPerNode = 1024;
 inline constexpr size_t kMaxLayoutChars = 65536;
 
+// Activation recomputation (megatron/core/transformer/transformer_config.py).
+enum class RecomputeGranularity { kNone, kSelective, kFull };
+enum class RecomputeMethod { kUniform, kBlock };
+
+// Module names Megatron-Core accepts in recompute_modules / offload_modules.
+const std::vector<std::string>& KnownRecomputeModules();
+const std::vector<std::string>& KnownOffloadModules();
+
 struct ParallelConfig {
   int64_t tp = 0, pp = 0, vpp = 0, cp = 0, ep = 0;
   std::optional<int64_t> etp;
@@ -35,6 +43,17 @@ struct ParallelConfig {
   std::string pipeline_layout;
   std::string precision;
   std::optional<int64_t> mtp_num_layers;
+  std::string recompute_granularity;           // none | selective | full
+  std::vector<std::string> recompute_modules;  // selective only
+  std::string recompute_method;                // uniform | block (full only)
+  int64_t recompute_num_layers = 0;            // 0 = not given
+  std::optional<bool> use_distributed_optimizer;
+  bool use_megatron_fsdp = false;
+  std::optional<bool> grad_reduce_in_fp32;
+  std::string optimizer_state_dtype;  // fp32 | bf16
+  std::string peft;                   // none | lora
+  int64_t cpu_offloading_num_layers = 0;     // Megatron cpu_offloading
+  std::vector<std::string> offload_modules;  // fine-grained activation offloading
 };
 
 struct ResolvedConfig {
@@ -51,8 +70,40 @@ struct ResolvedConfig {
   std::string pipeline_layout;
   Precision precision = Precision::kBf16;
   int64_t mtp_num_layers = 0;
+  RecomputeGranularity recompute = RecomputeGranularity::kNone;
+  std::vector<std::string> recompute_modules;  // selective: [core_attn] when not given
+  RecomputeMethod recompute_method = RecomputeMethod::kUniform;
+  bool recompute_method_given = false;
+  int64_t recompute_num_layers = 1;
+  bool recompute_num_layers_given = false;
+  bool distributed_optimizer = true;
+  bool fsdp = false;
+  bool grad_fp32 = true;          // gradient buffer dtype
+  bool optimizer_bf16 = false;    // Adam moments in bf16
+  bool lora = false;              // base weights frozen
+  int64_t cpu_offloading_num_layers = 0;  // layers per stage whose activations go to host
+  std::vector<std::string> offload_modules;
   std::vector<std::string> notes;  // which defaults were applied, in words
+
+  bool Offloads(const std::string& module) const {
+    for (const auto& m : offload_modules) {
+      if (m == module) return true;
+    }
+    return false;
+  }
+
+  bool Recomputes(const std::string& module) const {
+    if (recompute != RecomputeGranularity::kSelective) return false;
+    for (const auto& m : recompute_modules) {
+      if (m == module) return true;
+    }
+    return false;
+  }
 };
+
+// "none" | "selective" | "full"; "uniform" | "block".
+std::string RecomputeName(RecomputeGranularity g);
+std::string RecomputeMethodName(RecomputeMethod m);
 
 struct Placement {
   std::string system;     // id or alias; empty = none

@@ -56,19 +56,23 @@ struct MoeBlock {
 MoeBlock MoeParams(const ModelSpec& m) {
   MoeBlock b;
   const int64_t expert = ExpertParams(m);
+  b.routed = m.num_moe_experts * expert;
+  b.total = b.routed + MoeSharedParams(m);
+  b.active = m.moe_router_topk * expert + MoeSharedParams(m);
+  return b;
+}
+
+}  // namespace
+
+int64_t MoeSharedParams(const ModelSpec& m) {
   const int64_t shared = m.moe_shared_expert_intermediate_size > 0
                              ? (m.gated_linear_unit ? 3 : 2) * m.hidden_size *
                                    m.moe_shared_expert_intermediate_size
                              : 0;
   const int64_t router = m.hidden_size * m.num_moe_experts;
   const int64_t latent = m.moe_latent_size > 0 ? 2 * m.hidden_size * m.moe_latent_size : 0;
-  b.routed = m.num_moe_experts * expert;
-  b.total = b.routed + shared + router + latent + m.hidden_size;
-  b.active = m.moe_router_topk * expert + shared + router + latent + m.hidden_size;
-  return b;
+  return shared + router + latent + m.hidden_size;
 }
-
-}  // namespace
 
 ParamCounts CountParams(const ModelSpec& m) {
   ParamCounts c;

@@ -30,6 +30,9 @@ int64_t AttentionParams(const ModelSpec& model);
 int64_t DenseMlpParams(const ModelSpec& model, int64_t ffn);
 int64_t ExpertParams(const ModelSpec& model);  // one routed expert
 int64_t MambaParams(const ModelSpec& model);
+// The non-routed part of one MoE block: router, shared experts, LatentMoE
+// projections and the pre-MLP norm (all TP-split except the router).
+int64_t MoeSharedParams(const ModelSpec& model);
 
 // Counts for a complete model (tp = 1 padding). Precondition: model.complete().
 ParamCounts CountParams(const ModelSpec& model);

@@ -45,6 +45,7 @@ Setting Int(const std::string& path, int64_t v, const std::string& flag) {
 
 RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model,
                             const ResolvedPlacement& placement) {
+  RenderedConfig out;
   std::vector<Setting> s;
   s.push_back(Int("model.tensor_model_parallel_size", c.tp, "--tensor-model-parallel-size"));
   s.push_back(Int("model.pipeline_model_parallel_size", c.pp, "--pipeline-model-parallel-size"));
@@ -81,12 +82,56 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model,
     s.push_back(Int("model.seq_length", c.seq_length, "--seq-length"));
     s.push_back(Int("dataset.seq_length", c.seq_length, ""));
   }
+  auto str = [](const std::string& path, const std::string& value, const std::string& flag) {
+    return Setting{path, Quote(value), value, flag.empty() ? "" : absl::StrCat(flag, " ", value)};
+  };
+  if (c.recompute != RecomputeGranularity::kNone) {
+    s.push_back(str("model.recompute_granularity", RecomputeName(c.recompute), "--recompute-granularity"));
+    if (c.recompute == RecomputeGranularity::kSelective) {
+      std::vector<std::string> quoted;
+      for (const auto& m : c.recompute_modules) quoted.push_back(Quote(m));
+      s.push_back({"model.recompute_modules", absl::StrCat("[", absl::StrJoin(quoted, ", "), "]"),
+                   absl::StrCat("[", absl::StrJoin(c.recompute_modules, ","), "]"),
+                   absl::StrCat("--recompute-modules ", absl::StrJoin(c.recompute_modules, " "))});
+    } else {
+      s.push_back(str("model.recompute_method", RecomputeMethodName(c.recompute_method), "--recompute-method"));
+      s.push_back(Int("model.recompute_num_layers", c.recompute_num_layers, "--recompute-num-layers"));
+    }
+  }
+  if (c.cpu_offloading_num_layers > 0) {
+    s.push_back({"model.cpu_offloading", "True", "true", "--cpu-offloading"});
+    s.push_back(Int("model.cpu_offloading_num_layers", c.cpu_offloading_num_layers, "--cpu-offloading-num-layers"));
+  }
+  if (!c.offload_modules.empty()) {
+    std::vector<std::string> quoted;
+    for (const auto& m : c.offload_modules) quoted.push_back(Quote(m));
+    s.push_back({"model.fine_grained_activation_offloading", "True", "true", "--fine-grained-activation-offloading"});
+    s.push_back({"model.offload_modules", absl::StrCat("[", absl::StrJoin(quoted, ", "), "]"),
+                 absl::StrCat("[", absl::StrJoin(c.offload_modules, ","), "]"),
+                 absl::StrCat("--offload-modules ", absl::StrJoin(c.offload_modules, " "))});
+  }
+  if (c.fsdp) {
+    s.push_back({"ddp.use_megatron_fsdp", "True", "true", "--use-megatron-fsdp"});
+    s.push_back(str("ddp.data_parallel_sharding_strategy", "optim_grads_params", "--data-parallel-sharding-strategy"));
+  } else {
+    const char* on = c.distributed_optimizer ? "True" : "False";
+    s.push_back({"ddp.use_distributed_optimizer", on, c.distributed_optimizer ? "true" : "false",
+                 c.distributed_optimizer ? "--use-distributed-optimizer" : ""});
+    s.push_back({"optimizer.use_distributed_optimizer", on, c.distributed_optimizer ? "true" : "false", ""});
+  }
+  s.push_back({"ddp.grad_reduce_in_fp32", c.grad_fp32 ? "True" : "False", c.grad_fp32 ? "true" : "false",
+               c.grad_fp32 ? "--accumulate-allreduce-grads-in-fp32" : ""});
+  if (c.optimizer_bf16) {
+    s.push_back({"optimizer.use_precision_aware_optimizer", "True", "true", "--use-precision-aware-optimizer"});
+    s.push_back({"optimizer.exp_avg_dtype", "torch.bfloat16", "bf16", "--exp-avg-dtype bf16"});
+    s.push_back({"optimizer.exp_avg_sq_dtype", "torch.bfloat16", "bf16", "--exp-avg-sq-dtype bf16"});
+  }
+  if (c.lora) out.notes.push_back("peft=lora: use Megatron Bridge's LoRA PEFT config (cfg.peft = LoRA(...)); Megatron-LM has no LoRA flag.");
   s.push_back(Int("train.micro_batch_size", c.mbs, "--micro-batch-size"));
   if (c.gbs > 0) s.push_back(Int("train.global_batch_size", c.gbs, "--global-batch-size"));
   const std::string recipe = BridgeMixedPrecisionRecipe(c.precision);
   s.push_back({"mixed_precision", Quote(recipe), recipe, MegatronLmPrecisionFlags(c.precision)});
 
-  RenderedConfig out;
   std::vector<std::string> python, cli, lm;
   for (const auto& x : s) {
     python.push_back(absl::StrCat("cfg.", x.bridge_path, " = ", x.python_value));

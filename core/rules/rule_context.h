@@ -26,6 +26,7 @@ void CheckMeshRules(const RuleContext& ctx);
 void CheckModelRules(const RuleContext& ctx);
 void CheckTopologyRules(const RuleContext& ctx);
 void CheckPrecisionRules(const RuleContext& ctx);
+void CheckTrainingRules(const RuleContext& ctx);
 
 }  // namespace parplan
 

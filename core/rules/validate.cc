@@ -43,9 +43,10 @@ ValidationResult Validate(const ValidationInput& in) {
   }
   CheckTopologyRules(ctx);
   CheckPrecisionRules(ctx);
+  CheckTrainingRules(ctx);
   ctx.Add("memory.not_checked", {},
-          "validate checks Megatron's rules, not memory: whether the config fits the GPU is not estimated here",
-          "check per-GPU memory before launching (memory estimation is a separate call once available)");
+          "validate checks Megatron's rules, not memory: whether the config fits the GPU is a separate estimate",
+          "run EstimateMemory (`parplan memory`) for the per-GPU peak and what to change when it does not fit");
   ctx.Add("advice.profile_first_iterations", {},
           "valid means Megatron will accept the config, not that it is fast or fits",
           "profile the first iterations (memory and step time) before a long run");

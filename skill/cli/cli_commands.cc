@@ -1,6 +1,7 @@
 #include "skill/cli/cli_commands.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 
@@ -87,8 +88,8 @@ int Fail(const absl::Status& status, std::string* err) {
 
 // Model (optional), config and placement flags of a config-shaped request.
 template <typename Req>
-absl::Status FillPlanFlags(const Flags& flags, Req* req) {
-  if (absl::Status s = FillModel(flags, req->mutable_model(), false); !s.ok()) return s;
+absl::Status FillPlanFlags(const Flags& flags, Req* req, bool model_required = false) {
+  if (absl::Status s = FillModel(flags, req->mutable_model(), model_required); !s.ok()) return s;
   if (absl::Status s = FillConfig(flags, req->mutable_config()); !s.ok()) return s;
   return FillPlacement(flags, req->mutable_placement());
 }
@@ -113,12 +114,18 @@ commands:
                                                   rank coordinates and process groups
   render     [--model ..] [--system ..] [--gpus N] [config flags]
                                                   Megatron Bridge / Megatron-LM / Slurm text
+  memory     --model .. [--system ..] [--gpus N] [config flags] [--overhead-gib X]
+                                                  per-GPU memory per pipeline stage; fits or what to change
 
 model:   --model ID (catalog id, alias, HF id, or a size like "70B dense")
          --size "235B total, 22B active MoE"   --model-file config.json|spec.json
 config:  --tp --pp --vpp --cp --ep --etp (1..4096)  --sp | --no-sp  --mbs --gbs --seq
          --precision bf16|fp8-cs|fp8-mx|fp8-sc|fp8-ds|nvfp4  --pp-layout LAYOUT
          --first-stage-layers N --last-stage-layers N --mtp-layers N
+         --recompute none|selective|full --recompute-modules core_attn,mlp,moe,moe_act,layernorm,...
+         --recompute-method uniform|block --recompute-layers N  --dist-opt (default) | --no-dist-opt  --fsdp
+         --grad-dtype fp32|bf16 --optimizer-dtype fp32|bf16 --peft none|lora
+         --cpu-offload-layers N --offload-modules core_attn,attn_proj,expert_fc1,...
 where:   --system a100-80gb|h100-sxm|h200-sxm|b200|b300|gb200-nvl72|gb300-nvl72 (dgx-h100 ...)
          --gpus N  --gpus-per-node N
 output:  --json (proto3 JSON, snake_case)   --server HOST:PORT [--timeout-ms MS]
@@ -186,8 +193,25 @@ int RunCommand(const Flags& flags, std::string* out, std::string* err) {
     if (absl::Status s = FillPlanFlags(flags, &req); !s.ok()) return Fail(s, err);
     return Invoke(flags, req, &api::RenderConfig, &Stub::RenderConfig, &FormatRender, out, err);
   }
+  if (cmd == "memory") {
+    v1::EstimateMemoryRequest req;
+    if (absl::Status s = FillPlanFlags(flags, &req, /*model_required=*/true); !s.ok()) return Fail(s, err);
+    if (flags.Has("overhead-gib")) {
+      const std::string text = flags.Get("overhead-gib");
+      char* end = nullptr;
+      const double v = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0' || !(v >= 0 && v <= 1024)) {
+        return Fail(FieldError("--overhead-gib", "must be a number of GiB in 0..1024"), err);
+      }
+      req.set_overhead_gib(v);
+    }
+    long long v = 0;
+    if (absl::Status s = IntFlag(flags, "max-suggestions", 0, 16, &v); !s.ok()) return Fail(s, err);
+    req.set_max_suggestions(static_cast<int32_t>(v));
+    return Invoke(flags, req, &api::EstimateMemory, &Stub::EstimateMemory, &FormatMemory, out, err);
+  }
   *err = absl::StrCat("parplan: unknown command '", cmd.substr(0, 64),
-                      "'; commands: models model systems system min-gpus validate layout render\n");
+                      "'; commands: models model systems system min-gpus validate layout render memory\n");
   return 2;
 }
 

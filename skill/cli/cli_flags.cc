@@ -7,6 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/ascii.h"
 #include "core/catalog/catalog.h"
 #include "core/model/size_model.h"
 #include "core/util/field_error.h"
@@ -19,13 +21,17 @@ const std::vector<std::string>& KnownFlags() {
   static const auto* flags = new std::vector<std::string>{
       "model", "size", "model-file", "system", "gpus", "gpus-per-node", "tp", "pp", "vpp", "cp", "ep", "etp",
       "sp", "no-sp", "mbs", "gbs", "seq", "precision", "pp-layout", "first-stage-layers", "last-stage-layers",
-      "mtp-layers", "json", "server", "timeout-ms", "rank", "max-ranks", "max-groups", "next", "filter", "help"};
+      "mtp-layers", "json", "server", "timeout-ms", "rank", "max-ranks", "max-groups", "next", "filter", "help",
+      "recompute", "recompute-modules", "recompute-layers", "recompute-method", "dist-opt", "no-dist-opt", "fsdp",
+      "overhead-gib", "max-suggestions", "grad-dtype", "optimizer-dtype", "peft", "cpu-offload-layers",
+      "offload-modules"};
   return *flags;
 }
 
 namespace {
 const std::vector<std::string>& SwitchFlags() {
-  static const auto* flags = new std::vector<std::string>{"json", "no-sp", "help"};
+  static const auto* flags =
+      new std::vector<std::string>{"json", "no-sp", "help", "dist-opt", "no-dist-opt", "fsdp"};
   return *flags;
 }
 }  // namespace
@@ -197,6 +203,38 @@ absl::Status FillConfig(const Flags& flags, v1::ParallelConfig* c) {
   }
   if (flags.Has("no-sp")) c->set_sp(false);
   if (flags.Has("precision")) c->set_precision(flags.Get("precision"));
+  if (flags.Has("recompute")) c->set_recompute_granularity(flags.Get("recompute"));
+  if (flags.Has("recompute-modules")) {
+    for (absl::string_view m : absl::StrSplit(flags.Get("recompute-modules"), ',', absl::SkipWhitespace())) {
+      c->add_recompute_modules(std::string(absl::StripAsciiWhitespace(m)));
+    }
+  }
+  if (flags.Has("recompute-method")) c->set_recompute_method(flags.Get("recompute-method"));
+  if (flags.Has("recompute-layers") && collect(IntFlag(flags, "recompute-layers", 1, 1024, &v))) {
+    c->set_recompute_num_layers(static_cast<int32_t>(v));
+  }
+  if (flags.Has("dist-opt") && flags.Has("no-dist-opt")) errors.Add("--dist-opt", "give --dist-opt or --no-dist-opt, not both");
+  if (flags.Has("dist-opt")) c->set_use_distributed_optimizer(true);
+  if (flags.Has("no-dist-opt")) c->set_use_distributed_optimizer(false);
+  if (flags.Has("fsdp")) c->set_use_megatron_fsdp(true);
+  if (flags.Has("grad-dtype")) {
+    const std::string g = flags.Get("grad-dtype");
+    if (g == "fp32" || g == "bf16") {
+      c->set_grad_reduce_in_fp32(g == "fp32");
+    } else {
+      errors.Add("--grad-dtype", absl::StrCat("'", g.substr(0, 32), "' is unknown; allowed fp32, bf16"));
+    }
+  }
+  if (flags.Has("optimizer-dtype")) c->set_optimizer_state_dtype(flags.Get("optimizer-dtype"));
+  if (flags.Has("peft")) c->set_peft(flags.Get("peft"));
+  if (flags.Has("cpu-offload-layers") && collect(IntFlag(flags, "cpu-offload-layers", 0, 1024, &v))) {
+    c->set_cpu_offloading_num_layers(static_cast<int32_t>(v));
+  }
+  if (flags.Has("offload-modules")) {
+    for (absl::string_view m : absl::StrSplit(flags.Get("offload-modules"), ',', absl::SkipWhitespace())) {
+      c->add_offload_modules(std::string(absl::StripAsciiWhitespace(m)));
+    }
+  }
   if (flags.Has("pp-layout")) c->set_pipeline_layout(flags.Get("pp-layout"));
   return errors.ToStatus();
 }

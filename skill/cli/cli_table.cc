@@ -227,5 +227,51 @@ std::string FormatRender(const v1::RenderConfigResponse& r) {
   return out;
 }
 
+std::string FormatMemory(const v1::EstimateMemoryResponse& r) {
+  auto gib = [](int64_t bytes) { return absl::StrFormat("%.2f", bytes / (1024.0 * 1024.0 * 1024.0)); };
+  std::string out;
+  if (r.has_model()) out += Summary(r.model());
+  const auto& c = r.resolved_config();
+  absl::StrAppend(&out, absl::StrFormat("config: TP=%d PP=%d VPP=%d CP=%d EP=%d ETP=%d SP=%s MBS=%d seq=%d %s, "
+                                        "recompute %s, %s; DP=%d EDP=%d, %d microbatches\n",
+                                        c.tp(), c.pp(), c.vpp(), c.cp(), c.ep(), c.etp(), c.sp() ? "on" : "off",
+                                        c.mbs(), c.seq_length(), c.precision(), c.recompute_granularity(),
+                                        c.use_megatron_fsdp() ? "Megatron FSDP"
+                                                              : (c.use_distributed_optimizer() ? "distributed optimizer"
+                                                                                               : "no distributed optimizer"),
+                                        r.dp(), r.edp(), r.microbatches()));
+  out += Violations(r.violations());
+  if (!r.stages().empty()) {
+    absl::StrAppend(&out, "per-GPU memory by pipeline rank (GiB):\n");
+    out += absl::StrFormat("%4s %7s %8s %7s %6s %6s %7s %7s %6s %9s %7s %6s %8s %7s\n", "PP", "layers", "params",
+                           "weights", "lowp", "grads", "opt", "optEP", "acts", "inflight", "logits", "other",
+                           "overhead", "TOTAL");
+    for (const auto& s : r.stages()) {
+      out += absl::StrFormat("%4d %7s %8s %7s %6s %6s %7s %7s %6s %9.2f %7s %6s %8s %7s%s\n", s.pp_rank(),
+                             absl::StrJoin(s.decoder_layers(), "+"), HumanCount(static_cast<double>(s.params())),
+                             gib(s.weight_bytes()), gib(s.low_precision_weight_bytes()), gib(s.grad_bytes()),
+                             gib(s.optimizer_dense_bytes()), gib(s.optimizer_expert_bytes()),
+                             gib(s.activation_bytes()), s.in_flight_microbatches(), gib(s.logits_bytes()),
+                             gib(s.recompute_working_bytes() + s.embedding_bytes() + s.fsdp_working_bytes()),
+                             gib(s.overhead_bytes()), gib(s.total_bytes()),
+                             s.pp_rank() == r.peak_pp_rank() ? "  <- peak" : "");
+    }
+    absl::StrAppend(&out, absl::StrFormat("peak %.2f GiB on PP rank %d; capacity %.2f GiB; %s (headroom %.2f GiB)\n",
+                                          r.peak_gib(), r.peak_pp_rank(), r.capacity_gib(),
+                                          r.capacity_bytes() == 0 ? "capacity unknown" : (r.fits() ? "FITS" : "DOES NOT FIT"),
+                                          r.headroom_bytes() / (1024.0 * 1024.0 * 1024.0)));
+  }
+  if (!r.suggestions().empty()) {
+    absl::StrAppend(&out, "changes that would help (cheapest first):\n");
+    for (const auto& s : r.suggestions()) {
+      absl::StrAppend(&out, absl::StrFormat("  %-48s %.2f GiB -> %.2f GiB %s  (%s)\n", s.change(), r.peak_gib(),
+                                            s.peak_gib(), s.fits() ? "fits" : "", s.note()));
+    }
+  }
+  out += Reasons(r.reasons());
+  for (const auto& a : r.assumptions()) absl::StrAppend(&out, "  assumption: ", a, "\n");
+  return out;
+}
+
 }  // namespace cli
 }  // namespace parplan

@@ -19,6 +19,7 @@ std::string FormatMinGpus(const v1::MinGpusResponse& r);
 std::string FormatValidate(const v1::ValidateResponse& r);
 std::string FormatLayout(const v1::ExplainLayoutResponse& r);
 std::string FormatRender(const v1::RenderConfigResponse& r);
+std::string FormatMemory(const v1::EstimateMemoryResponse& r);
 
 }  // namespace cli
 }  // namespace parplan

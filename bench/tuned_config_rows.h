@@ -1,0 +1,27 @@
+// NVIDIA's tuned configs (tests/data/tuned_configs_calibration.csv) as
+// planner requests, for the benchmarks.
+#ifndef PARPLAN_BENCH_TUNED_CONFIG_ROWS_H_
+#define PARPLAN_BENCH_TUNED_CONFIG_ROWS_H_
+
+#include <string>
+#include <vector>
+
+#include "parplan/v1/planner.pb.h"
+
+namespace parplan {
+
+struct TunedRow {
+  std::string recipe;
+  std::string model;
+  std::string system;   // catalog id
+  std::string notes;    // offloading, CUDA graphs: what the model does not see
+  v1::ParallelConfig config;
+  v1::Placement placement;
+};
+
+// Rows whose system is in the catalog.
+std::vector<TunedRow> LoadTunedRows(const std::string& csv_path);
+
+}  // namespace parplan
+
+#endif  // PARPLAN_BENCH_TUNED_CONFIG_ROWS_H_

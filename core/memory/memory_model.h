@@ -1,0 +1,77 @@
+// Per-GPU training memory of a config, per pipeline rank and VPP chunk.
+// Every term, its source and where it departs from upstream estimators is
+// derived in core/memory/README.md.
+#ifndef PARPLAN_CORE_MEMORY_MEMORY_MODEL_H_
+#define PARPLAN_CORE_MEMORY_MEMORY_MODEL_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/config/parallel_config.h"
+#include "core/model/model_spec.h"
+#include "core/pipeline/stage_plan.h"
+#include "core/system/system_spec.h"
+
+namespace parplan {
+
+inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+inline constexpr double kDefaultOverheadGiB = 2.0;       // CUDA context, NCCL, cuBLAS/TE workspaces
+inline constexpr double kDefaultAllocatorSlack = 0.03;   // caching-allocator fragmentation (expandable segments)
+
+struct MemoryOptions {
+  // Replaces the default overhead (2 GiB + 3% of everything else).
+  std::optional<double> overhead_gib;
+};
+
+struct ChunkMemory {
+  int64_t vpp_chunk = 0;
+  int64_t decoder_layers = 0;
+  double activation_bytes_per_microbatch = 0;
+  int64_t in_flight = 0;
+};
+
+struct StageMemory {
+  int64_t pp_rank = 0;
+  std::vector<int64_t> decoder_layers;  // per chunk
+  double dense_params = 0;              // on one GPU (after TP)
+  double expert_params = 0;             // on one GPU (after EP*ETP)
+  double weight_bytes = 0;
+  double low_precision_weight_bytes = 0;
+  double grad_bytes = 0;
+  double optimizer_dense_bytes = 0;
+  double optimizer_expert_bytes = 0;
+  double activation_bytes = 0;
+  double in_flight_microbatches = 0;    // stage-equivalent
+  double recompute_working_bytes = 0;
+  double logits_bytes = 0;
+  double embedding_bytes = 0;
+  double fsdp_working_bytes = 0;
+  double overhead_bytes = 0;
+  double total_bytes = 0;
+  std::vector<ChunkMemory> chunks;
+};
+
+struct MemoryEstimate {
+  std::vector<StageMemory> stages;
+  int64_t peak_pp_rank = 0;
+  double peak_bytes = 0;
+  double capacity_bytes = 0;  // 0 when no system
+  bool fits = false;
+  double headroom_bytes = 0;
+  int64_t dp = 0, edp = 0;
+  int64_t microbatches = 0;
+  bool microbatches_assumed = false;
+  std::vector<std::string> assumptions;
+};
+
+// Preconditions: `model` is complete; `plan` is the valid split of `config`;
+// `world` is divisible by TP*PP*CP and PP*EP*ETP. `system` may be null (no
+// capacity). Pure and deterministic.
+MemoryEstimate EstimateMemory(const ModelSpec& model, const ResolvedConfig& config, const StagePlan& plan,
+                              int64_t world, const SystemSpec* system, const MemoryOptions& options);
+
+}  // namespace parplan
+
+#endif  // PARPLAN_CORE_MEMORY_MEMORY_MODEL_H_

@@ -1,0 +1,51 @@
+// Rules on the training knobs around the mesh: activation recomputation,
+// activation offloading (megatron/core/transformer/transformer_config.py,
+// __post_init__).
+#include "absl/strings/str_cat.h"
+#include "core/rules/rule_context.h"
+
+namespace parplan {
+
+void CheckTrainingRules(const RuleContext& ctx) {
+  const auto& c = ctx.in.config;
+  const ModelSpec* m = ctx.in.model;
+  if (c.recompute == RecomputeGranularity::kSelective && (c.recompute_method_given || c.recompute_num_layers_given)) {
+    ctx.Add("recompute.selective_with_method", {"recompute_method", "recompute_num_layers"},
+            "recompute_method / recompute_num_layers are set with selective recompute; Megatron refuses them",
+            "drop recompute_method and recompute_num_layers, or use full recompute");
+  }
+  if (c.recompute != RecomputeGranularity::kFull && c.recompute != RecomputeGranularity::kSelective &&
+      (c.recompute_method_given || c.recompute_num_layers_given)) {
+    ctx.Add("recompute.method_without_full", {"recompute_method", "recompute_num_layers"},
+            "recompute_method / recompute_num_layers have no effect without recompute_granularity=full",
+            "set recompute_granularity=full or drop them");
+  }
+  if (m != nullptr && c.Recomputes("mla_up_proj") && !m->multi_latent_attention) {
+    ctx.Add("recompute.mla_up_proj_needs_mla", {"recompute_modules", "model.multi_latent_attention"},
+            absl::StrCat("mla_up_proj recompute needs multi-latent attention; '", m->id, "' has none"),
+            "remove mla_up_proj from recompute_modules");
+  }
+  if (m != nullptr && !m->is_moe() && (c.Recomputes("moe") || c.Recomputes("moe_act") || c.Recomputes("shared_experts"))) {
+    ctx.Add("recompute.moe_module_on_dense", {"recompute_modules"},
+            absl::StrCat("MoE recompute modules on the dense model '", m->id, "' change nothing"),
+            "use mlp (dense MLP) or layernorm instead");
+  }
+  if (c.Offloads("attn_proj") && !c.Offloads("core_attn")) {
+    ctx.Add("offload.attn_proj_needs_core_attn", {"offload_modules"},
+            "attn_proj cannot be offloaded without core_attn (its input is core attention's output)",
+            "add core_attn to offload_modules");
+  }
+  if (!c.offload_modules.empty() && c.cpu_offloading_num_layers > 0) {
+    ctx.Add("offload.both_kinds", {"offload_modules", "cpu_offloading_num_layers"},
+            "fine-grained activation offloading cannot be combined with cpu_offloading",
+            "use either offload_modules or cpu_offloading_num_layers");
+  }
+  if (m != nullptr && c.cpu_offloading_num_layers >= m->num_layers && m->num_layers > 0) {
+    ctx.Add("offload.too_many_layers", {"cpu_offloading_num_layers"},
+            absl::StrCat("cpu_offloading_num_layers = ", c.cpu_offloading_num_layers,
+                         " must be below num_layers = ", m->num_layers),
+            absl::StrCat("offload at most ", m->num_layers - 1, " layers"));
+  }
+}
+
+}  // namespace parplan
