@@ -169,7 +169,6 @@ MemoryEstimate EstimateMemory(const ModelSpec& m, const ResolvedConfig& c, const
         }
       }
       if (full) working = std::max(working, max_group_bytes * tokens);
-      if (v == 0 && plan.has_embedding[r]) per_token += 8.0;  // token and position ids
       if (v == plan.vpp - 1 && plan.has_loss[r]) {
         per_token += 2 * 2.0 * m.hidden_size / outside;  // final norm input and output (output-layer input)
       }

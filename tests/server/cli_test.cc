@@ -81,6 +81,32 @@ TEST_F(CliTest, SizePhraseAndTables) {
   EXPECT_NE(out.find("cfg.model.tensor_model_parallel_size = 8"), std::string::npos);
 }
 
+TEST_F(CliTest, MemoryCommand) {
+  std::string local, remote, err;
+  const std::vector<std::string> args = {"memory", "--json", "--model", "qwen3_30b_a3b", "--system", "h100-sxm",
+                                         "--gpus", "16", "--ep", "16", "--etp", "1", "--gbs", "1024", "--seq",
+                                         "4096", "--recompute", "selective", "--recompute-modules", "moe_act",
+                                         "--grad-dtype", "bf16"};
+  ASSERT_EQ(Run(args, &local, &err), 0) << err;
+  auto with_server = args;
+  with_server.push_back("--server");
+  with_server.push_back(address_);
+  ASSERT_EQ(Run(with_server, &remote, &err), 0) << err;
+  EXPECT_EQ(local, remote);
+  for (const char* key : {"\"peak_bytes\"", "\"capacity_bytes\"", "\"fits\"", "\"headroom_bytes\"",
+                          "\"optimizer_expert_bytes\"", "\"in_flight_microbatches\""}) {
+    EXPECT_NE(local.find(key), std::string::npos) << key;
+  }
+  std::string table;
+  ASSERT_EQ(Run({"memory", "--model", "llama31_405b", "--system", "h100-sxm", "--gpus", "64", "--tp", "8"}, &table,
+                &err),
+            0);
+  EXPECT_NE(table.find("DOES NOT FIT"), std::string::npos) << table;
+  EXPECT_EQ(Run({"memory", "--tp", "8"}, &table, &err), 2);  // a model is required
+  EXPECT_EQ(Run({"memory", "--model", "llama3_8b", "--recompute", "sometimes"}, &table, &err), 2);
+  EXPECT_NE(err.find("recompute_granularity"), std::string::npos) << err;
+}
+
 TEST_F(CliTest, ServerUnreachableIsExitOne) {
   std::string out, err;
   EXPECT_EQ(Run({"models", "--server", "127.0.0.1:1", "--timeout-ms", "500"}, &out, &err), 1);

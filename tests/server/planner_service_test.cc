@@ -167,6 +167,51 @@ TEST_F(PlannerServiceTest, ExplainLayoutAndRender) {
   EXPECT_NE(rresp.slurm_header().find("--nodes=8"), std::string::npos);
 }
 
+TEST_F(PlannerServiceTest, EstimateMemoryFitsAndSuggests) {
+  v1::EstimateMemoryRequest req;
+  req.mutable_model()->set_id("llama3_70b");
+  req.mutable_placement()->set_system("h100-sxm");
+  req.mutable_placement()->set_gpus(64);
+  auto* c = req.mutable_config();
+  c->set_tp(8);
+  c->set_pp(2);
+  c->set_mbs(2);
+  c->set_gbs(256);
+  c->set_seq_length(8192);
+  v1::EstimateMemoryResponse remote, local;
+  auto ctx = Context();
+  ASSERT_TRUE(stub_->EstimateMemory(ctx.get(), req, &remote).ok());
+  ASSERT_TRUE(api::EstimateMemory(req, &local).ok());
+  EXPECT_TRUE(MessageDifferencer::Equals(remote, local));
+  EXPECT_EQ(remote.stages_size(), 2);
+  EXPECT_FALSE(remote.fits());
+  EXPECT_LT(remote.headroom_bytes(), 0);
+  EXPECT_EQ(remote.capacity_bytes(), int64_t{80} << 30);
+  ASSERT_GE(remote.suggestions_size(), 1);
+  EXPECT_TRUE(remote.suggestions(0).fits());
+  EXPECT_LT(remote.suggestions(0).peak_bytes(), remote.peak_bytes());
+  int64_t sum = 0;
+  const auto& st = remote.stages(remote.peak_pp_rank());
+  sum = st.weight_bytes() + st.grad_bytes() + st.optimizer_dense_bytes() + st.optimizer_expert_bytes() +
+        st.activation_bytes() + st.recompute_working_bytes() + st.logits_bytes() + st.embedding_bytes() +
+        st.fsdp_working_bytes() + st.overhead_bytes();
+  EXPECT_NEAR(static_cast<double>(sum), static_cast<double>(st.total_bytes()), 16.0);
+  EXPECT_EQ(st.total_bytes(), remote.peak_bytes());
+}
+
+TEST_F(PlannerServiceTest, EstimateMemoryRefusesIncompleteModels) {
+  v1::EstimateMemoryRequest req;
+  req.mutable_model()->set_id("nemotron_3_ultra");
+  v1::EstimateMemoryResponse resp;
+  auto ctx = Context();
+  const grpc::Status status = stub_->EstimateMemory(ctx.get(), req, &resp);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(status.error_message().find("hidden_size"), std::string::npos) << status.error_message();
+  v1::EstimateMemoryRequest none;
+  auto ctx2 = Context();
+  EXPECT_EQ(stub_->EstimateMemory(ctx2.get(), none, &resp).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
 TEST_F(PlannerServiceTest, ExpiredDeadline) {
   grpc::ClientContext ctx;
   ctx.set_deadline(std::chrono::system_clock::now() - std::chrono::seconds(1));
