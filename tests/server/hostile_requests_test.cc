@@ -96,6 +96,17 @@ class Chaos {
     if (Coin()) c->set_pipeline_layout(String());
     if (Coin()) c->set_precision(Coin() ? "fp8-mx" : String());
     if (Coin()) c->set_mtp_num_layers(Int32());
+    if (Coin()) c->set_recompute_granularity(Coin() ? "full" : (Coin() ? "selective" : String()));
+    if (Coin()) c->add_recompute_modules(Coin() ? "moe_act" : String());
+    if (Coin()) c->set_recompute_method(Coin() ? "block" : String());
+    if (Coin()) c->set_recompute_num_layers(Int32());
+    if (Coin()) c->set_use_distributed_optimizer(Coin());
+    if (Coin()) c->set_use_megatron_fsdp(Coin());
+    if (Coin()) c->set_grad_reduce_in_fp32(Coin());
+    if (Coin()) c->set_optimizer_state_dtype(Coin() ? "bf16" : String());
+    if (Coin()) c->set_peft(Coin() ? "lora" : String());
+    if (Coin()) c->set_cpu_offloading_num_layers(Int32());
+    if (Coin()) c->add_offload_modules(Coin() ? "core_attn" : String());
   }
 
   void Placement(v1::Placement* p) {
@@ -117,7 +128,7 @@ TEST_F(HostileRequestsTest, EveryRequestGetsAnAcceptableAnswer) {
   for (int i = 0; i < kRequests; ++i) {
     auto ctx = Context(20000);
     grpc::Status status;
-    switch (chaos.Next() % 7) {
+    switch (chaos.Next() % 8) {
       case 0: {
         v1::MinGpusRequest req;
         chaos.Config(req.mutable_config());
@@ -163,6 +174,17 @@ TEST_F(HostileRequestsTest, EveryRequestGetsAnAcceptableAnswer) {
         chaos.Model(req.mutable_model());
         v1::GetModelResponse resp;
         status = stub_->GetModel(ctx.get(), req, &resp);
+        break;
+      }
+      case 6: {
+        v1::EstimateMemoryRequest req;
+        chaos.Config(req.mutable_config());
+        chaos.Placement(req.mutable_placement());
+        chaos.Model(req.mutable_model());
+        if (chaos.Coin()) req.set_overhead_gib(chaos.Coin() ? 1.5 : static_cast<double>(chaos.Int()));
+        if (chaos.Coin()) req.set_max_suggestions(chaos.Int32());
+        v1::EstimateMemoryResponse resp;
+        status = stub_->EstimateMemory(ctx.get(), req, &resp);
         break;
       }
       default: {
