@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/catalog/catalog.h"
 #include "core/util/field_error.h"
 #include "core/util/text.h"
@@ -34,6 +35,31 @@ std::string RecomputeMethodName(RecomputeMethod m) {
   return m == RecomputeMethod::kBlock ? "block" : "uniform";
 }
 
+namespace {
+
+// An optional enumerated string: empty or one of `allowed` (case-insensitive).
+void CheckChoice(FieldErrors* errors, const std::string& field, const std::string& value,
+                 const std::vector<std::string>& allowed) {
+  const std::string v = NormalizeName(value);
+  if (v.empty() || std::find(allowed.begin(), allowed.end(), v) != allowed.end()) return;
+  errors->Add(field, absl::StrCat("'", value.substr(0, 32), "' is unknown; allowed ", absl::StrJoin(allowed, ", ")));
+}
+
+// A list of Megatron module names, at most 16, each one of `known`.
+void CheckModules(FieldErrors* errors, const std::string& field, const std::vector<std::string>& modules,
+                  const std::vector<std::string>& known, const char* kind) {
+  if (modules.size() > 16) errors->Add(field, "at most 16 modules");
+  for (const auto& m : modules) {
+    if (std::find(known.begin(), known.end(), NormalizeName(m)) == known.end()) {
+      errors->Add(field, absl::StrCat("'", m.substr(0, 32), "' is not a Megatron ", kind, " module; allowed ",
+                                      absl::StrJoin(known, ", ")));
+      return;
+    }
+  }
+}
+
+}  // namespace
+
 absl::Status CheckConfigBounds(const ParallelConfig& c, const std::string& prefix) {
   FieldErrors errors;
   auto f = [&prefix](const char* name) { return absl::StrCat(prefix, ".", name); };
@@ -55,47 +81,14 @@ absl::Status CheckConfigBounds(const ParallelConfig& c, const std::string& prefi
                                                   " characters; allowed at most ", kMaxLayoutChars));
   }
   if (c.precision.size() > 64) errors.Add(f("precision"), "precision name longer than 64 characters");
-  const std::string g = NormalizeName(c.recompute_granularity);
-  if (!(g.empty() || g == "none" || g == "selective" || g == "full")) {
-    errors.Add(f("recompute_granularity"), absl::StrCat("'", c.recompute_granularity.substr(0, 32),
-                                                        "' is unknown; allowed none, selective, full"));
-  }
-  const std::string method = NormalizeName(c.recompute_method);
-  if (!(method.empty() || method == "uniform" || method == "block")) {
-    errors.Add(f("recompute_method"), absl::StrCat("'", c.recompute_method.substr(0, 32),
-                                                   "' is unknown; allowed uniform, block"));
-  }
+  CheckChoice(&errors, f("recompute_granularity"), c.recompute_granularity, {"none", "selective", "full"});
+  CheckChoice(&errors, f("recompute_method"), c.recompute_method, {"uniform", "block"});
+  CheckChoice(&errors, f("optimizer_state_dtype"), c.optimizer_state_dtype, {"fp32", "bf16"});
+  CheckChoice(&errors, f("peft"), c.peft, {"none", "lora"});
   errors.CheckRange(f("recompute_num_layers"), c.recompute_num_layers, 0, 1024);
   errors.CheckRange(f("cpu_offloading_num_layers"), c.cpu_offloading_num_layers, 0, 1024);
-  if (c.offload_modules.size() > 16) errors.Add(f("offload_modules"), "at most 16 modules");
-  for (const auto& m : c.offload_modules) {
-    const auto& known = KnownOffloadModules();
-    if (std::find(known.begin(), known.end(), NormalizeName(m)) == known.end()) {
-      errors.Add(f("offload_modules"), absl::StrCat("'", m.substr(0, 32), "' is not a Megatron offload module; "
-                                                    "allowed core_attn, attn_proj, expert_fc1, fused_group_mlp, "
-                                                    "moe_act, attn_norm, mlp_norm, qkv_linear"));
-      break;
-    }
-  }
-  const std::string opt = NormalizeName(c.optimizer_state_dtype);
-  if (!(opt.empty() || opt == "fp32" || opt == "bf16")) {
-    errors.Add(f("optimizer_state_dtype"), absl::StrCat("'", c.optimizer_state_dtype.substr(0, 32),
-                                                        "' is unknown; allowed fp32, bf16"));
-  }
-  const std::string peft = NormalizeName(c.peft);
-  if (!(peft.empty() || peft == "none" || peft == "lora")) {
-    errors.Add(f("peft"), absl::StrCat("'", c.peft.substr(0, 32), "' is unknown; allowed none, lora"));
-  }
-  if (c.recompute_modules.size() > 16) errors.Add(f("recompute_modules"), "at most 16 modules");
-  for (const auto& m : c.recompute_modules) {
-    const auto& known = KnownRecomputeModules();
-    if (std::find(known.begin(), known.end(), NormalizeName(m)) == known.end()) {
-      errors.Add(f("recompute_modules"), absl::StrCat("'", m.substr(0, 32), "' is not a Megatron recompute "
-                                                      "module; allowed core_attn, mlp, moe, moe_act, "
-                                                      "shared_experts, layernorm, mla_up_proj"));
-      break;
-    }
-  }
+  CheckModules(&errors, f("recompute_modules"), c.recompute_modules, KnownRecomputeModules(), "recompute");
+  CheckModules(&errors, f("offload_modules"), c.offload_modules, KnownOffloadModules(), "offload");
   return errors.ToStatus();
 }
 
