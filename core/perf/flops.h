@@ -1,0 +1,32 @@
+// Megatron's "model FLOPs": the analytic count Megatron Bridge reports as
+// model TFLOP/s (src/megatron/bridge/training/utils/flop_utils.py,
+// num_floating_point_operations; Megatron-LM training.py has the same
+// formula). Forward + backward = 3x the forward matmul FLOPs; causal
+// attention counted at half; logits on the TP-padded vocabulary; MTP depths
+// counted as extra layers of the last layer's type plus their projections.
+// Hybrid (Mamba) models use the hybrid branch, which sizes the Mamba mixer as
+// d_in = 2h as the upstream code does.
+#ifndef PARPLAN_CORE_PERF_FLOPS_H_
+#define PARPLAN_CORE_PERF_FLOPS_H_
+
+#include <cstdint>
+
+#include "core/model/model_spec.h"
+
+namespace parplan {
+
+struct FlopsPerToken {
+  double total = 0;      // model FLOPs per token (fwd + bwd)
+  double attention_core = 0;  // of which QK^T and AV (quadratic in sequence)
+  double logits = 0;     // of which output layer (+ MTP heads)
+  double dense_gemm = 0; // of which dense-layer and attention projection GEMMs
+  double expert_gemm = 0;// of which routed-expert GEMMs
+};
+
+// Precondition: model complete. `seq_length` tokens per sequence, `tp` for
+// vocabulary padding, `mtp_num_layers` the run's MTP depth.
+FlopsPerToken ModelFlopsPerToken(const ModelSpec& model, int64_t seq_length, int64_t tp, int64_t mtp_num_layers);
+
+}  // namespace parplan
+
+#endif  // PARPLAN_CORE_PERF_FLOPS_H_
