@@ -140,27 +140,6 @@ double GemmInputBytes(Precision precision) {
   return kBf16;
 }
 
-LayerKind KindOfLayer(const ModelSpec& m, int64_t index) {
-  if (!m.hybrid_layer_pattern.empty()) {
-    int64_t i = 0;
-    for (char ch : m.hybrid_layer_pattern) {
-      if (ch == '|') continue;
-      if (i++ != index) continue;
-      switch (ch) {
-        case 'M': return LayerKind::kMamba;
-        case '-': return LayerKind::kMlpOnly;
-        case 'E': return LayerKind::kMoeOnly;
-        default: return LayerKind::kAttentionOnly;
-      }
-    }
-    return LayerKind::kAttentionOnly;
-  }
-  if (m.num_moe_experts <= 0) return LayerKind::kDenseTransformer;
-  const int64_t freq = m.moe_layer_freq > 0 ? m.moe_layer_freq : 1;
-  const bool moe = index >= m.first_k_dense_layers && (index - m.first_k_dense_layers) % freq == 0;
-  return moe ? LayerKind::kMoeTransformer : LayerKind::kDenseTransformer;
-}
-
 double LayerActivationBytesPerToken(const ModelSpec& m, LayerKind kind, const ResolvedConfig& c) {
   switch (kind) {
     case LayerKind::kDenseTransformer: return AttentionBytes(m, c) + DenseMlpBytes(m, c);

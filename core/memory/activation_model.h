@@ -16,16 +16,10 @@
 #include <cstdint>
 
 #include "core/config/parallel_config.h"
+#include "core/model/layer_kind.h"
 #include "core/model/model_spec.h"
 
 namespace parplan {
-
-// What one layer position holds. A GPT layer is attention + an MLP (dense or
-// MoE); a hybrid-pattern position is one mixer ('M', '*', '-', 'E').
-enum class LayerKind { kDenseTransformer, kMoeTransformer, kMamba, kAttentionOnly, kMlpOnly, kMoeOnly };
-
-// The kind of decoder layer `index` (0-based) of `model`.
-LayerKind KindOfLayer(const ModelSpec& model, int64_t index);
 
 // Bytes per token (of the microbatch, on this GPU) stored by one layer when
 // nothing is recomputed beyond `config`'s selective modules. `tp`, `sp`,

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 
+#include "core/model/layer_kind.h"
 #include "core/model/model_spec.h"
 
 namespace parplan {
@@ -22,6 +23,12 @@ struct FlopsPerToken {
   double dense_gemm = 0; // of which dense-layer and attention projection GEMMs
   double expert_gemm = 0;// of which routed-expert GEMMs
 };
+
+// Model FLOPs (fwd + bwd) per token of one decoder layer (`index` matters for
+// sliding-window layers), split as above (logits 0). MTP depths: pass
+// index = num_layers + depth with kind MtpLayerKind; the projection is added.
+FlopsPerToken LayerFlopsPerToken(const ModelSpec& model, LayerKind kind, int64_t index, int64_t seq_length,
+                                 bool mtp_depth);
 
 // Precondition: model complete. `seq_length` tokens per sequence, `tp` for
 // vocabulary padding, `mtp_num_layers` the run's MTP depth.

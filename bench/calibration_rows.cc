@@ -1,0 +1,133 @@
+#include "bench/calibration_rows.h"
+
+#include <algorithm>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "core/catalog/catalog.h"
+#include "core/pipeline/layout_builder.h"
+#include "core/rules/validate.h"
+#include "tests/core/csv_reader.h"
+
+namespace parplan {
+namespace {
+
+bool Given(const std::string& v) { return !v.empty() && v != "None"; }
+
+std::string PrecisionOf(const std::string& norm) {
+  if (norm == "fp8_mx") return "fp8-mx";
+  if (norm == "nvfp4") return "nvfp4";
+  if (norm == "bf16") return "bf16";
+  if (norm.rfind("fp8_blockwise", 0) == 0) return "fp8-sc";
+  return "fp8-cs";  // fp8_cs and the 25.09 tables' unspecified FP8
+}
+
+}  // namespace
+
+std::vector<CalibrationRow> LoadCalibrationRows(const std::string& data_dir, std::vector<std::string>* skipped) {
+  std::map<std::string, std::map<std::string, std::string>> recipes;
+  for (auto& r : ReadCsv(data_dir + "/tuned_configs_calibration.csv")) recipes[r.at("recipe_function")] = r;
+  const std::map<std::string, std::string> systems = {
+      {"DGX-H100", "h100-sxm"}, {"DGX-B200", "b200"}, {"DGX-B300", "b300"},
+      {"DGX-GB200", "gb200-nvl72"}, {"DGX-GB300", "gb300-nvl72"}};
+  std::vector<CalibrationRow> out;
+  for (const auto& r : ReadCsv(data_dir + "/benchmarks_calibration.csv")) {
+    if (r.at("variant") != "primary" || r.at("task") != "pretrain") continue;
+    const std::string label = absl::StrCat(r.at("model_key"), "/", r.at("system"), "/", r.at("num_gpus"), "/",
+                                           r.at("precision_norm"), "/", r.at("container"));
+    auto model = Catalog::Get().FindModel(r.at("model_key"));
+    auto sys = systems.count(r.at("system")) ? Catalog::Get().FindSystem(systems.at(r.at("system")))
+                                             : absl::StatusOr<SystemSpec>(absl::NotFoundError("system"));
+    if (!model.ok() || !model->complete() || !sys.ok()) {
+      skipped->push_back(absl::StrCat(label, ": incomplete model or unknown system"));
+      continue;
+    }
+    ParallelConfig c;
+    c.tp = std::stoll(r.at("tp"));
+    c.pp = std::stoll(r.at("pp"));
+    c.cp = std::stoll(r.at("cp"));
+    if (Given(r.at("vp"))) c.vpp = std::stoll(r.at("vp"));
+    if (Given(r.at("ep"))) c.ep = std::stoll(r.at("ep"));
+    c.etp = Given(r.at("etp")) ? std::stoll(r.at("etp")) : 1;
+    c.sp = c.tp > 1;
+    c.mbs = std::stoll(r.at("mbs"));
+    c.gbs = std::stoll(r.at("gbs"));
+    c.seq_length = std::stoll(r.at("seq_len"));
+    c.precision = PrecisionOf(r.at("precision_norm"));
+    c.use_megatron_fsdp = Given(r.at("fsdp")) && r.at("fsdp") != "0";
+    c.grad_reduce_in_fp32 = false;  // perf recipes (_benchmark_common)
+    // Recompute and layouts from the tuned recipe the table row names, when it matches.
+    auto recipe = recipes.find(r.at("head_recipe_function"));
+    if (recipe != recipes.end() && r.at("head_recipe_matches_table") == "yes") {
+      const auto& t = recipe->second;
+      if (Given(t.at("recompute_granularity"))) {
+        c.recompute_granularity = t.at("recompute_granularity");
+        if (Given(t.at("recompute_method"))) c.recompute_method = t.at("recompute_method");
+        if (Given(t.at("recompute_num_layers"))) c.recompute_num_layers = std::stoll(t.at("recompute_num_layers"));
+        if (t.at("recompute_granularity") == "selective" && Given(t.at("recompute_modules"))) {
+          for (absl::string_view m : absl::StrSplit(t.at("recompute_modules"), absl::ByAnyChar("[]\", "),
+                                                    absl::SkipEmpty())) {
+            c.recompute_modules.push_back(std::string(m));
+          }
+        }
+      }
+      if (Given(t.at("pipeline_model_parallel_layout"))) {
+        c.pipeline_layout = t.at("pipeline_model_parallel_layout");
+        c.vpp = 0;
+      }
+      if (Given(t.at("num_layers_in_first_pipeline_stage"))) {
+        c.first_stage_layers = std::stoll(t.at("num_layers_in_first_pipeline_stage"));
+      }
+      if (Given(t.at("num_layers_in_last_pipeline_stage"))) {
+        c.last_stage_layers = std::stoll(t.at("num_layers_in_last_pipeline_stage"));
+      }
+      if (Given(t.at("mtp_num_layers"))) c.mtp_num_layers = std::stoll(t.at("mtp_num_layers"));
+    }
+    // Runs whose layers do not divide over PP*VPP used a layout (the DeepSeek
+    // recipes build one from (PP, VPP)); rebuild the balanced one.
+    const int64_t vstages = c.pp * std::max<int64_t>(1, c.vpp);
+    if (c.pipeline_layout.empty() && c.first_stage_layers == 0 && c.last_stage_layers == 0 &&
+        model->hybrid_layer_pattern.empty() && model->num_layers % vstages != 0) {
+      c.pipeline_layout = BalancedLayout(model->num_layers, c.mtp_num_layers.value_or(model->mtp_num_layers), vstages);
+      c.vpp = 0;
+    }
+    auto resolved = ResolveConfig(c, &*model, "config");
+    if (!resolved.ok()) {
+      skipped->push_back(absl::StrCat(label, ": ", resolved.status().message()));
+      continue;
+    }
+    Placement p;
+    p.system = sys->id;
+    p.gpus = std::stoll(r.at("num_gpus"));
+    auto placement = ResolvePlacement(p, "placement");
+    ValidationInput in;
+    in.model = &*model;
+    in.config = *resolved;
+    in.placement = *placement;
+    const ValidationResult v = Validate(in);
+    if (!v.valid || !v.stages.has_value()) {
+      std::string why;
+      for (const auto& x : v.violations) {
+        if (x.severity == Severity::kError) why = x.rule;
+      }
+      skipped->push_back(absl::StrCat(label, ": invalid as published (", why, ")"));
+      continue;
+    }
+    CalibrationRow row;
+    row.label = label;
+    row.model_id = model->id;
+    row.moe = model->is_moe();
+    row.model = *model;
+    row.system = *sys;
+    row.config = *resolved;
+    row.config.vpp = v.stages->vpp;
+    row.plan = *v.stages;
+    row.gpus = p.gpus;
+    row.published_tokens_per_s_per_gpu = std::stod(r.at("tokens_per_sec_per_gpu"));
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+}  // namespace parplan

@@ -1,0 +1,35 @@
+// Calibrated performance parameters. Regenerate with
+//   build/bench/perf_accuracy_bench --fit
+// which fits them on tests/data/benchmarks_calibration.csv (per GPU
+// generation and precision for the GEMM efficiency; shared otherwise) and
+// prints this initializer.
+#include "core/perf/perf_model.h"
+
+namespace parplan {
+
+const PerfParams& CalibratedPerfParams() {
+  static const PerfParams params = [] {
+    PerfParams p;
+    p.gemm_efficiency[0][0] = 0.6200;
+    p.gemm_efficiency[0][1] = 0.7106;
+    p.gemm_efficiency[0][2] = 0.5000;
+    p.gemm_efficiency[1][0] = 0.9500;
+    p.gemm_efficiency[1][1] = 0.6590;
+    p.gemm_efficiency[1][2] = 0.4699;
+    p.gemm_half_gflop = 64.8599;
+    p.attention_efficiency = 0.7500;
+    p.expert_half_tokens = 58.10;
+    p.elementwise_passes = 24.6820;
+    p.tp_exposed = 0.0003;
+    p.cp_exposed = 0.3000;
+    p.ep_exposed = 0.1500;
+    p.dp_exposed = 0.0001;
+    p.pp_exposed = 0.0013;
+    p.layer_latency_us = 1617.77;
+    p.moe_latency_us = 504.47;
+    return p;
+  }();
+  return params;
+}
+
+}  // namespace parplan
