@@ -10,6 +10,7 @@
 #include "core/catalog/catalog.h"
 #include "core/layout/rank_layout.h"
 #include "core/memory/memory_planner.h"
+#include "core/perf/perf_model.h"
 #include "core/mesh/mesh.h"
 #include "core/model/resolve.h"
 #include "core/render/render.h"
@@ -376,6 +377,85 @@ absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::Estima
       response->add_reasons(absl::StrCat(s.change, ": ", HumanGiB(e.peak_bytes), " -> ", HumanGiB(s.peak_bytes),
                                          s.fits ? "" : " (still does not fit)"));
     }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
+                                 v1::EstimatePerformanceResponse* response) {
+  FieldErrors errors;
+  if (!HasModel(request.model())) errors.Add("model", "EstimatePerformance needs a model (id, spec, hf_config_json or size)");
+  if (request.placement().system().empty()) {
+    errors.Add("placement.system", "EstimatePerformance needs a system (peaks and links), e.g. h100-sxm");
+  }
+  if (!errors.empty()) return errors.ToStatus();
+  Resolved r;
+  if (absl::Status s = Resolve(&request.model(), request.placement(), request.config(), &r); !s.ok()) return s;
+  if (absl::Status s = RequireComplete(*r.model, "model"); !s.ok()) return s;
+  const int64_t world = r.placement.gpus > 0 ? r.placement.gpus : ComputeMinGpus(MeshOf(r.config)).min_gpus;
+  if (r.config.gbs == 0 && r.config.seq_length > 0 && world % (r.config.tp * r.config.pp * r.config.cp) == 0) {
+    r.config.gbs = DefaultGlobalBatch(r.config, world / (r.config.tp * r.config.pp * r.config.cp));
+    response->add_reasons(absl::StrCat("gbs not given: ", r.config.gbs, " sequences (about 4M tokens per step)."));
+  }
+  if (r.config.seq_length <= 0) return FieldError("config.seq_length", "no sequence length: set config.seq_length");
+  const MemoryAnswer a = AnswerMemory(*r.model, r.config, r.placement, MemoryOptions{});
+  ToModelSummary(*r.model, response->mutable_model());
+  ToResolvedConfig(r.config, response->mutable_resolved_config());
+  for (const auto& v : a.validation.violations) {
+    if (v.severity == Severity::kError) ToViolation(v, response->add_violations());
+  }
+  if (!a.estimate.has_value() || !a.validation.valid) {
+    response->add_reasons(absl::StrCat("No estimate: ",
+                                       a.unavailable_reason.empty() ? "the config breaks Megatron's rules (see violations)"
+                                                                    : a.unavailable_reason,
+                                       "."));
+    return absl::OkStatus();
+  }
+  ResolvedConfig effective = r.config;
+  effective.vpp = a.validation.stages->vpp;
+  const PerfEstimate p = parplan::EstimatePerformance(*r.model, effective, *a.validation.stages, a.world,
+                                                       *r.placement.system, CalibratedPerfParams());
+  response->mutable_resolved_config()->set_vpp(static_cast<int32_t>(effective.vpp));
+  response->set_step_time_s(p.step_time_s);
+  auto* b = response->mutable_breakdown();
+  b->set_compute_s(p.breakdown.compute_s);
+  b->set_tp_comm_s(p.breakdown.tp_comm_s);
+  b->set_cp_comm_s(p.breakdown.cp_comm_s);
+  b->set_ep_comm_s(p.breakdown.ep_comm_s);
+  b->set_dp_comm_s(p.breakdown.dp_comm_s);
+  b->set_pp_comm_s(p.breakdown.pp_comm_s);
+  b->set_bubble_s(p.breakdown.bubble_s);
+  b->set_optimizer_s(p.breakdown.optimizer_s);
+  response->set_tokens_per_s_per_gpu(p.tokens_per_s_per_gpu);
+  response->set_model_tflops_per_gpu(p.model_tflops_per_gpu);
+  response->set_mfu(p.mfu);
+  response->set_peak_tflops(p.peak_tflops);
+  response->set_model_gflops_per_token(p.flops.total / 1e9);
+  response->set_microbatches(p.microbatches);
+  response->set_slowest_pp_rank(static_cast<int32_t>(p.slowest_stage));
+  response->set_gemm_efficiency(p.gemm_efficiency);
+  response->set_dp(a.estimate->dp);
+  response->set_edp(a.estimate->edp);
+  response->set_gbs(r.config.gbs);
+  response->set_memory_peak_bytes(static_cast<int64_t>(std::llround(a.estimate->peak_bytes)));
+  response->set_memory_capacity_bytes(static_cast<int64_t>(std::llround(a.estimate->capacity_bytes)));
+  response->set_fits(a.estimate->fits);
+  for (const auto& s : p.assumptions) response->add_assumptions(s);
+  response->add_assumptions(
+      "Calibrated on published Megatron Bridge runs (median error 10%, p90 27%; bench/results/perf_accuracy.txt); "
+      "MoE runs there force-balance routing, so real MoE training is slower.");
+  response->add_reasons(absl::StrFormat("%.0f tokens/s/GPU, %.0f model TFLOP/s/GPU, MFU %.1f%% of %.0f TFLOP/s (%s).",
+                                        p.tokens_per_s_per_gpu, p.model_tflops_per_gpu, 100 * p.mfu, p.peak_tflops,
+                                        PrecisionName(r.config.precision)));
+  const PerfBreakdown& d = p.breakdown;
+  response->add_reasons(absl::StrFormat(
+      "Step %.2f s = compute %.2f + bubble %.2f + exposed comm (TP %.2f, CP %.2f, EP %.2f, DP %.2f, PP %.2f) + "
+      "optimizer %.2f; %d microbatches, slowest stage PP rank %d.",
+      p.step_time_s, d.compute_s, d.bubble_s, d.tp_comm_s, d.cp_comm_s, d.ep_comm_s, d.dp_comm_s, d.pp_comm_s,
+      d.optimizer_s, static_cast<int>(p.microbatches), static_cast<int>(p.slowest_stage)));
+  if (!a.estimate->fits) {
+    response->add_reasons(absl::StrCat("Memory: peak ", HumanGiB(a.estimate->peak_bytes), " exceeds ",
+                                       HumanGiB(a.estimate->capacity_bytes), ": this config would not run as is."));
   }
   return absl::OkStatus();
 }

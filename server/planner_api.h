@@ -26,6 +26,8 @@ absl::Status Validate(const v1::ValidateRequest& request, v1::ValidateResponse* 
 absl::Status ExplainLayout(const v1::ExplainLayoutRequest& request, v1::ExplainLayoutResponse* response);
 absl::Status RenderConfig(const v1::RenderConfigRequest& request, v1::RenderConfigResponse* response);
 absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::EstimateMemoryResponse* response);
+absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
+                                 v1::EstimatePerformanceResponse* response);
 
 }  // namespace api
 }  // namespace parplan

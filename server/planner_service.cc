@@ -94,4 +94,9 @@ grpc::ServerUnaryReactor* PlannerService::EstimateMemory(grpc::CallbackServerCon
   return Handle("EstimateMemory", ctx, req, resp, &api::EstimateMemory);
 }
 
+grpc::ServerUnaryReactor* PlannerService::EstimatePerformance(grpc::CallbackServerContext* ctx,
+                                                              const grpc::ByteBuffer* req, grpc::ByteBuffer* resp) {
+  return Handle("EstimatePerformance", ctx, req, resp, &api::EstimatePerformance);
+}
+
 }  // namespace parplan

@@ -19,7 +19,8 @@ using RawPlannerBase = v1::Planner::WithRawCallbackMethod_ListModels<
         v1::Planner::WithRawCallbackMethod_GetSystem<v1::Planner::WithRawCallbackMethod_MinGpus<
             v1::Planner::WithRawCallbackMethod_Validate<v1::Planner::WithRawCallbackMethod_ExplainLayout<
                 v1::Planner::WithRawCallbackMethod_RenderConfig<
-                    v1::Planner::WithRawCallbackMethod_EstimateMemory<v1::Planner::Service>>>>>>>>>;
+                    v1::Planner::WithRawCallbackMethod_EstimateMemory<
+                        v1::Planner::WithRawCallbackMethod_EstimatePerformance<v1::Planner::Service>>>>>>>>>>;
 
 class PlannerService final : public RawPlannerBase {
  public:
@@ -44,6 +45,8 @@ class PlannerService final : public RawPlannerBase {
                                          grpc::ByteBuffer* resp) override;
   grpc::ServerUnaryReactor* EstimateMemory(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
                                            grpc::ByteBuffer* resp) override;
+  grpc::ServerUnaryReactor* EstimatePerformance(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
+                                                grpc::ByteBuffer* resp) override;
 
  private:
   template <typename Req, typename Resp>

@@ -158,6 +158,12 @@ absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& c, const Mode
   return r;
 }
 
+int64_t DefaultGlobalBatch(const ResolvedConfig& c, int64_t dp) {
+  const int64_t unit = std::max<int64_t>(1, c.mbs * dp);
+  const int64_t target = c.seq_length > 0 ? (int64_t{1} << 22) / c.seq_length : 1;
+  return std::max<int64_t>(1, (target + unit / 2) / unit) * unit;
+}
+
 absl::StatusOr<ResolvedPlacement> ResolvePlacement(const Placement& p, const std::string& prefix) {
   FieldErrors errors;
   errors.CheckRange(absl::StrCat(prefix, ".gpus"), p.gpus, 0, kMaxGpus);

@@ -126,6 +126,10 @@ absl::Status CheckConfigBounds(const ParallelConfig& config, const std::string& 
 absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& config, const ModelSpec* model,
                                              const std::string& prefix);
 
+// Default global batch: about 4M tokens per step (4,194,304 / seq_length
+// sequences), rounded to a multiple of mbs * dp (at least one per DP rank).
+int64_t DefaultGlobalBatch(const ResolvedConfig& config, int64_t dp);
+
 // Looks up the system and checks bounds; NOT_FOUND for an unknown system.
 absl::StatusOr<ResolvedPlacement> ResolvePlacement(const Placement& placement,
                                                    const std::string& prefix);

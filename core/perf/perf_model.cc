@@ -27,6 +27,11 @@ double GemmEfficiency(const PerfParams& p, int arch, int prec, double gflop) {
 // Seconds for a collective moving `bytes` per GPU over a link of `gbps` GB/s.
 double LinkSeconds(double bytes, double gbytes_per_s) { return gbytes_per_s > 0 ? bytes / (gbytes_per_s * 1e9) : 0; }
 
+// Exposed part of a communication of `comm_s` that can overlap `compute_s`.
+double Exposed(double comm_s, double fraction, double window, double compute_s) {
+  return std::max(fraction * comm_s, comm_s - window * compute_s);
+}
+
 // GB/s per GPU for a group of `span` consecutive ranks (span <= domain: NVLink).
 double GroupBandwidth(const SystemSpec& s, int64_t span) {
   const double scaleout = (s.scaleout_gbps_per_gpu > 0 ? s.scaleout_gbps_per_gpu : 400.0) / 8.0;
@@ -100,7 +105,6 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
     elementwise_bytes[k] = LayerActivationBytesPerToken(m, static_cast<LayerKind>(k), plain);
   }
   double worst = -1;
-  double tp_bytes = 0, cp_bytes = 0, ep_bytes = 0;  // per microbatch of the slowest stage
   for (int64_t r = 0; r < plan.pp; ++r) {
     double seconds = 0, tp_b = 0, cp_b = 0, ep_b = 0;
     auto add_layer = [&](LayerKind kind, int64_t index, bool mtp) {
@@ -149,21 +153,21 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
       const double vocab = static_cast<double>(PaddedVocab(m, c.tp));
       seconds += 6.0 * h * vocab * tokens / c.tp * (1 + plan.mtp_layers[r]) / (peak * e.gemm_efficiency);
     }
-    const double stage_total = seconds + LinkSeconds(tp_b, GroupBandwidth(sys, c.tp)) * P.tp_exposed +
-                               LinkSeconds(cp_b, GroupBandwidth(sys, c.tp * c.cp)) * P.cp_exposed +
-                               LinkSeconds(ep_b, GroupBandwidth(sys, c.ep * c.etp)) * P.ep_exposed;
+    const double tp_s = Exposed(LinkSeconds(tp_b, GroupBandwidth(sys, c.tp)), P.tp_exposed, P.overlap_window, seconds);
+    const double cp_s =
+        Exposed(LinkSeconds(cp_b, GroupBandwidth(sys, c.tp * c.cp)), P.cp_exposed, P.overlap_window, seconds);
+    const double ep_s =
+        Exposed(LinkSeconds(ep_b, GroupBandwidth(sys, c.ep * c.etp)), P.ep_exposed, P.overlap_window, seconds);
+    const double stage_total = seconds + tp_s + cp_s + ep_s;
     if (stage_total > worst) {
       worst = stage_total;
       e.slowest_stage = r;
       e.breakdown.compute_s = seconds * mb;
-      tp_bytes = tp_b;
-      cp_bytes = cp_b;
-      ep_bytes = ep_b;
+      e.breakdown.tp_comm_s = tp_s * mb;
+      e.breakdown.cp_comm_s = cp_s * mb;
+      e.breakdown.ep_comm_s = ep_s * mb;
     }
   }
-  e.breakdown.tp_comm_s = LinkSeconds(tp_bytes, GroupBandwidth(sys, c.tp)) * P.tp_exposed * mb;
-  e.breakdown.cp_comm_s = LinkSeconds(cp_bytes, GroupBandwidth(sys, c.tp * c.cp)) * P.cp_exposed * mb;
-  e.breakdown.ep_comm_s = LinkSeconds(ep_bytes, GroupBandwidth(sys, c.ep * c.etp)) * P.ep_exposed * mb;
   const double per_microbatch = worst;
 
   // Pipeline: p2p of the [tokens x h] activation per boundary, and the bubble.
@@ -183,7 +187,9 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
     const double bytes = (grad_b + 2.0) * local_params * (group - 1.0) / group;
     return LinkSeconds(bytes, GroupBandwidth(sys, world));
   };
-  e.breakdown.dp_comm_s = (dp_seconds(dense_local, dp * c.cp) + dp_seconds(expert_local, edp)) * P.dp_exposed;
+  // Gradient reduction overlaps the backward pass of the step (about 2/3 of compute).
+  e.breakdown.dp_comm_s = Exposed(dp_seconds(dense_local, dp * c.cp) + dp_seconds(expert_local, edp), P.dp_exposed,
+                                  P.overlap_window, e.breakdown.compute_s * 2.0 / 3.0);
   // Optimizer: Adam reads and writes master weights, moments, gradients and weights of its shard.
   const double shard_dense = c.distributed_optimizer || c.fsdp ? dp * c.cp : 1;
   const double shard_expert = c.distributed_optimizer || c.fsdp ? edp : 1;

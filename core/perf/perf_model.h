@@ -33,6 +33,12 @@ struct PerfParams {
   double ep_exposed = 0.6;
   double dp_exposed = 0.2;
   double pp_exposed = 0.5;
+  // Share of the overlapping compute that can hide communication. A
+  // collective is exposed by max(exposed fraction * its time, its time -
+  // overlap_window * the compute it overlaps): small collectives cost their
+  // calibrated fraction, collectives larger than the compute (TP across
+  // nodes, EP over a slow network) cannot hide. Not fitted (physical prior).
+  double overlap_window = 0.5;
 };
 
 // The calibrated parameters (core/perf/perf_params.cc).

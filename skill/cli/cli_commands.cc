@@ -116,6 +116,8 @@ commands:
                                                   Megatron Bridge / Megatron-LM / Slurm text
   memory     --model .. [--system ..] [--gpus N] [config flags] [--overhead-gib X]
                                                   per-GPU memory per pipeline stage; fits or what to change
+  perf       --model .. --system .. [--gpus N] [config flags]
+                                                  step time, tokens/s/GPU, model TFLOP/s, MFU, breakdown
 
 model:   --model ID (catalog id, alias, HF id, or a size like "70B dense")
          --size "235B total, 22B active MoE"   --model-file config.json|spec.json
@@ -210,8 +212,13 @@ int RunCommand(const Flags& flags, std::string* out, std::string* err) {
     req.set_max_suggestions(static_cast<int32_t>(v));
     return Invoke(flags, req, &api::EstimateMemory, &Stub::EstimateMemory, &FormatMemory, out, err);
   }
+  if (cmd == "perf") {
+    v1::EstimatePerformanceRequest req;
+    if (absl::Status s = FillPlanFlags(flags, &req, /*model_required=*/true); !s.ok()) return Fail(s, err);
+    return Invoke(flags, req, &api::EstimatePerformance, &Stub::EstimatePerformance, &FormatPerformance, out, err);
+  }
   *err = absl::StrCat("parplan: unknown command '", cmd.substr(0, 64),
-                      "'; commands: models model systems system min-gpus validate layout render memory\n");
+                      "'; commands: models model systems system min-gpus validate layout render memory perf\n");
   return 2;
 }
 

@@ -273,5 +273,37 @@ std::string FormatMemory(const v1::EstimateMemoryResponse& r) {
   return out;
 }
 
+std::string FormatPerformance(const v1::EstimatePerformanceResponse& r) {
+  std::string out;
+  if (r.has_model()) out += Summary(r.model());
+  const auto& c = r.resolved_config();
+  absl::StrAppend(&out, absl::StrFormat("config: TP=%d PP=%d VPP=%d CP=%d EP=%d ETP=%d MBS=%d GBS=%d seq=%d %s, "
+                                        "recompute %s; DP=%d EDP=%d, %d microbatches\n",
+                                        c.tp(), c.pp(), c.vpp(), c.cp(), c.ep(), c.etp(), c.mbs(), r.gbs(),
+                                        c.seq_length(), c.precision(), c.recompute_granularity(), r.dp(), r.edp(),
+                                        r.microbatches()));
+  out += Violations(r.violations());
+  if (r.step_time_s() > 0) {
+    absl::StrAppend(&out, absl::StrFormat("step time %.3f s | %.0f tokens/s/GPU | %.0f model TFLOP/s/GPU | MFU %.1f%%\n",
+                                          r.step_time_s(), r.tokens_per_s_per_gpu(), r.model_tflops_per_gpu(),
+                                          100 * r.mfu()));
+    const auto& b = r.breakdown();
+    absl::StrAppend(&out, "breakdown (s):\n");
+    const std::pair<const char*, double> parts[] = {
+        {"compute", b.compute_s()}, {"bubble", b.bubble_s()}, {"TP comm (exposed)", b.tp_comm_s()},
+        {"CP comm (exposed)", b.cp_comm_s()}, {"EP comm (exposed)", b.ep_comm_s()},
+        {"DP comm (exposed)", b.dp_comm_s()}, {"PP comm (exposed)", b.pp_comm_s()}, {"optimizer", b.optimizer_s()}};
+    for (const auto& [name, seconds] : parts) {
+      absl::StrAppend(&out, absl::StrFormat("  %-20s %8.3f  %5.1f%%\n", name, seconds, 100 * seconds / r.step_time_s()));
+    }
+    absl::StrAppend(&out, absl::StrFormat("memory: peak %.1f GiB of %.1f GiB (%s)\n",
+                                          r.memory_peak_bytes() / (1024.0 * 1024 * 1024),
+                                          r.memory_capacity_bytes() / (1024.0 * 1024 * 1024), r.fits() ? "fits" : "DOES NOT FIT"));
+  }
+  out += Reasons(r.reasons());
+  for (const auto& a : r.assumptions()) absl::StrAppend(&out, "  assumption: ", a, "\n");
+  return out;
+}
+
 }  // namespace cli
 }  // namespace parplan

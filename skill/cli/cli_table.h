@@ -20,6 +20,7 @@ std::string FormatValidate(const v1::ValidateResponse& r);
 std::string FormatLayout(const v1::ExplainLayoutResponse& r);
 std::string FormatRender(const v1::RenderConfigResponse& r);
 std::string FormatMemory(const v1::EstimateMemoryResponse& r);
+std::string FormatPerformance(const v1::EstimatePerformanceResponse& r);
 
 }  // namespace cli
 }  // namespace parplan

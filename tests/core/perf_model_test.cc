@@ -1,0 +1,107 @@
+// The performance model: its arithmetic, its physics (directions), and its
+// calibrated accuracy on the published runs.
+#include "core/perf/perf_model.h"
+#include "core/perf/flops.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "bench/calibration_rows.h"
+#include "gtest/gtest.h"
+#include "tests/core/test_util.h"
+
+namespace parplan {
+namespace {
+
+using testing_util::CatalogModel;
+
+struct PerfCase {
+  ModelSpec model;
+  ResolvedConfig config;
+  StagePlan plan;
+};
+
+PerfCase Make(const char* id, int64_t tp, int64_t pp, int64_t vpp, int64_t gbs, int64_t seq = 8192) {
+  PerfCase r{CatalogModel(id), {}, {}};
+  r.config.tp = tp;
+  r.config.etp = 1;
+  r.config.sp = tp > 1;
+  r.config.pp = pp;
+  r.config.vpp = vpp;
+  r.config.vpp_given = vpp > 1;
+  r.config.gbs = gbs;
+  r.config.seq_length = seq;
+  r.config.precision = Precision::kFp8Cs;
+  std::vector<Violation> v;
+  r.plan = *PlanStages(r.model, r.config, &v);
+  return r;
+}
+
+PerfEstimate Estimate(const PerfCase& r, int64_t world, const char* system = "h100-sxm") {
+  return EstimatePerformance(r.model, r.config, r.plan, world, *Catalog::Get().FindSystem(system),
+                             CalibratedPerfParams());
+}
+
+TEST(PerfModelTest, ThroughputFollowsFromStepTime) {
+  const PerfEstimate e = Estimate(Make("llama3_70b", 4, 8, 5, 256), 64);
+  const PerfBreakdown& b = e.breakdown;
+  EXPECT_DOUBLE_EQ(e.step_time_s, b.compute_s + b.tp_comm_s + b.cp_comm_s + b.ep_comm_s + b.dp_comm_s +
+                                      b.pp_comm_s + b.bubble_s + b.optimizer_s);
+  // 256 sequences of 8192 tokens over 64 GPUs.
+  EXPECT_DOUBLE_EQ(e.tokens_per_s_per_gpu, 256.0 * 8192 / e.step_time_s / 64);
+  const PerfCase c = Make("llama3_70b", 4, 8, 5, 256);
+  const double flops_per_token = ModelFlopsPerToken(c.model, 8192, 4, 0).total;
+  // 6 x (non-embedding parameters incl. output layer) + causal attention 6·L·h·s.
+  EXPECT_NEAR(flops_per_token, 6 * 69.5e9 + 6.0 * 80 * 8192 * 8192, 0.01 * flops_per_token);
+  EXPECT_DOUBLE_EQ(e.model_tflops_per_gpu, e.tokens_per_s_per_gpu * flops_per_token / 1e12);
+  EXPECT_DOUBLE_EQ(e.mfu, e.model_tflops_per_gpu / 1978.9);
+  EXPECT_EQ(e.microbatches, 128);  // 256 / (1 * DP 2)
+}
+
+TEST(PerfModelTest, BubbleShrinksWithInterleavingAndMicrobatches) {
+  const PerfEstimate plain = Estimate(Make("llama3_70b", 4, 8, 1, 256), 64);
+  const PerfEstimate interleaved = Estimate(Make("llama3_70b", 4, 8, 5, 256), 64);
+  EXPECT_NEAR(interleaved.breakdown.bubble_s * 5, plain.breakdown.bubble_s, 1e-9 + plain.breakdown.bubble_s * 1e-9);
+  const PerfEstimate bigger = Estimate(Make("llama3_70b", 4, 8, 1, 1024), 64);
+  EXPECT_LT(bigger.breakdown.bubble_s / bigger.step_time_s, plain.breakdown.bubble_s / plain.step_time_s);
+  EXPECT_EQ(Estimate(Make("llama3_8b", 1, 1, 1, 128), 8).breakdown.bubble_s, 0);
+}
+
+TEST(PerfModelTest, TensorParallelismAcrossNodesIsExpensive) {
+  // TP=8 inside the H100 NVLink domain vs TP=16 across two nodes, same world.
+  const PerfEstimate inside = Estimate(Make("llama3_70b", 8, 4, 1, 256), 64);
+  const PerfEstimate across = Estimate(Make("llama3_70b", 16, 2, 1, 256), 64);
+  EXPECT_GT(across.breakdown.tp_comm_s, 10 * inside.breakdown.tp_comm_s);
+  EXPECT_LT(across.tokens_per_s_per_gpu, 0.5 * inside.tokens_per_s_per_gpu);
+}
+
+TEST(PerfModelTest, FasterGpuAndLowerPrecisionAreFaster) {
+  const PerfCase run = Make("llama3_8b", 1, 1, 1, 128);
+  EXPECT_GT(Estimate(run, 8, "b200").tokens_per_s_per_gpu, Estimate(run, 8, "h100-sxm").tokens_per_s_per_gpu);
+  PerfCase bf16 = run;
+  bf16.config.precision = Precision::kBf16;
+  EXPECT_GT(Estimate(run, 8).tokens_per_s_per_gpu, Estimate(bf16, 8).tokens_per_s_per_gpu);
+  PerfCase full = run;
+  full.config.recompute = RecomputeGranularity::kFull;
+  EXPECT_LT(Estimate(full, 8).tokens_per_s_per_gpu, Estimate(run, 8).tokens_per_s_per_gpu);
+}
+
+// Calibration regression: the committed parameters keep the accuracy targets
+// on the published runs (median <= 12%, p90 <= 30% absolute error).
+TEST(PerfModelTest, CalibratedAccuracyOnPublishedRuns) {
+  std::vector<std::string> skipped;
+  const auto rows = LoadCalibrationRows(PARPLAN_TEST_DATA_DIR, &skipped);
+  ASSERT_GT(rows.size(), 100u);
+  std::vector<double> errors;
+  for (const auto& r : rows) {
+    const double pred =
+        EstimatePerformance(r.model, r.config, r.plan, r.gpus, r.system, CalibratedPerfParams()).tokens_per_s_per_gpu;
+    errors.push_back(std::fabs(pred / r.published_tokens_per_s_per_gpu - 1));
+  }
+  std::sort(errors.begin(), errors.end());
+  EXPECT_LE(errors[errors.size() / 2], 0.12);
+  EXPECT_LE(errors[static_cast<size_t>(std::ceil(0.9 * errors.size())) - 1], 0.30);
+}
+
+}  // namespace
+}  // namespace parplan
