@@ -79,6 +79,16 @@ def main():
     assert not reply.valid
     assert "mesh.world_expert_divisible" in {v.rule for v in reply.violations}
 
+    memory = planner.EstimateMemory(planner_pb2.EstimateMemoryRequest(
+        model=planner_pb2.ModelRef(id="llama3_8b"), placement=planner_pb2.Placement(system="h100-sxm", gpus=8),
+        config=planner_pb2.ParallelConfig(tp=2, seq_length=8192)), timeout=5)
+    assert memory.fits and 0 < memory.peak_bytes < memory.capacity_bytes, memory
+    perf = planner.EstimatePerformance(planner_pb2.EstimatePerformanceRequest(
+        model=planner_pb2.ModelRef(id="llama3_8b"), placement=planner_pb2.Placement(system="h100-sxm", gpus=8),
+        config=planner_pb2.ParallelConfig(tp=2, seq_length=8192, precision="bf16")), timeout=5)
+    assert perf.step_time_s > 0 and 0.1 < perf.mfu < 0.8, perf
+    assert abs(perf.tokens_per_s_per_gpu - perf.gbs * 8192 / perf.step_time_s / 8) < 1e-6 * perf.tokens_per_s_per_gpu
+
     try:
         planner.MinGpus(planner_pb2.MinGpusRequest(config=planner_pb2.ParallelConfig(tp=99999)), timeout=5)
         raise AssertionError("tp=99999 accepted")

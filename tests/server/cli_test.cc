@@ -107,6 +107,28 @@ TEST_F(CliTest, MemoryCommand) {
   EXPECT_NE(err.find("recompute_granularity"), std::string::npos) << err;
 }
 
+TEST_F(CliTest, PerfCommand) {
+  std::string local, remote, err;
+  const std::vector<std::string> args = {"perf", "--json", "--model", "llama3_70b", "--system", "h100-sxm",
+                                         "--gpus", "64", "--tp", "4", "--pp", "4", "--vpp", "5",
+                                         "--seq", "8192", "--precision", "fp8_cs"};
+  ASSERT_EQ(Run(args, &local, &err), 0) << err;
+  auto with_server = args;
+  with_server.push_back("--server");
+  with_server.push_back(address_);
+  ASSERT_EQ(Run(with_server, &remote, &err), 0) << err;
+  EXPECT_EQ(local, remote);
+  for (const char* key : {"\"step_time_s\"", "\"tokens_per_s_per_gpu\"", "\"mfu\"", "\"breakdown\"",
+                          "\"bubble_s\"", "\"model_tflops_per_gpu\""}) {
+    EXPECT_NE(local.find(key), std::string::npos) << key;
+  }
+  std::string table;
+  ASSERT_EQ(Run({"perf", "--model", "llama3_8b", "--system", "b200", "--gpus", "8"}, &table, &err), 0) << err;
+  EXPECT_NE(table.find("tokens/s/GPU"), std::string::npos) << table;
+  EXPECT_EQ(Run({"perf", "--model", "llama3_8b", "--gpus", "8"}, &table, &err), 2);  // a system is required
+  EXPECT_NE(err.find("placement.system"), std::string::npos) << err;
+}
+
 TEST_F(CliTest, ServerUnreachableIsExitOne) {
   std::string out, err;
   EXPECT_EQ(Run({"models", "--server", "127.0.0.1:1", "--timeout-ms", "500"}, &out, &err), 1);

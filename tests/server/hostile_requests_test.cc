@@ -128,7 +128,7 @@ TEST_F(HostileRequestsTest, EveryRequestGetsAnAcceptableAnswer) {
   for (int i = 0; i < kRequests; ++i) {
     auto ctx = Context(20000);
     grpc::Status status;
-    switch (chaos.Next() % 8) {
+    switch (chaos.Next() % 9) {
       case 0: {
         v1::MinGpusRequest req;
         chaos.Config(req.mutable_config());
@@ -185,6 +185,15 @@ TEST_F(HostileRequestsTest, EveryRequestGetsAnAcceptableAnswer) {
         if (chaos.Coin()) req.set_max_suggestions(chaos.Int32());
         v1::EstimateMemoryResponse resp;
         status = stub_->EstimateMemory(ctx.get(), req, &resp);
+        break;
+      }
+      case 7: {
+        v1::EstimatePerformanceRequest req;
+        chaos.Config(req.mutable_config());
+        chaos.Placement(req.mutable_placement());
+        chaos.Model(req.mutable_model());
+        v1::EstimatePerformanceResponse resp;
+        status = stub_->EstimatePerformance(ctx.get(), req, &resp);
         break;
       }
       default: {

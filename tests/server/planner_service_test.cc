@@ -212,6 +212,66 @@ TEST_F(PlannerServiceTest, EstimateMemoryRefusesIncompleteModels) {
   EXPECT_EQ(stub_->EstimateMemory(ctx2.get(), none, &resp).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
 }
 
+TEST_F(PlannerServiceTest, EstimatePerformanceExplainsTheStep) {
+  v1::EstimatePerformanceRequest req;
+  req.mutable_model()->set_id("llama3_70b");
+  req.mutable_placement()->set_system("h100-sxm");
+  req.mutable_placement()->set_gpus(64);
+  auto* c = req.mutable_config();
+  c->set_tp(4);
+  c->set_pp(4);
+  c->set_vpp(5);
+  c->set_seq_length(8192);
+  c->set_precision("fp8_cs");
+  v1::EstimatePerformanceResponse remote, local;
+  auto ctx = Context();
+  ASSERT_TRUE(stub_->EstimatePerformance(ctx.get(), req, &remote).ok());
+  ASSERT_TRUE(api::EstimatePerformance(req, &local).ok());
+  EXPECT_TRUE(MessageDifferencer::Equals(remote, local));
+  EXPECT_EQ(remote.violations_size(), 0);
+  EXPECT_GT(remote.step_time_s(), 0);
+  const auto& b = remote.breakdown();
+  EXPECT_NEAR(remote.step_time_s(),
+              b.compute_s() + b.tp_comm_s() + b.cp_comm_s() + b.ep_comm_s() + b.dp_comm_s() + b.pp_comm_s() +
+                  b.bubble_s() + b.optimizer_s(),
+              1e-9 * remote.step_time_s());
+  // gbs defaulted to about 4M tokens: 512 sequences of 8192.
+  EXPECT_EQ(remote.gbs(), 512);
+  EXPECT_EQ(remote.dp(), 4);
+  EXPECT_EQ(remote.microbatches(), 128);
+  EXPECT_NEAR(remote.tokens_per_s_per_gpu(), 512.0 * 8192 / remote.step_time_s() / 64,
+              1e-6 * remote.tokens_per_s_per_gpu());
+  EXPECT_GT(remote.mfu(), 0.2);
+  EXPECT_LT(remote.mfu(), 0.6);
+  // Reasons: the defaulted gbs, the throughput, the step decomposition, and
+  // (this config is at the edge of 80 GiB) the memory verdict.
+  ASSERT_EQ(remote.reasons_size(), 4);
+  EXPECT_NE(remote.reasons(0).find("gbs not given"), std::string::npos) << remote.reasons(0);
+  EXPECT_NE(remote.reasons(1).find("MFU"), std::string::npos) << remote.reasons(1);
+  EXPECT_NE(remote.reasons(2).find("Step"), std::string::npos) << remote.reasons(2);
+  EXPECT_FALSE(remote.fits());
+  EXPECT_NE(remote.reasons(3).find("would not run"), std::string::npos) << remote.reasons(3);
+}
+
+TEST_F(PlannerServiceTest, EstimatePerformanceNeedsSystemAndValidConfig) {
+  v1::EstimatePerformanceRequest req;
+  req.mutable_model()->set_id("llama3_8b");
+  v1::EstimatePerformanceResponse resp;
+  auto ctx = Context();
+  const grpc::Status status = stub_->EstimatePerformance(ctx.get(), req, &resp);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(status.error_message().find("placement.system"), std::string::npos) << status.error_message();
+  // A config that breaks a rule: no numbers, the violation instead.
+  req.mutable_placement()->set_system("h100-sxm");
+  req.mutable_config()->set_tp(3);
+  v1::EstimatePerformanceResponse broken;
+  auto ctx2 = Context();
+  ASSERT_TRUE(stub_->EstimatePerformance(ctx2.get(), req, &broken).ok());
+  EXPECT_EQ(broken.step_time_s(), 0);
+  ASSERT_GE(broken.violations_size(), 1);
+  EXPECT_EQ(broken.violations(0).rule(), "tp.heads_divisible");
+}
+
 TEST_F(PlannerServiceTest, ExpiredDeadline) {
   grpc::ClientContext ctx;
   ctx.set_deadline(std::chrono::system_clock::now() - std::chrono::seconds(1));
