@@ -214,6 +214,10 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
         tokens_per_expert, 100 * expert_eff));
   }
   e.assumptions.push_back(absl::StrFormat(
+      "Per layer and microbatch (fwd + bwd): %.1f HBM passes over its saved activations (norms, activations, casts) "
+      "and %.0f us fixed (%.0f us more per MoE layer: router, permutation) for launches and synchronisation.",
+      P.elementwise_passes, P.layer_latency_us, P.moe_latency_us));
+  e.assumptions.push_back(absl::StrFormat(
       "Communication exposed after overlap: TP %.0f%%, CP %.0f%%, EP %.0f%%, DP %.0f%%, PP %.0f%%; NVLink %.0f GB/s "
       "inside the %d-GPU domain, scale-out %.0f GB/s per GPU outside.",
       100 * P.tp_exposed, 100 * P.cp_exposed, 100 * P.ep_exposed, 100 * P.dp_exposed, 100 * P.pp_exposed,
