@@ -59,13 +59,13 @@ std::vector<Knob> Knobs() {
   k.push_back({"attention_efficiency", [](PerfParams* p) { return &p->attention_efficiency; }, 0.1, 0.75});
   k.push_back({"expert_half_tokens", [](PerfParams* p) { return &p->expert_half_tokens; }, 1, 8192});
   k.push_back({"elementwise_passes", [](PerfParams* p) { return &p->elementwise_passes; }, 0, 40});
-  k.push_back({"layer_latency_us", [](PerfParams* p) { return &p->layer_latency_us; }, 1, 5000});
-  k.push_back({"moe_latency_us", [](PerfParams* p) { return &p->moe_latency_us; }, 1, 20000});
-  k.push_back({"tp_exposed", [](PerfParams* p) { return &p->tp_exposed; }, 0, 1});
+  k.push_back({"layer_latency_us", [](PerfParams* p) { return &p->layer_latency_us; }, 1, 100});
+  k.push_back({"moe_latency_us", [](PerfParams* p) { return &p->moe_latency_us; }, 1, 300});
+  k.push_back({"tp_exposed", [](PerfParams* p) { return &p->tp_exposed; }, 0.45, 0.45});
   k.push_back({"cp_exposed", [](PerfParams* p) { return &p->cp_exposed; }, 0, 1});
   k.push_back({"ep_exposed", [](PerfParams* p) { return &p->ep_exposed; }, 0, 1});
-  k.push_back({"dp_exposed", [](PerfParams* p) { return &p->dp_exposed; }, 0, 1});
-  k.push_back({"pp_exposed", [](PerfParams* p) { return &p->pp_exposed; }, 0, 1});
+  k.push_back({"dp_exposed", [](PerfParams* p) { return &p->dp_exposed; }, 0.1, 1});
+  k.push_back({"pp_exposed", [](PerfParams* p) { return &p->pp_exposed; }, 0.3, 1});
   return k;
 }
 

@@ -1,5 +1,6 @@
 #include "server/planner_service.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -8,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "server/grpc_status.h"
 #include "server/planner_api.h"
+#include "server/recommend_api.h"
 #include "server/utf8.h"
 
 namespace parplan {
@@ -23,10 +25,10 @@ std::string Flatten(const grpc::ByteBuffer& buffer) {
 
 }  // namespace
 
-template <typename Req, typename Resp>
+template <typename Req, typename Resp, typename Fn>
 grpc::ServerUnaryReactor* PlannerService::Handle(const char* method, grpc::CallbackServerContext* ctx,
                                                  const grpc::ByteBuffer* request, grpc::ByteBuffer* response,
-                                                 absl::Status (*fn)(const Req&, Resp*)) {
+                                                 Fn fn) {
   const auto start = std::chrono::steady_clock::now();
   grpc::Status status;
   Req req;
@@ -97,6 +99,19 @@ grpc::ServerUnaryReactor* PlannerService::EstimateMemory(grpc::CallbackServerCon
 grpc::ServerUnaryReactor* PlannerService::EstimatePerformance(grpc::CallbackServerContext* ctx,
                                                               const grpc::ByteBuffer* req, grpc::ByteBuffer* resp) {
   return Handle("EstimatePerformance", ctx, req, resp, &api::EstimatePerformance);
+}
+
+grpc::ServerUnaryReactor* PlannerService::Recommend(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
+                                                    grpc::ByteBuffer* resp) {
+  // The call's deadline, capped so that no search runs longer than kMaxSearch.
+  constexpr absl::Duration kMaxSearch = absl::Seconds(20);
+  absl::Time deadline = absl::Now() + kMaxSearch;
+  if (ctx->deadline() != std::chrono::system_clock::time_point::max()) {
+    deadline = std::min(deadline, absl::FromChrono(ctx->deadline()));
+  }
+  return Handle<v1::RecommendRequest, v1::RecommendResponse>(
+      "Recommend", ctx, req, resp,
+      [deadline](const v1::RecommendRequest& q, v1::RecommendResponse* r) { return api::Recommend(q, r, deadline); });
 }
 
 }  // namespace parplan

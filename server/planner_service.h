@@ -20,7 +20,8 @@ using RawPlannerBase = v1::Planner::WithRawCallbackMethod_ListModels<
             v1::Planner::WithRawCallbackMethod_Validate<v1::Planner::WithRawCallbackMethod_ExplainLayout<
                 v1::Planner::WithRawCallbackMethod_RenderConfig<
                     v1::Planner::WithRawCallbackMethod_EstimateMemory<
-                        v1::Planner::WithRawCallbackMethod_EstimatePerformance<v1::Planner::Service>>>>>>>>>>;
+                        v1::Planner::WithRawCallbackMethod_EstimatePerformance<
+                            v1::Planner::WithRawCallbackMethod_Recommend<v1::Planner::Service>>>>>>>>>>>;
 
 class PlannerService final : public RawPlannerBase {
  public:
@@ -47,12 +48,20 @@ class PlannerService final : public RawPlannerBase {
                                            grpc::ByteBuffer* resp) override;
   grpc::ServerUnaryReactor* EstimatePerformance(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
                                                 grpc::ByteBuffer* resp) override;
+  // Runs the search under the call's deadline (it stops and says so).
+  grpc::ServerUnaryReactor* Recommend(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
+                                      grpc::ByteBuffer* resp) override;
 
  private:
+  template <typename Req, typename Resp, typename Fn>
+  grpc::ServerUnaryReactor* Handle(const char* method, grpc::CallbackServerContext* ctx,
+                                   const grpc::ByteBuffer* request, grpc::ByteBuffer* response, Fn fn);
   template <typename Req, typename Resp>
   grpc::ServerUnaryReactor* Handle(const char* method, grpc::CallbackServerContext* ctx,
                                    const grpc::ByteBuffer* request, grpc::ByteBuffer* response,
-                                   absl::Status (*fn)(const Req&, Resp*));
+                                   absl::Status (*fn)(const Req&, Resp*)) {
+    return Handle<Req, Resp, absl::Status (*)(const Req&, Resp*)>(method, ctx, request, response, fn);
+  }
 
   bool access_log_;
 };

@@ -7,12 +7,17 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "core/config/parallel_config.h"
 #include "core/util/field_error.h"
 #include "google/protobuf/util/json_util.h"
 #include "parplan/v1/planner.grpc.pb.h"
 #include "server/grpc_status.h"
 #include "server/planner_api.h"
+#include "server/recommend_api.h"
 #include "skill/cli/cli_table.h"
 
 namespace parplan {
@@ -81,6 +86,47 @@ int Invoke(const Flags& flags, const Req& request,
   return 0;
 }
 
+// In-process Recommend, bounded like the service's (20 s).
+absl::Status RecommendInProcess(const v1::RecommendRequest& request, v1::RecommendResponse* response) {
+  return api::Recommend(request, response, absl::Now() + absl::Seconds(20));
+}
+
+// The search flags of `recommend` beyond the config, model and placement.
+absl::Status FillRecommendFlags(const Flags& flags, v1::RecommendRequest* req) {
+  FieldErrors errors;
+  auto collect = [&](const absl::Status& s) {
+    for (const auto& v : FieldViolationsOf(s)) errors.Add(v.field, v.description);
+    return s.ok();
+  };
+  req->set_find_min_gpus(flags.Has("min-gpus"));
+  if (flags.Has("gpus-range")) {
+    const std::string text = flags.Get("gpus-range");
+    const std::vector<std::string> parts = absl::StrSplit(text, '-');
+    long long lo = 0, hi = 0;
+    if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &lo) || !absl::SimpleAtoi(parts[1], &hi) || lo < 1 ||
+        hi < lo || hi > kMaxGpus) {
+      errors.Add("--gpus-range", absl::StrCat("--gpus-range = \"", text, "\"; expected LO-HI with 1 <= LO <= HI <= ",
+                                              kMaxGpus));
+    } else {
+      req->set_min_gpus(lo);
+      req->set_max_gpus(hi);
+    }
+  }
+  req->set_objective(flags.Get("objective"));
+  long long v = 0;
+  if (flags.Has("top") && collect(IntFlag(flags, "top", 1, 100, &v))) req->set_top_k(static_cast<int32_t>(v));
+  if (flags.Has("max-pp") && collect(IntFlag(flags, "max-pp", 1, 4096, &v))) {
+    req->mutable_constraints()->set_max_pp(static_cast<int32_t>(v));
+  }
+  if (flags.Has("max-candidates") && collect(IntFlag(flags, "max-candidates", 1, 2000000, &v))) {
+    req->set_max_candidates(v);
+  }
+  req->mutable_constraints()->set_no_cp(flags.Has("no-cp"));
+  req->mutable_constraints()->set_no_recompute(flags.Has("no-recompute"));
+  req->mutable_constraints()->set_nvlink_only(flags.Has("nvlink-only"));
+  return errors.ToStatus();
+}
+
 int Fail(const absl::Status& status, std::string* err) {
   *err = DescribeError(status);
   return ExitCodeFor(status);
@@ -118,6 +164,11 @@ commands:
                                                   per-GPU memory per pipeline stage; fits or what to change
   perf       --model .. --system .. [--gpus N] [config flags]
                                                   step time, tokens/s/GPU, model TFLOP/s, MFU, breakdown
+  recommend  --model .. --system .. (--gpus N | --min-gpus | --gpus-range LO-HI) [--seq] [--gbs]
+             [--precision] [--objective throughput|fewest-gpus|headroom] [--top K]
+             [--tp/--pp/--vpp/--cp/--ep/--etp/--mbs/--recompute pin a dimension]
+             [--max-pp N] [--no-cp] [--no-recompute] [--nvlink-only] [--max-candidates N]
+                                                  the best plans, the rule-of-thumb start, what was rejected
 
 model:   --model ID (catalog id, alias, HF id, or a size like "70B dense")
          --size "235B total, 22B active MoE"   --model-file config.json|spec.json
@@ -212,13 +263,20 @@ int RunCommand(const Flags& flags, std::string* out, std::string* err) {
     req.set_max_suggestions(static_cast<int32_t>(v));
     return Invoke(flags, req, &api::EstimateMemory, &Stub::EstimateMemory, &FormatMemory, out, err);
   }
+  if (cmd == "recommend") {
+    v1::RecommendRequest req;
+    if (absl::Status s = FillPlanFlags(flags, &req, true); !s.ok()) return Fail(s, err);
+    if (absl::Status s = FillRecommendFlags(flags, &req); !s.ok()) return Fail(s, err);
+    return Invoke(flags, req, &RecommendInProcess, &Stub::Recommend, &FormatRecommend, out, err);
+  }
   if (cmd == "perf") {
     v1::EstimatePerformanceRequest req;
     if (absl::Status s = FillPlanFlags(flags, &req, /*model_required=*/true); !s.ok()) return Fail(s, err);
     return Invoke(flags, req, &api::EstimatePerformance, &Stub::EstimatePerformance, &FormatPerformance, out, err);
   }
   *err = absl::StrCat("parplan: unknown command '", cmd.substr(0, 64),
-                      "'; commands: models model systems system min-gpus validate layout render memory perf\n");
+                      "'; commands: models model systems system min-gpus validate layout render memory perf "
+                      "recommend\n");
   return 2;
 }
 

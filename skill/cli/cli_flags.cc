@@ -24,14 +24,16 @@ const std::vector<std::string>& KnownFlags() {
       "mtp-layers", "json", "server", "timeout-ms", "rank", "max-ranks", "max-groups", "next", "filter", "help",
       "recompute", "recompute-modules", "recompute-layers", "recompute-method", "dist-opt", "no-dist-opt", "fsdp",
       "overhead-gib", "max-suggestions", "grad-dtype", "optimizer-dtype", "peft", "cpu-offload-layers",
-      "offload-modules"};
+      "offload-modules", "min-gpus", "gpus-range", "objective", "top", "max-pp", "no-cp", "no-recompute",
+      "nvlink-only", "max-candidates"};
   return *flags;
 }
 
 namespace {
 const std::vector<std::string>& SwitchFlags() {
   static const auto* flags =
-      new std::vector<std::string>{"json", "no-sp", "help", "dist-opt", "no-dist-opt", "fsdp"};
+      new std::vector<std::string>{"json",  "no-sp",   "help",         "dist-opt",    "no-dist-opt",
+                                   "fsdp",  "min-gpus", "no-cp", "no-recompute", "nvlink-only"};
   return *flags;
 }
 }  // namespace

@@ -1,5 +1,6 @@
 #include "skill/cli/cli_table.h"
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -302,6 +303,50 @@ std::string FormatPerformance(const v1::EstimatePerformanceResponse& r) {
   }
   out += Reasons(r.reasons());
   for (const auto& a : r.assumptions()) absl::StrAppend(&out, "  assumption: ", a, "\n");
+  return out;
+}
+
+namespace {
+
+// One plan line: label, GPUs, speed, memory.
+std::string PlanLine(const v1::PlanSummary& p) {
+  if (!p.valid()) return absl::StrCat(p.label(), " on ", p.gpus(), " GPUs: invalid\n");
+  return absl::StrFormat("%s on %d GPUs: %.0f tokens/s/GPU, MFU %.1f%%, step %.2f s, peak %.1f of %.1f GiB%s\n",
+                         p.label(), p.gpus(), p.tokens_per_s_per_gpu(), 100 * p.mfu(), p.step_time_s(),
+                         p.memory_peak_bytes() / (1024.0 * 1024 * 1024),
+                         p.memory_capacity_bytes() / (1024.0 * 1024 * 1024), p.fits() ? "" : " (DOES NOT FIT)");
+}
+
+}  // namespace
+
+std::string FormatRecommend(const v1::RecommendResponse& r) {
+  std::string out;
+  if (r.has_model()) out += Summary(r.model());
+  if (!r.feasible()) absl::StrAppend(&out, "NO FEASIBLE PLAN: ", r.infeasible_reason(), "\n");
+  for (const auto& p : r.plans()) {
+    absl::StrAppend(&out, "#", p.rank(), " ", PlanLine(p));
+    for (const auto& reason : p.reasons()) absl::StrAppend(&out, "     - ", reason, "\n");
+    for (const auto& v : p.violations()) absl::StrAppend(&out, "     ! ", v.rule(), ": ", v.message(), "\n");
+  }
+  if (!r.plans().empty()) {
+    absl::StrAppend(&out, "Megatron Bridge overrides of #1:\n", r.plans(0).bridge_overrides());
+    if (!absl::EndsWith(out, "\n")) out += "\n";
+  }
+  if (r.has_starting_point()) absl::StrAppend(&out, "starting point: ", PlanLine(r.starting_point()));
+  absl::StrAppend(&out, "  ", r.starting_point_comparison(), "\n");
+  const auto& j = r.rejected();
+  absl::StrAppend(&out, "rejected: ", j.invalid(), " invalid, ", j.does_not_fit(), " do not fit, ", j.dominated(),
+                  " dominated\n");
+  if (j.has_best_invalid()) {
+    absl::StrAppend(&out, "  best invalid: ", j.best_invalid().label(), " -- ",
+                    j.best_invalid().violations().empty() ? std::string("split impossible")
+                                                          : j.best_invalid().violations(0).message(),
+                    "\n");
+  }
+  if (j.has_best_not_fitting()) absl::StrAppend(&out, "  fastest not fitting: ", PlanLine(j.best_not_fitting()));
+  if (j.has_best_dominated()) absl::StrAppend(&out, "  next below: ", PlanLine(j.best_dominated()));
+  if (r.truncated()) absl::StrAppend(&out, "SEARCH CUT SHORT: ", r.truncated_reason(), "\n");
+  out += Reasons(r.reasons());
   return out;
 }
 

@@ -21,6 +21,7 @@ std::string FormatLayout(const v1::ExplainLayoutResponse& r);
 std::string FormatRender(const v1::RenderConfigResponse& r);
 std::string FormatMemory(const v1::EstimateMemoryResponse& r);
 std::string FormatPerformance(const v1::EstimatePerformanceResponse& r);
+std::string FormatRecommend(const v1::RecommendResponse& r);
 
 }  // namespace cli
 }  // namespace parplan

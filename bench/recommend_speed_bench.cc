@@ -1,0 +1,56 @@
+// Speed of one whole plan search (core Recommend) on the two sizes:
+// Llama-3 70B on 64 H100s and DeepSeek-V3 on 1,024 GB200s, plus the
+// fewest-GPU search for Llama-3.1 405B. Reports candidates evaluated per
+// second as a counter.
+#include <benchmark/benchmark.h>
+
+#include "core/catalog/catalog.h"
+#include "core/search/recommender.h"
+
+namespace {
+
+using namespace parplan;
+
+SearchRequest Request(const char* model, const char* system, int64_t gpus, int64_t seq, Precision precision) {
+  SearchRequest r;
+  r.model = new ModelSpec(*Catalog::Get().FindModel(model));  // lives as long as the benchmark
+  r.system = *Catalog::Get().FindSystem(system);
+  r.gpus = gpus;
+  r.base.seq_length = seq;
+  r.base.precision = precision;
+  r.base.mtp_num_layers = r.model->mtp_num_layers;
+  return r;
+}
+
+void BM_Recommend(benchmark::State& state, SearchRequest request) {
+  int64_t evaluated = 0;
+  for (auto _ : state) {
+    auto result = Recommend(request);
+    if (!result.ok() || !result->feasible) state.SkipWithError("no plan");
+    evaluated += result->evaluated;
+    benchmark::DoNotOptimize(result->plans);
+  }
+  state.counters["evaluated"] = benchmark::Counter(static_cast<double>(evaluated) / state.iterations());
+  state.counters["evals_per_s"] = benchmark::Counter(static_cast<double>(evaluated), benchmark::Counter::kIsRate);
+}
+
+SearchRequest MinGpus(const char* model, const char* system, int64_t seq) {
+  SearchRequest r = Request(model, system, 0, seq, Precision::kBf16);
+  r.find_min_gpus = true;
+  r.objective = Objective::kFewestGpus;
+  return r;
+}
+
+BENCHMARK_CAPTURE(BM_Recommend, llama3_70b_64_h100, Request("llama3_70b", "h100-sxm", 64, 8192, Precision::kFp8Cs))
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Recommend, deepseek_v3_1024_gb200,
+                  Request("deepseek_v3", "gb200-nvl72", 1024, 4096, Precision::kFp8Mx))
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Recommend, qwen3_30b_a3b_8_b200, Request("qwen3_30b_a3b", "b200", 8, 4096, Precision::kFp8Mx))
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Recommend, min_gpus_llama31_405b_h100, MinGpus("llama31_405b", "h100-sxm", 8192))
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,41 @@
+// The configurations a plan search considers for one world size: every
+// combination of TP (inside and up to twice the NVLink domain), CP, PP with
+// even splits and, where the layers do not divide, a balanced pipeline layout,
+// VPP, EP, ETP, MBS and recompute, restricted by the caller's pins and by the
+// divisibility Megatron-Core requires of the mesh and the batch. Full rule
+// checking (core/rules) happens later, on the plans that rank.
+#ifndef PARPLAN_CORE_SEARCH_CANDIDATE_SPACE_H_
+#define PARPLAN_CORE_SEARCH_CANDIDATE_SPACE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "core/config/parallel_config.h"
+#include "core/model/model_spec.h"
+#include "core/search/search_types.h"
+#include "core/system/system_spec.h"
+
+namespace parplan {
+
+// Global batch the search uses on `world` GPUs when the caller gives none:
+// about 4,194,304 tokens per step, rounded to a multiple of the world so that
+// every DP size of the world divides it (at least `world` sequences).
+int64_t SearchGlobalBatch(int64_t seq_length, int64_t world);
+
+// The recompute settings tried, lightest first: none, selective (dense: mlp;
+// MoE: moe_act + layernorm, + mla_up_proj with MLA), full (uniform, 1 layer).
+std::vector<ResolvedConfig> RecomputeVariants(const ModelSpec& model, const ResolvedConfig& config);
+
+// Preconditions: model complete, world >= 1, base.seq_length > 0, base.gbs > 0.
+// `memory_probe` keeps only MBS=1 with the strongest recompute allowed (the
+// least memory each mesh can use) for feasibility scans. Deterministic order.
+std::vector<ResolvedConfig> EnumerateCandidates(const ModelSpec& model, const ResolvedConfig& base, int64_t world,
+                                                const SystemSpec& system, const SearchConstraints& constraints,
+                                                bool memory_probe);
+
+// Number of dimensions above 1 among TP, PP, VPP, CP, EP, ETP (simpler first).
+int DimensionsInUse(const ResolvedConfig& config);
+
+}  // namespace parplan
+
+#endif  // PARPLAN_CORE_SEARCH_CANDIDATE_SPACE_H_

@@ -1,0 +1,31 @@
+// The plan search: for a model on a system, the best configurations on a
+// world size (or the fewest GPUs that fit, or a range of world sizes), each
+// validated, with its memory, predicted performance and reasons; the
+// rule-of-thumb starting point evaluated for comparison; and counts of what
+// was rejected and why. Bounded by the request's deadline and candidate cap.
+#ifndef PARPLAN_CORE_SEARCH_RECOMMENDER_H_
+#define PARPLAN_CORE_SEARCH_RECOMMENDER_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "core/search/search_types.h"
+
+namespace parplan {
+
+// INVALID_ARGUMENT for an incomplete model, no sequence length, top_k out
+// of 1..100 or an empty world range. An infeasible request (nothing fits)
+// is OK with feasible = false and the reason. Deterministic: the same
+// request gives the same plans in the same order.
+absl::StatusOr<SearchResult> Recommend(const SearchRequest& request);
+
+// "TP=4 PP=8 VPP=5 CP=1 EP=1 MBS=1 recompute none" (ETP and layout when set).
+std::string PlanLabel(const ResolvedConfig& config);
+
+// Evaluates one config on `world` GPUs: rules, memory, performance.
+// `gbs` must already be set in the config.
+PlanEval EvaluatePlan(const ModelSpec& model, const ResolvedConfig& config, int64_t world, const SystemSpec& system);
+
+}  // namespace parplan
+
+#endif  // PARPLAN_CORE_SEARCH_RECOMMENDER_H_

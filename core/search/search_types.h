@@ -1,0 +1,86 @@
+// Inputs and outputs of the plan search (Recommend).
+#ifndef PARPLAN_CORE_SEARCH_SEARCH_TYPES_H_
+#define PARPLAN_CORE_SEARCH_SEARCH_TYPES_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "core/config/parallel_config.h"
+#include "core/memory/memory_model.h"
+#include "core/model/model_spec.h"
+#include "core/perf/perf_model.h"
+#include "core/rules/violation.h"
+#include "core/system/system_spec.h"
+
+namespace parplan {
+
+// Dimensions the caller fixes (0 = free) and limits on the search.
+struct SearchConstraints {
+  int64_t tp = 0, pp = 0, vpp = 0, cp = 0, ep = 0, etp = 0, mbs = 0;
+  int64_t max_pp = 0;            // 0 = no limit beyond the layer count
+  bool allow_cp = true;          // false: CP = 1
+  bool allow_recompute = true;   // false: no activation recomputation
+  bool recompute_pinned = false; // true: only the base config's recompute setting
+  bool nvlink_only = false;      // TP and EP*ETP groups must stay inside one NVLink domain
+};
+
+enum class Objective { kThroughput, kFewestGpus, kHeadroom };
+
+struct SearchRequest {
+  const ModelSpec* model = nullptr;   // complete
+  SystemSpec system;
+  // World sizes: exactly `gpus` when > 0; otherwise the valid sizes in
+  // [min_gpus, max_gpus] (fewest-GPU mode stops at the first that fits).
+  int64_t gpus = 0;
+  int64_t min_gpus = 0, max_gpus = 0;
+  bool find_min_gpus = false;
+  ResolvedConfig base;                // seq_length, gbs (0 = default), precision, MTP, training knobs
+  SearchConstraints constraints;
+  Objective objective = Objective::kThroughput;
+  int top_k = 5;
+  int64_t max_candidates = 200000;    // evaluations (memory + performance) at most
+  // Plans keep peak memory under this share of HBM: the memory model leaves
+  // out allocator fragmentation and some communication buffers.
+  double max_memory_fraction = 0.9;
+  absl::Time deadline = absl::InfiniteFuture();
+};
+
+struct PlanEval {
+  ResolvedConfig config;              // the plan (vpp resolved; layout set when uneven)
+  int64_t world = 0;
+  int64_t dp = 0, edp = 0;
+  MemoryEstimate memory;
+  PerfEstimate perf;
+  bool valid = true;
+  std::vector<Violation> violations;  // errors when invalid, else warnings
+  std::vector<std::string> reasons;
+};
+
+struct RejectedSummary {
+  int64_t invalid = 0;       // broke a Megatron rule
+  int64_t does_not_fit = 0;  // valid but over the GPU's memory
+  int64_t dominated = 0;     // valid and fits, ranked below the plans returned
+  std::optional<PlanEval> best_invalid, best_not_fitting, best_dominated;
+};
+
+struct SearchResult {
+  bool feasible = false;
+  std::string infeasible_reason;
+  std::vector<PlanEval> plans;              // best first
+  std::optional<PlanEval> starting_point;   // the rule-of-thumb config, evaluated
+  std::string starting_point_comparison;    // why the top plan differs (or agrees)
+  RejectedSummary rejected;
+  int64_t candidates = 0;                   // configurations enumerated
+  int64_t evaluated = 0;                    // memory (+ performance) evaluations
+  std::vector<int64_t> worlds_searched;
+  bool truncated = false;
+  std::string truncated_reason;
+  std::vector<std::string> reasons;
+};
+
+}  // namespace parplan
+
+#endif  // PARPLAN_CORE_SEARCH_SEARCH_TYPES_H_

@@ -1,0 +1,158 @@
+#include "server/recommend_api.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "core/model/resolve.h"
+#include "core/render/render.h"
+#include "core/search/recommender.h"
+#include "core/util/field_error.h"
+#include "server/convert.h"
+#include "server/resolve_request.h"
+
+namespace parplan {
+namespace api {
+namespace {
+
+constexpr int64_t kMaxCandidates = 2000000;
+constexpr int64_t kDefaultCandidates = 200000;
+
+void ToPlanSummary(const PlanEval& p, int rank, const ModelSpec& model, const SystemSpec& system,
+                   v1::PlanSummary* out) {
+  out->set_rank(rank);
+  out->set_label(PlanLabel(p.config));
+  ToResolvedConfig(p.config, out->mutable_config());
+  out->set_gpus(p.world);
+  out->set_dp(p.dp);
+  out->set_edp(p.edp);
+  out->set_valid(p.valid);
+  for (const auto& v : p.violations) ToViolation(v, out->add_violations());
+  for (const auto& r : p.reasons) out->add_reasons(r);
+  if (!p.valid) return;
+  out->set_fits(p.memory.fits);
+  out->set_memory_peak_bytes(std::llround(p.memory.peak_bytes));
+  out->set_memory_capacity_bytes(std::llround(p.memory.capacity_bytes));
+  out->set_headroom_bytes(std::llround(p.memory.headroom_bytes));
+  out->set_peak_pp_rank(static_cast<int32_t>(p.memory.peak_pp_rank));
+  out->set_step_time_s(p.perf.step_time_s);
+  out->set_tokens_per_s_per_gpu(p.perf.tokens_per_s_per_gpu);
+  out->set_model_tflops_per_gpu(p.perf.model_tflops_per_gpu);
+  out->set_mfu(p.perf.mfu);
+  auto* b = out->mutable_breakdown();
+  b->set_compute_s(p.perf.breakdown.compute_s);
+  b->set_tp_comm_s(p.perf.breakdown.tp_comm_s);
+  b->set_cp_comm_s(p.perf.breakdown.cp_comm_s);
+  b->set_ep_comm_s(p.perf.breakdown.ep_comm_s);
+  b->set_dp_comm_s(p.perf.breakdown.dp_comm_s);
+  b->set_pp_comm_s(p.perf.breakdown.pp_comm_s);
+  b->set_bubble_s(p.perf.breakdown.bubble_s);
+  b->set_optimizer_s(p.perf.breakdown.optimizer_s);
+  ResolvedPlacement placement;
+  placement.system = system;
+  placement.gpus = p.world;
+  placement.gpus_per_node = system.gpus_per_node;
+  placement.nvlink_domain_size = system.nvlink_domain_size;
+  out->set_bridge_overrides(parplan::RenderConfig(p.config, &model, placement).bridge_python);
+}
+
+absl::StatusOr<Objective> ParseObjective(const std::string& text, bool find_min_gpus) {
+  if (text.empty()) return find_min_gpus ? Objective::kFewestGpus : Objective::kThroughput;
+  if (text == "throughput") return Objective::kThroughput;
+  if (text == "fewest-gpus" || text == "fewest_gpus") return Objective::kFewestGpus;
+  if (text == "headroom") return Objective::kHeadroom;
+  return FieldError("objective",
+                    absl::StrCat("objective = \"", text, "\" is not known; allowed throughput, fewest-gpus, headroom"));
+}
+
+}  // namespace
+
+absl::Status Recommend(const v1::RecommendRequest& request, v1::RecommendResponse* response, absl::Time deadline) {
+  FieldErrors errors;
+  if (!HasModel(request.model())) errors.Add("model", "Recommend needs a model (id, spec, hf_config_json or size)");
+  if (request.placement().system().empty()) {
+    errors.Add("placement.system", "Recommend needs a system (peaks, memory, links), e.g. h100-sxm");
+  }
+  errors.CheckRange("min_gpus", request.min_gpus(), 0, kMaxGpus);
+  errors.CheckRange("max_gpus", request.max_gpus(), 0, kMaxGpus);
+  errors.CheckRange("top_k", request.top_k(), 0, 100);
+  errors.CheckRange("max_candidates", request.max_candidates(), 0, kMaxCandidates);
+  errors.CheckRange("constraints.max_pp", request.constraints().max_pp(), 0, 4096);
+  if (request.placement().gpus() > 0 && (request.find_min_gpus() || request.min_gpus() > 0 || request.max_gpus() > 0)) {
+    errors.Add("placement.gpus", "give either placement.gpus or find_min_gpus / min_gpus..max_gpus, not both");
+  }
+  if (request.placement().gpus() == 0 && !request.find_min_gpus() && request.max_gpus() == 0) {
+    errors.Add("placement.gpus", "no GPU count: set placement.gpus, find_min_gpus, or a min_gpus..max_gpus range");
+  }
+  if (!errors.empty()) return errors.ToStatus();
+  auto objective = ParseObjective(request.objective(), request.find_min_gpus());
+  if (!objective.ok()) return objective.status();
+
+  Resolved r;
+  if (absl::Status s = Resolve(&request.model(), request.placement(), request.config(), &r); !s.ok()) return s;
+  if (absl::Status s = RequireComplete(*r.model, "model"); !s.ok()) return s;
+  if (r.config.seq_length <= 0) return FieldError("config.seq_length", "no sequence length: set config.seq_length");
+
+  SearchRequest q;
+  q.model = &*r.model;
+  q.system = *r.placement.system;
+  if (r.placement.gpus_per_node > 0) q.system.gpus_per_node = static_cast<int>(r.placement.gpus_per_node);
+  q.gpus = request.placement().gpus();
+  q.find_min_gpus = request.find_min_gpus();
+  q.min_gpus = request.min_gpus();
+  q.max_gpus = request.max_gpus();
+  q.base = r.config;
+  q.base.gbs = request.config().gbs();
+  const v1::ParallelConfig& pins = request.config();
+  q.constraints.tp = pins.tp();
+  q.constraints.pp = pins.pp();
+  q.constraints.vpp = pins.vpp();
+  q.constraints.cp = pins.cp();
+  q.constraints.ep = pins.ep();
+  q.constraints.etp = pins.has_etp() ? pins.etp() : 0;
+  q.constraints.mbs = pins.mbs();
+  q.constraints.max_pp = request.constraints().max_pp();
+  q.constraints.allow_cp = !request.constraints().no_cp();
+  q.constraints.allow_recompute = !request.constraints().no_recompute();
+  q.constraints.recompute_pinned = !pins.recompute_granularity().empty();
+  q.constraints.nvlink_only = request.constraints().nvlink_only();
+  q.objective = *objective;
+  q.top_k = request.top_k() > 0 ? request.top_k() : 5;
+  q.max_candidates = request.max_candidates() > 0 ? request.max_candidates() : kDefaultCandidates;
+  q.deadline = deadline;
+
+  auto result = parplan::Recommend(q);
+  if (!result.ok()) return result.status();
+  const SearchResult& s = *result;
+  ToModelSummary(*r.model, response->mutable_model());
+  response->set_feasible(s.feasible);
+  response->set_infeasible_reason(s.infeasible_reason);
+  int rank = 1;
+  for (const PlanEval& p : s.plans) ToPlanSummary(p, rank++, *r.model, q.system, response->add_plans());
+  if (s.starting_point.has_value()) {
+    ToPlanSummary(*s.starting_point, 0, *r.model, q.system, response->mutable_starting_point());
+  }
+  response->set_starting_point_comparison(s.starting_point_comparison);
+  auto* rej = response->mutable_rejected();
+  rej->set_invalid(s.rejected.invalid);
+  rej->set_does_not_fit(s.rejected.does_not_fit);
+  rej->set_dominated(s.rejected.dominated);
+  if (s.rejected.best_invalid) ToPlanSummary(*s.rejected.best_invalid, 0, *r.model, q.system, rej->mutable_best_invalid());
+  if (s.rejected.best_not_fitting) {
+    ToPlanSummary(*s.rejected.best_not_fitting, 0, *r.model, q.system, rej->mutable_best_not_fitting());
+  }
+  if (s.rejected.best_dominated) {
+    ToPlanSummary(*s.rejected.best_dominated, 0, *r.model, q.system, rej->mutable_best_dominated());
+  }
+  response->set_candidates(s.candidates);
+  response->set_evaluated(s.evaluated);
+  for (int64_t w : s.worlds_searched) response->add_worlds_searched(w);
+  response->set_truncated(s.truncated);
+  response->set_truncated_reason(s.truncated_reason);
+  for (const auto& line : s.reasons) response->add_reasons(line);
+  if (!s.plans.empty()) response->set_gbs(s.plans.front().config.gbs);
+  response->set_seq_length(static_cast<int32_t>(q.base.seq_length));
+  return absl::OkStatus();
+}
+
+}  // namespace api
+}  // namespace parplan

@@ -1,0 +1,33 @@
+#include "server/resolve_request.h"
+
+#include "core/model/resolve.h"
+#include "core/util/field_error.h"
+#include "server/convert.h"
+
+namespace parplan {
+namespace api {
+
+absl::Status Resolve(const v1::ModelRef* model_ref, const v1::Placement& placement,
+                     const v1::ParallelConfig& config, Resolved* out) {
+  // Report bounds problems of all parts together before any lookup.
+  FieldErrors errors;
+  for (const auto& v : FieldViolationsOf(CheckConfigBounds(ToParallelConfig(config), "config"))) {
+    errors.Add(v.field, v.description);
+  }
+  if (!errors.empty()) return errors.ToStatus();
+  if (model_ref != nullptr && HasModel(*model_ref)) {
+    auto model = ResolveModel(ToModelSource(*model_ref), "model");
+    if (!model.ok()) return model.status();
+    out->model = *std::move(model);
+  }
+  auto resolved_placement = ResolvePlacement(ToPlacement(placement), "placement");
+  if (!resolved_placement.ok()) return resolved_placement.status();
+  out->placement = *resolved_placement;
+  auto resolved_config = ResolveConfig(ToParallelConfig(config), out->model_ptr(), "config");
+  if (!resolved_config.ok()) return resolved_config.status();
+  out->config = *resolved_config;
+  return absl::OkStatus();
+}
+
+}  // namespace api
+}  // namespace parplan

@@ -1,0 +1,34 @@
+// Resolves the config-shaped part of a request (model reference, placement,
+// parallel config) into core types, reporting every out-of-bounds field
+// together before any lookup. Shared by the API's handlers.
+#ifndef PARPLAN_SERVER_RESOLVE_REQUEST_H_
+#define PARPLAN_SERVER_RESOLVE_REQUEST_H_
+
+#include <optional>
+
+#include "absl/status/status.h"
+#include "core/config/parallel_config.h"
+#include "core/model/model_spec.h"
+#include "parplan/v1/planner.pb.h"
+
+namespace parplan {
+namespace v1 = ::parplan::v1;
+namespace api {
+
+// Everything a config-shaped request resolves to.
+struct Resolved {
+  std::optional<ModelSpec> model;
+  ResolvedConfig config;
+  ResolvedPlacement placement;
+  const ModelSpec* model_ptr() const { return model.has_value() ? &*model : nullptr; }
+};
+
+// `model_ref` may be null (no model). INVALID_ARGUMENT naming the fields out of
+// bounds; NOT_FOUND for an unknown model or system.
+absl::Status Resolve(const v1::ModelRef* model_ref, const v1::Placement& placement,
+                     const v1::ParallelConfig& config, Resolved* out);
+
+}  // namespace api
+}  // namespace parplan
+
+#endif  // PARPLAN_SERVER_RESOLVE_REQUEST_H_
