@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/memory/memory_model.h"
+#include "core/model/param_count.h"
 #include "core/pipeline/layout_builder.h"
 
 namespace parplan {
@@ -11,7 +13,8 @@ namespace {
 constexpr double kTokensPerStep = 4194304.0;
 constexpr int64_t kMinTokensPerCpRank = 1024;
 constexpr int64_t kMaxVpp = 8;         // even splits
-constexpr int64_t kMaxLayoutVpp = 8;   // balanced layouts (layers do not divide): up to 8 chunks per rank
+constexpr int64_t kMaxLayoutVpp = 8;   // balanced layouts (layers do not divide): 1, 2, 4 or 8 chunks per rank
+constexpr int64_t kMaxTp = 16;
 
 std::vector<int64_t> Divisors(int64_t n, int64_t limit) {
   std::vector<int64_t> out;
@@ -65,10 +68,19 @@ int DimensionsInUse(const ResolvedConfig& c) {
 
 std::vector<ResolvedConfig> EnumerateCandidates(const ModelSpec& m, const ResolvedConfig& base, int64_t world,
                                                 const SystemSpec& sys, const SearchConstraints& k,
-                                                bool memory_probe) {
+                                                bool memory_probe, int64_t* pruned) {
   std::vector<ResolvedConfig> out;
+  // Weights (>= 1 B in FP8) + gradients (>= 2 B) per local parameter: a floor
+  // under any config's memory, unless FSDP or LoRA change what is stored.
+  const ParamCounts params = CountParams(m);
+  const double dense_params = static_cast<double>(params.total - params.routed_experts);
+  const double expert_params = static_cast<double>(params.routed_experts);
+  const double capacity = sys.hbm_gb * kGiB;
+  const bool prune = capacity > 0 && !base.fsdp && !base.lora;
   const int64_t domain = std::max(1, sys.nvlink_domain_size);
-  const int64_t max_tp = k.nvlink_only ? domain : 2 * domain;
+  // TP inside the NVLink domain, and one step across it; never above 16,
+  // where per-GPU GEMMs are too thin to pay for the collectives.
+  const int64_t max_tp = std::min<int64_t>(kMaxTp, k.nvlink_only ? domain : 2 * domain);
   const bool hybrid = m.is_hybrid();
   const int64_t mtp = base.mtp_num_layers;
   std::vector<ResolvedConfig> recompute = RecomputeVariants(m, base);
@@ -103,7 +115,9 @@ std::vector<ResolvedConfig> EnumerateCandidates(const ModelSpec& m, const Resolv
             const int64_t stages = pp * v;
             if (m.num_layers % stages == 0) {
               splits.push_back({v, ""});
-            } else if (!hybrid && v <= kMaxLayoutVpp && m.num_layers + 2 >= stages) {
+            } else if (!hybrid && m.num_layers % pp != 0 && v <= kMaxLayoutVpp && (v & (v - 1)) == 0 &&
+                       m.num_layers + 2 >= stages) {
+              // Layouts only where PP itself does not divide the layers (DeepSeek's 61 over PP 4).
               splits.push_back({v, BalancedLayout(m.num_layers, mtp, stages)});
             }
           }
@@ -126,6 +140,13 @@ std::vector<ResolvedConfig> EnumerateCandidates(const ModelSpec& m, const Resolv
           expert_meshes.push_back({1, tp});
         }
         for (const auto& [ep, etp] : expert_meshes) {
+          const double local = dense_params / (tp * pp) + expert_params / (pp * ep * etp);
+          if (prune && 3.0 * local > capacity) {
+            if (pruned != nullptr) {
+              *pruned += static_cast<int64_t>(splits.size() * mbs_options.size() * recompute.size());
+            }
+            continue;
+          }
           for (const Split& split : splits) {
             for (int64_t mbs : mbs_options) {
               if (!Allowed(mbs, k.mbs) || base.gbs % (mbs * dp) != 0) continue;

@@ -28,10 +28,13 @@ std::vector<ResolvedConfig> RecomputeVariants(const ModelSpec& model, const Reso
 
 // Preconditions: model complete, world >= 1, base.seq_length > 0, base.gbs > 0.
 // `memory_probe` keeps only MBS=1 with the strongest recompute allowed (the
-// least memory each mesh can use) for feasibility scans. Deterministic order.
+// least memory each mesh can use) for feasibility scans. Meshes whose
+// weights and gradients alone (>= 3 bytes per local parameter) exceed the
+// GPU's memory are skipped; `pruned` (nullable) counts the configurations
+// skipped that way. Deterministic order.
 std::vector<ResolvedConfig> EnumerateCandidates(const ModelSpec& model, const ResolvedConfig& base, int64_t world,
                                                 const SystemSpec& system, const SearchConstraints& constraints,
-                                                bool memory_probe);
+                                                bool memory_probe, int64_t* pruned = nullptr);
 
 // Number of dimensions above 1 among TP, PP, VPP, CP, EP, ETP (simpler first).
 int DimensionsInUse(const ResolvedConfig& config);

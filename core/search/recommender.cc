@@ -71,6 +71,10 @@ int64_t ModelStateLowerBound(const ModelSpec& m, const SystemSpec& sys) {
   return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(CountParams(m).total * 15.0 / capacity)));
 }
 
+bool FitsWithin(const MemoryEstimate& mem, const SearchRequest& req) {
+  return mem.fits && mem.peak_bytes <= req.max_memory_fraction * mem.capacity_bytes;
+}
+
 bool Better(const Scored& a, const Scored& b, Objective objective, double band_floor) {
   if (objective == Objective::kFewestGpus && a.world != b.world) return a.world < b.world;
   if (objective == Objective::kHeadroom) {
@@ -229,7 +233,7 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
         ++out.evaluated;
         if (!plan.has_value()) continue;
         const MemoryEstimate mem = EstimateMemory(m, c, *plan, w, &sys, MemoryOptions{});
-        if (mem.fits && EvaluatePlan(m, c, w, sys).valid) {
+        if (FitsWithin(mem, req) && EvaluatePlan(m, c, w, sys).valid) {
           found = w;
           break;
         }
@@ -257,8 +261,11 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
   for (int64_t w : worlds) {
     if (stop) break;
     if (!req.find_min_gpus) out.worlds_searched.push_back(w);
-    WorldCandidates space{w, EnumerateCandidates(m, base_for(w), w, sys, req.constraints, false)};
-    out.candidates += static_cast<int64_t>(space.configs.size());
+    int64_t pruned = 0;
+    WorldCandidates space{w, EnumerateCandidates(m, base_for(w), w, sys, req.constraints, false, &pruned)};
+    out.candidates += static_cast<int64_t>(space.configs.size()) + pruned;
+    out.rejected.does_not_fit += pruned;
+    out.pruned_by_memory += pruned;
     const int64_t wi = static_cast<int64_t>(spaces.size());
     for (int64_t i = 0; i < static_cast<int64_t>(space.configs.size()); ++i) {
       if (out.evaluated >= req.max_candidates) {
@@ -286,7 +293,7 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
       s.planned = true;
       const MemoryEstimate mem = EstimateMemory(m, c, *plan, w, &sys, MemoryOptions{});
       const PerfEstimate perf = EstimatePerformance(m, c, *plan, w, sys, CalibratedPerfParams());
-      s.fits = mem.fits && mem.peak_bytes <= req.max_memory_fraction * mem.capacity_bytes;
+      s.fits = FitsWithin(mem, req);
       s.tokens_per_gpu = perf.tokens_per_s_per_gpu;
       s.headroom_fraction = mem.capacity_bytes > 0 ? mem.headroom_bytes / mem.capacity_bytes : 0;
       s.peak_fraction = mem.capacity_bytes > 0 ? mem.peak_bytes / mem.capacity_bytes : 0;
@@ -453,12 +460,16 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
   }
 
   if (!out.feasible && !out.truncated) {
-    if (out.rejected.best_not_fitting.has_value()) {
-      const PlanEval& b = *out.rejected.best_not_fitting;
+    if (out.rejected.does_not_fit > 0) {
       out.infeasible_reason = absl::StrCat(
           "No valid config fits on ", absl::StrJoin(out.worlds_searched, ", "), " GPUs of ",
-          HumanGiB(b.memory.capacity_bytes), ": ", out.rejected.does_not_fit, " configs are over memory",
+          HumanGiB(sys.hbm_gb * kGiB), ": ", out.rejected.does_not_fit, " configs are over memory (",
+          out.pruned_by_memory, " by weights and gradients alone)",
           out.rejected.invalid > 0 ? absl::StrCat(" and ", out.rejected.invalid, " break a rule") : "",
+          out.rejected.best_not_fitting.has_value()
+              ? absl::StrCat("; the closest, ", PlanLabel(out.rejected.best_not_fitting->config), ", needs ",
+                             HumanGiB(out.rejected.best_not_fitting->memory.peak_bytes))
+              : "",
           "; the model states alone need at least ", ModelStateLowerBound(m, sys), " GPUs.");
     } else {
       out.infeasible_reason =
@@ -469,7 +480,8 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
     out.infeasible_reason = absl::StrCat("The search was cut before a plan was found: ", out.truncated_reason, ".");
   }
   out.reasons.push_back(absl::StrCat(out.candidates, " configurations on ", out.worlds_searched.size(),
-                                     " world size(s); ", out.evaluated, " evaluated; ", out.rejected.invalid,
+                                     " world size(s); ", out.evaluated, " evaluated (", out.pruned_by_memory,
+                                     " skipped: weights and gradients alone exceed memory); ", out.rejected.invalid,
                                      " invalid, ", out.rejected.does_not_fit, " over memory, ",
                                      out.rejected.dominated, " ranked below the plans shown."));
   if (out.truncated) out.reasons.push_back(absl::StrCat("Search cut short: ", out.truncated_reason, "."));

@@ -42,9 +42,9 @@ struct SearchRequest {
   Objective objective = Objective::kThroughput;
   int top_k = 5;
   int64_t max_candidates = 200000;    // evaluations (memory + performance) at most
-  // Plans keep peak memory under this share of HBM: the memory model leaves
-  // out allocator fragmentation and some communication buffers.
-  double max_memory_fraction = 0.9;
+  // Plans keep peak memory under this share of HBM (1 = the memory model's
+  // own verdict, which already holds 2 GiB + 3% for overheads).
+  double max_memory_fraction = 1.0;
   absl::Time deadline = absl::InfiniteFuture();
 };
 
@@ -75,6 +75,7 @@ struct SearchResult {
   RejectedSummary rejected;
   int64_t candidates = 0;                   // configurations enumerated
   int64_t evaluated = 0;                    // memory (+ performance) evaluations
+  int64_t pruned_by_memory = 0;             // skipped: weights + gradients alone exceed memory
   std::vector<int64_t> worlds_searched;
   bool truncated = false;
   std::string truncated_reason;

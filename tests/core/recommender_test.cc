@@ -1,0 +1,178 @@
+// The plan search: pins, fewest GPUs, infeasible requests, deadlines,
+// determinism, the starting point and the rejected summary.
+#include "core/search/recommender.h"
+
+#include "core/search/candidate_space.h"
+#include "gtest/gtest.h"
+#include "tests/core/test_util.h"
+
+namespace parplan {
+namespace {
+
+using testing_util::CatalogModel;
+
+struct Case {
+  ModelSpec model;
+  SearchRequest request;
+};
+
+Case Make(const char* model, const char* system, int64_t gpus, int64_t seq, Precision precision = Precision::kBf16) {
+  Case c{CatalogModel(model), {}};
+  c.request.system = *Catalog::Get().FindSystem(system);
+  c.request.gpus = gpus;
+  c.request.base.seq_length = seq;
+  c.request.base.precision = precision;
+  c.request.base.mtp_num_layers = c.model.mtp_num_layers;
+  return c;
+}
+
+SearchResult Search(Case& c) {
+  c.request.model = &c.model;
+  auto r = Recommend(c.request);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? *r : SearchResult{};
+}
+
+TEST(RecommenderTest, DenseOn64GpusRanksValidFittingDistinctPlans) {
+  Case c = Make("llama3_70b", "h100-sxm", 64, 8192, Precision::kFp8Cs);
+  const SearchResult r = Search(c);
+  ASSERT_TRUE(r.feasible);
+  ASSERT_EQ(r.plans.size(), 5u);
+  for (size_t i = 0; i < r.plans.size(); ++i) {
+    const PlanEval& p = r.plans[i];
+    EXPECT_TRUE(p.valid);
+    EXPECT_TRUE(p.memory.fits);
+    EXPECT_EQ(p.world, 64);
+    EXPECT_EQ(64 % (p.config.tp * p.config.pp * p.config.cp), 0);
+    EXPECT_LE(p.config.tp, 8) << "TP across the NVLink domain should not rank in the top 5";
+    EXPECT_GE(p.reasons.size(), 2u);
+    EXPECT_LE(p.reasons.size(), 5u);
+    // Distinct meshes.
+    for (size_t j = 0; j < i; ++j) {
+      EXPECT_NE(PlanLabel(p.config).substr(0, 30), PlanLabel(r.plans[j].config).substr(0, 30));
+    }
+    // Throughput order up to the 1% tie band.
+    if (i > 0) EXPECT_LE(p.perf.tokens_per_s_per_gpu, r.plans[i - 1].perf.tokens_per_s_per_gpu * 1.0101);
+  }
+  // GBS defaulted to about 4M tokens, a multiple of the world: 512 x 8192.
+  EXPECT_EQ(r.plans[0].config.gbs, 512);
+  // Counts add up.
+  EXPECT_EQ(r.rejected.invalid + r.rejected.does_not_fit + r.rejected.dominated +
+                static_cast<int64_t>(r.plans.size()),
+            r.evaluated + r.pruned_by_memory);
+  ASSERT_TRUE(r.rejected.best_not_fitting.has_value());
+  EXPECT_FALSE(r.rejected.best_not_fitting->memory.fits);
+  // The rule-of-thumb starting point: TP 8, PP 4 for a 70B dense model.
+  ASSERT_TRUE(r.starting_point.has_value());
+  EXPECT_EQ(r.starting_point->config.tp, 8);
+  EXPECT_EQ(r.starting_point->config.pp, 4);
+  EXPECT_NE(r.starting_point_comparison.find("Rule of thumb"), std::string::npos) << r.starting_point_comparison;
+  EXPECT_FALSE(r.truncated);
+}
+
+TEST(RecommenderTest, PinnedDimensionsAreHonoured) {
+  Case c = Make("qwen3_30b_a3b", "h100-sxm", 16, 4096, Precision::kFp8Cs);
+  c.request.constraints.ep = 8;
+  c.request.constraints.tp = 2;
+  c.request.constraints.allow_recompute = false;
+  c.request.top_k = 20;
+  const SearchResult r = Search(c);
+  ASSERT_TRUE(r.feasible);
+  for (const PlanEval& p : r.plans) {
+    EXPECT_EQ(p.config.ep, 8);
+    EXPECT_EQ(p.config.tp, 2);
+    EXPECT_EQ(p.config.recompute, RecomputeGranularity::kNone);
+  }
+  Case nvlink = Make("llama3_70b", "h100-sxm", 64, 8192);
+  nvlink.request.constraints.nvlink_only = true;
+  nvlink.request.constraints.allow_cp = false;
+  nvlink.request.constraints.max_pp = 2;
+  nvlink.request.top_k = 100;
+  const SearchResult n = Search(nvlink);
+  for (const PlanEval& p : n.plans) {
+    EXPECT_LE(p.config.tp, 8);
+    EXPECT_EQ(p.config.cp, 1);
+    EXPECT_LE(p.config.pp, 2);
+  }
+}
+
+TEST(RecommenderTest, FewestGpusFindsTheSmallestWorldThatFits) {
+  Case c = Make("llama3_8b", "h100-sxm", 0, 8192);
+  c.request.find_min_gpus = true;
+  c.request.objective = Objective::kFewestGpus;
+  const SearchResult r = Search(c);
+  ASSERT_TRUE(r.feasible);
+  const int64_t found = r.plans.front().world;
+  // 8B on 80 GB: model states ~16 B/param = 128 GB, so 1 GPU cannot hold it.
+  EXPECT_GT(found, 1);
+  EXPECT_LE(found, 8);
+  for (const PlanEval& p : r.plans) EXPECT_EQ(p.world, found);
+  // Nothing smaller fits: every smaller candidate world is infeasible.
+  for (int64_t w = 1; w < found; w *= 2) {
+    Case smaller = Make("llama3_8b", "h100-sxm", w, 8192);
+    EXPECT_FALSE(Search(smaller).feasible) << w;
+  }
+}
+
+TEST(RecommenderTest, ModelTooLargeIsInfeasibleWithAReason) {
+  Case c = Make("llama31_405b", "h100-sxm", 8, 8192);
+  const SearchResult r = Search(c);
+  EXPECT_FALSE(r.feasible);
+  EXPECT_TRUE(r.plans.empty());
+  EXPECT_NE(r.infeasible_reason.find("No valid config fits on 8 GPUs"), std::string::npos) << r.infeasible_reason;
+  EXPECT_NE(r.infeasible_reason.find("at least"), std::string::npos) << r.infeasible_reason;
+  EXPECT_GT(r.rejected.does_not_fit, 0);
+}
+
+TEST(RecommenderTest, DeadlineAndCandidateBoundCutTheSearchAndSaySo) {
+  Case c = Make("deepseek_v3", "gb200-nvl72", 1024, 4096, Precision::kFp8Mx);
+  c.request.deadline = absl::Now();
+  const SearchResult late = Search(c);
+  EXPECT_TRUE(late.truncated);
+  EXPECT_NE(late.truncated_reason.find("deadline"), std::string::npos) << late.truncated_reason;
+  EXPECT_LT(late.evaluated, 100);
+  Case bounded = Make("llama3_70b", "h100-sxm", 64, 8192);
+  bounded.request.max_candidates = 100;
+  const SearchResult b = Search(bounded);
+  EXPECT_TRUE(b.truncated);
+  EXPECT_EQ(b.evaluated, 100);
+  EXPECT_NE(b.truncated_reason.find("candidate bound"), std::string::npos);
+}
+
+TEST(RecommenderTest, SameRequestSamePlans) {
+  Case a = Make("qwen3_30b_a3b", "b200", 8, 4096, Precision::kFp8Mx);
+  Case b = Make("qwen3_30b_a3b", "b200", 8, 4096, Precision::kFp8Mx);
+  const SearchResult x = Search(a), y = Search(b);
+  ASSERT_EQ(x.plans.size(), y.plans.size());
+  for (size_t i = 0; i < x.plans.size(); ++i) {
+    EXPECT_EQ(PlanLabel(x.plans[i].config), PlanLabel(y.plans[i].config));
+    EXPECT_EQ(x.plans[i].perf.step_time_s, y.plans[i].perf.step_time_s);
+  }
+  EXPECT_EQ(x.evaluated, y.evaluated);
+}
+
+TEST(RecommenderTest, BadInputIsRejected) {
+  Case c = Make("llama3_8b", "h100-sxm", 8, 0);
+  c.request.model = &c.model;
+  EXPECT_EQ(Recommend(c.request).status().code(), absl::StatusCode::kInvalidArgument);
+  Case k = Make("llama3_8b", "h100-sxm", 8, 4096);
+  k.request.top_k = 0;
+  k.request.model = &k.model;
+  EXPECT_EQ(Recommend(k.request).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(CandidateSpaceTest, GlobalBatchAndDimensions) {
+  EXPECT_EQ(SearchGlobalBatch(8192, 64), 512);
+  EXPECT_EQ(SearchGlobalBatch(4096, 24), 1032);  // 1024 sequences rounded to a multiple of 24
+  EXPECT_EQ(SearchGlobalBatch(1 << 24, 8), 8);   // at least one sequence per GPU
+  ResolvedConfig c;
+  c.tp = 8;
+  c.pp = 4;
+  c.vpp = 5;
+  c.etp = 8;
+  c.etp_defaulted = true;
+  EXPECT_EQ(DimensionsInUse(c), 3);
+}
+
+}  // namespace
+}  // namespace parplan
