@@ -129,6 +129,33 @@ TEST_F(CliTest, PerfCommand) {
   EXPECT_NE(err.find("placement.system"), std::string::npos) << err;
 }
 
+TEST_F(CliTest, RecommendCommand) {
+  std::string local, remote, err;
+  const std::vector<std::string> args = {"recommend", "--json", "--model", "qwen3_30b_a3b", "--system", "b200",
+                                         "--gpus", "8", "--seq", "4096", "--precision", "fp8-mx", "--top", "3"};
+  ASSERT_EQ(Run(args, &local, &err), 0) << err;
+  auto with_server = args;
+  with_server.push_back("--server");
+  with_server.push_back(address_);
+  ASSERT_EQ(Run(with_server, &remote, &err), 0) << err;
+  EXPECT_EQ(local, remote);
+  for (const char* key : {"\"plans\"", "\"starting_point\"", "\"rejected\"", "\"bridge_overrides\"",
+                          "\"tokens_per_s_per_gpu\"", "\"feasible\": true"}) {
+    EXPECT_NE(local.find(key), std::string::npos) << key;
+  }
+  std::string table;
+  ASSERT_EQ(Run({"recommend", "--model", "llama3_8b", "--system", "h100-sxm", "--min-gpus", "--seq", "8192"}, &table,
+                &err),
+            0)
+      << err;
+  EXPECT_NE(table.find("Fewest GPUs: "), std::string::npos) << table;
+  EXPECT_NE(table.find("#1 "), std::string::npos) << table;
+  EXPECT_EQ(Run({"recommend", "--model", "llama3_8b", "--gpus", "8"}, &table, &err), 2);  // a system is required
+  EXPECT_NE(err.find("placement.system"), std::string::npos) << err;
+  EXPECT_EQ(Run({"recommend", "--model", "llama3_8b", "--system", "b200", "--gpus-range", "64-8"}, &table, &err), 2);
+  EXPECT_NE(err.find("--gpus-range"), std::string::npos) << err;
+}
+
 TEST_F(CliTest, ServerUnreachableIsExitOne) {
   std::string out, err;
   EXPECT_EQ(Run({"models", "--server", "127.0.0.1:1", "--timeout-ms", "500"}, &out, &err), 1);

@@ -1,9 +1,11 @@
 // The gRPC service against an in-process server on port 0: same answers as
 // the in-process API, rich errors, deadlines and size limits.
+#include <chrono>
 #include "google/protobuf/util/message_differencer.h"
 #include "google/rpc/error_details.pb.h"
 #include "google/rpc/status.pb.h"
 #include "server/planner_api.h"
+#include "server/recommend_api.h"
 #include "tests/server/server_fixture.h"
 
 namespace parplan {
@@ -270,6 +272,106 @@ TEST_F(PlannerServiceTest, EstimatePerformanceNeedsSystemAndValidConfig) {
   EXPECT_EQ(broken.step_time_s(), 0);
   ASSERT_GE(broken.violations_size(), 1);
   EXPECT_EQ(broken.violations(0).rule(), "tp.heads_divisible");
+}
+
+v1::RecommendRequest Llama70bOn64() {
+  v1::RecommendRequest req;
+  req.mutable_model()->set_id("llama3_70b");
+  req.mutable_placement()->set_system("h100-sxm");
+  req.mutable_placement()->set_gpus(64);
+  req.mutable_config()->set_seq_length(8192);
+  req.mutable_config()->set_precision("fp8-cs");
+  return req;
+}
+
+TEST_F(PlannerServiceTest, RecommendIsDeterministicAndMatchesInProcess) {
+  const v1::RecommendRequest req = Llama70bOn64();
+  v1::RecommendResponse first, second, local;
+  auto ctx = Context();
+  ASSERT_TRUE(stub_->Recommend(ctx.get(), req, &first).ok());
+  auto ctx2 = Context();
+  ASSERT_TRUE(stub_->Recommend(ctx2.get(), req, &second).ok());
+  EXPECT_EQ(first.SerializeAsString(), second.SerializeAsString());  // same request, same bytes
+  ASSERT_TRUE(api::Recommend(req, &local).ok());
+  EXPECT_EQ(first.SerializeAsString(), local.SerializeAsString());
+  ASSERT_TRUE(first.feasible());
+  ASSERT_EQ(first.plans_size(), 5);
+  const auto& top = first.plans(0);
+  EXPECT_EQ(top.rank(), 1);
+  EXPECT_TRUE(top.valid());
+  EXPECT_TRUE(top.fits());
+  EXPECT_GT(top.tokens_per_s_per_gpu(), 0);
+  EXPECT_NE(top.bridge_overrides().find("cfg.model.tensor_model_parallel_size"), std::string::npos);
+  EXPECT_GE(top.reasons_size(), 2);
+  EXPECT_EQ(first.starting_point().config().tp(), 8);
+  EXPECT_FALSE(first.starting_point_comparison().empty());
+  EXPECT_GT(first.rejected().does_not_fit(), 0);
+  EXPECT_TRUE(first.rejected().has_best_not_fitting());
+  EXPECT_EQ(first.gbs(), 512);
+  EXPECT_FALSE(first.truncated());
+}
+
+TEST_F(PlannerServiceTest, RecommendPinsMinGpusAndInfeasible) {
+  v1::RecommendRequest pinned = Llama70bOn64();
+  pinned.mutable_config()->set_tp(4);
+  pinned.mutable_config()->set_pp(4);
+  v1::RecommendResponse resp;
+  auto ctx = Context();
+  ASSERT_TRUE(stub_->Recommend(ctx.get(), pinned, &resp).ok());
+  ASSERT_GT(resp.plans_size(), 0);
+  for (const auto& p : resp.plans()) {
+    EXPECT_EQ(p.config().tp(), 4);
+    EXPECT_EQ(p.config().pp(), 4);
+  }
+  v1::RecommendRequest fewest;
+  fewest.mutable_model()->set_id("llama3_8b");
+  fewest.mutable_placement()->set_system("h100-sxm");
+  fewest.set_find_min_gpus(true);
+  v1::RecommendResponse f;
+  auto ctx2 = Context();
+  ASSERT_TRUE(stub_->Recommend(ctx2.get(), fewest, &f).ok());
+  ASSERT_TRUE(f.feasible());
+  EXPECT_EQ(f.plans(0).gpus(), f.worlds_searched(f.worlds_searched_size() - 1));
+  v1::RecommendRequest big;
+  big.mutable_model()->set_id("llama31_405b");
+  big.mutable_placement()->set_system("h100-sxm");
+  big.mutable_placement()->set_gpus(8);
+  v1::RecommendResponse b;
+  auto ctx3 = Context();
+  ASSERT_TRUE(stub_->Recommend(ctx3.get(), big, &b).ok());  // OK, not an error
+  EXPECT_FALSE(b.feasible());
+  EXPECT_NE(b.infeasible_reason().find("No valid config fits on 8 GPUs"), std::string::npos) << b.infeasible_reason();
+  // Bad input names the field.
+  v1::RecommendRequest bad = Llama70bOn64();
+  bad.set_objective("cheapest");
+  auto ctx4 = Context();
+  const grpc::Status s = stub_->Recommend(ctx4.get(), bad, &b);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("objective"), std::string::npos) << s.error_message();
+  v1::RecommendRequest no_gpus = Llama70bOn64();
+  no_gpus.mutable_placement()->set_gpus(0);
+  auto ctx5 = Context();
+  EXPECT_EQ(stub_->Recommend(ctx5.get(), no_gpus, &b).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST_F(PlannerServiceTest, RecommendHonoursTheCallDeadline) {
+  v1::RecommendRequest req;
+  req.mutable_model()->set_id("deepseek_v3");
+  req.mutable_placement()->set_system("gb200-nvl72");
+  req.mutable_placement()->set_gpus(1024);
+  req.mutable_config()->set_seq_length(4096);
+  v1::RecommendResponse resp;
+  auto ctx = Context(20);  // far less than the search needs
+  const auto start = std::chrono::steady_clock::now();
+  const grpc::Status status = stub_->Recommend(ctx.get(), req, &resp);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  // The server stopped searching: a new call is answered promptly.
+  v1::MinGpusRequest ping;
+  ping.mutable_config()->set_tp(2);
+  v1::MinGpusResponse pong;
+  auto ctx2 = Context();
+  EXPECT_TRUE(stub_->MinGpus(ctx2.get(), ping, &pong).ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
 TEST_F(PlannerServiceTest, ExpiredDeadline) {
