@@ -6,11 +6,14 @@
 
 namespace parplan {
 
-std::string BalancedLayout(int64_t num_layers, int64_t mtp_layers, int64_t stages) {
-  // Count the embedding and the loss (with MTP) as one layer each when
-  // balancing, then give the remainder to the middle stages.
+namespace {
+
+// Spreads `num_layers` decoder layers over `stages`, counting the loss (and
+// the embedding when `embedding_unit`) as one layer each; the remainder goes
+// to the middle stages.
+std::string Layout(int64_t num_layers, int64_t mtp_layers, int64_t stages, bool embedding_unit) {
   std::vector<int64_t> layers(stages, 0);
-  const int64_t units = num_layers + 2;
+  const int64_t units = num_layers + 1 + (embedding_unit ? 1 : 0);
   const int64_t base = units / stages;
   int64_t extra = units % stages;
   for (int64_t i = 0; i < stages; ++i) {
@@ -22,7 +25,7 @@ std::string BalancedLayout(int64_t num_layers, int64_t mtp_layers, int64_t stage
   }
   // Leftover (only when there are no middle stages) goes to the first stage.
   layers[0] += extra;
-  layers[0] -= 1;           // the embedding takes one unit
+  if (embedding_unit) layers[0] -= 1;  // the embedding takes one unit
   layers[stages - 1] -= 1;  // the loss takes one unit
   // A stage cannot hold fewer than zero layers: move the deficit along.
   for (int64_t i = 0; i < stages; ++i) {
@@ -43,6 +46,16 @@ std::string BalancedLayout(int64_t num_layers, int64_t mtp_layers, int64_t stage
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::string BalancedLayout(int64_t num_layers, int64_t mtp_layers, int64_t stages) {
+  return Layout(num_layers, mtp_layers, stages, true);
+}
+
+std::string LossBalancedLayout(int64_t num_layers, int64_t mtp_layers, int64_t stages) {
+  return Layout(num_layers, mtp_layers, stages, false);
 }
 
 }  // namespace parplan

@@ -16,6 +16,12 @@ namespace parplan {
 // String form ("Et*4|t*4|...|tmL"). Precondition: stages >= 1, num_layers >= 0.
 std::string BalancedLayout(int64_t num_layers, int64_t mtp_layers, int64_t stages);
 
+// As BalancedLayout, but only the loss counts as a layer (the embedding is a
+// lookup): the last stage gets one layer fewer and a middle stage one more,
+// as Megatron Bridge's Llama-3 70B H100 recipe does
+// (perf_recipes/llama/h100/llama3.py: "Et*2|(t*2|)*34,t*3|(t*2|)*3,tL").
+std::string LossBalancedLayout(int64_t num_layers, int64_t mtp_layers, int64_t stages);
+
 }  // namespace parplan
 
 #endif  // PARPLAN_CORE_PIPELINE_LAYOUT_BUILDER_H_

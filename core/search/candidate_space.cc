@@ -115,6 +115,8 @@ std::vector<ResolvedConfig> EnumerateCandidates(const ModelSpec& m, const Resolv
             const int64_t stages = pp * v;
             if (m.num_layers % stages == 0) {
               splits.push_back({v, ""});
+              // The same split with the loss counted as a layer (the last stage carries the logits).
+              if (!hybrid && stages > 1) splits.push_back({v, LossBalancedLayout(m.num_layers, mtp, stages)});
             } else if (!hybrid && m.num_layers % pp != 0 && v <= kMaxLayoutVpp && (v & (v - 1)) == 0 &&
                        m.num_layers + 2 >= stages) {
               // Layouts only where PP itself does not divide the layers (DeepSeek's 61 over PP 4).

@@ -76,6 +76,7 @@ bool FitsWithin(const MemoryEstimate& mem, const SearchRequest& req) {
 }
 
 bool Better(const Scored& a, const Scored& b, Objective objective, double band_floor) {
+  if (a.fits != b.fits) return a.fits;  // fitting candidates first, so runs of ties are contiguous
   if (objective == Objective::kFewestGpus && a.world != b.world) return a.world < b.world;
   if (objective == Objective::kHeadroom) {
     const bool ea = a.tokens_per_gpu >= band_floor, eb = b.tokens_per_gpu >= band_floor;
@@ -353,8 +354,8 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
   }
 
   // Walk the ranking: fitting candidates are validated until top_k distinct
-  // meshes (TP, PP, VPP, CP, EP, ETP, layout) are found; each mesh appears
-  // once, with its best MBS and recompute.
+  // meshes (TP, PP, VPP, CP, EP, ETP) are found; each mesh appears once,
+  // with its best MBS, recompute and layer split.
   std::vector<std::string> meshes;
   for (const Scored& s : scored) {
     const ResolvedConfig& c = space_of(s).configs[s.index];
@@ -362,8 +363,8 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
       ++out.rejected.does_not_fit;
       continue;
     }
-    const std::string mesh = absl::StrCat(s.world, "/", c.tp, "/", c.pp, "/", c.vpp, "/", c.cp, "/", c.ep, "/",
-                                          c.etp, "/", c.pipeline_layout);
+    const std::string mesh =
+        absl::StrCat(s.world, "/", c.tp, "/", c.pp, "/", c.vpp, "/", c.cp, "/", c.ep, "/", c.etp);
     const bool repeat = std::find(meshes.begin(), meshes.end(), mesh) != meshes.end();
     if (repeat || static_cast<int>(out.plans.size()) >= req.top_k) {
       ++out.rejected.dominated;
