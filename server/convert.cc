@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/catalog/catalog.h"
 #include "core/model/param_count.h"
 
 namespace parplan {
@@ -140,6 +141,9 @@ void ToModelInfo(const ModelSpec& m, v1::ModelInfo* out) {
     const ParamCounts counts = CountParams(m);
     out->set_total_params(counts.total);
     out->set_active_params(counts.active);
+  }
+  if (m.origin == "catalog") {
+    for (const auto& [k, v] : Catalog::Get().ModelFieldSources(m.id)) (*out->mutable_field_sources())[k] = v;
   }
   for (const auto& [k, v] : m.field_sources) (*out->mutable_field_sources())[k] = v;
   for (const auto& [k, v] : m.completions) (*out->mutable_completions())[k] = v;

@@ -111,7 +111,8 @@ ModelSpec ParseModel(const json& j) {
       !m.multi_latent_attention) {
     m.kv_channels = m.hidden_size / m.num_attention_heads;
   }
-  m.field_sources = StringMap(j, "sources");
+  // The per-field "sources" are embedded apart (kCatalogSourcesJson) and
+  // parsed only when asked for: Catalog::ModelFieldSources.
   m.completions = StringMap(j, "completions");
   for (const auto& [field, source] : m.completions) m.field_sources[field] = source;
   m.notes = Strings(j, "notes");
@@ -170,6 +171,18 @@ Catalog::Catalog() {
   }
   for (const auto& m : root["models"]) models_.push_back(ParseModel(m));
   for (const auto& s : root["systems"]) systems_.push_back(ParseSystem(s));
+}
+
+std::map<std::string, std::string> Catalog::ModelFieldSources(const std::string& model_id) const {
+  static const auto* by_id = [] {
+    auto* out = new std::map<std::string, std::map<std::string, std::string>>();
+    const json root = json::parse(kCatalogSourcesJson, nullptr, /*allow_exceptions=*/false);
+    if (root.is_discarded() || !root.is_object()) return out;
+    for (const auto& item : root.items()) (*out)[item.key()] = StringMap(root, item.key().c_str());
+    return out;
+  }();
+  const auto it = by_id->find(model_id);
+  return it == by_id->end() ? std::map<std::string, std::string>{} : it->second;
 }
 
 const Catalog& Catalog::Get() {

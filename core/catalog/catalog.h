@@ -5,6 +5,7 @@
 #ifndef PARPLAN_CORE_CATALOG_CATALOG_H_
 #define PARPLAN_CORE_CATALOG_CATALOG_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,11 @@ class Catalog {
   // closest ids.
   absl::StatusOr<SystemSpec> FindSystem(absl::string_view name) const;
 
+  // The catalog's per-field source citations of a model ("hidden_size" ->
+  // where the value comes from); empty for an unknown id. Parsed on first
+  // use (the catalog loads without them, for start-up time); thread-safe.
+  std::map<std::string, std::string> ModelFieldSources(const std::string& model_id) const;
+
  private:
   Catalog();
   std::vector<ModelSpec> models_;
@@ -39,6 +45,7 @@ class Catalog {
 
 // The embedded JSON text (generated translation unit).
 extern const char* const kCatalogJson;
+extern const char* const kCatalogSourcesJson;  // {model id: {field: source}}
 
 }  // namespace parplan
 
