@@ -21,7 +21,7 @@ int PrecisionIndex(Precision p) {
 
 // Achievable fraction of peak for a GEMM of `gflop` per call.
 double GemmEfficiency(const PerfParams& p, int arch, int prec, double gflop) {
-  return p.gemm_efficiency[arch][prec] * gflop / (gflop + p.gemm_half_gflop);
+  return std::max(p.min_gemm_efficiency, p.gemm_efficiency[arch][prec] * gflop / (gflop + p.gemm_half_gflop));
 }
 
 // Seconds for a collective moving `bytes` per GPU over a link of `gbps` GB/s.
@@ -77,8 +77,9 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
   const double expert_gemm_gflop =
       m.num_moe_experts > 0 ? 2.0 * tokens_per_expert * h * m.moe_ffn_hidden_size / c.etp / 1e9 : 0;
   const double expert_eff = m.num_moe_experts > 0
-                                ? GemmEfficiency(P, arch, prec, expert_gemm_gflop) * tokens_per_expert /
-                                      (tokens_per_expert + P.expert_half_tokens)
+                                ? std::max(P.min_gemm_efficiency, GemmEfficiency(P, arch, prec, expert_gemm_gflop) *
+                                                                      tokens_per_expert /
+                                                                      (tokens_per_expert + P.expert_half_tokens))
                                 : 1;
   // Recomputation adds forward passes: full recomputes the whole layer (4/3 of fwd+bwd),
   // selective mlp/moe the MLP forward.

@@ -39,6 +39,11 @@ struct PerfParams {
   // calibrated fraction, collectives larger than the compute (TP across
   // nodes, EP over a slow network) cannot hide. Not fitted (physical prior).
   double overlap_window = 0.5;
+  // Floor under any GEMM's achieved fraction of peak: even thin grouped
+  // GEMMs keep the tensor cores partly busy. The fitted size curve is
+  // anchored on the published runs' shapes; far below them it would
+  // otherwise predict near-zero rates. Not fitted (physical prior).
+  double min_gemm_efficiency = 0.05;
 };
 
 // The calibrated parameters (core/perf/perf_params.cc).

@@ -126,8 +126,9 @@ void AddPlanReasons(const ModelSpec& m, const SystemSpec& sys, PlanEval* p) {
                                       "-GPU NVLink domain: the all-to-all crosses the scale-out network."));
   } else if (p->config.tp > 1 || expert_span > 1) {
     p->reasons.push_back(absl::StrCat("TP=", p->config.tp,
-                                      m.num_moe_experts > 0 ? absl::StrCat(" and EP*ETP=", expert_span) : "",
-                                      " stay inside the ", domain, "-GPU NVLink domain."));
+                                      m.num_moe_experts > 0 ? absl::StrCat(" and EP*ETP=", expert_span, " stay")
+                                                            : " stays",
+                                      " inside the ", domain, "-GPU NVLink domain."));
   }
 }
 
@@ -407,8 +408,11 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
   // Rank-relative reasons.
   for (size_t i = 0; i + 1 < out.plans.size(); ++i) {
     const double gain = out.plans[i].perf.tokens_per_s_per_gpu / out.plans[i + 1].perf.tokens_per_s_per_gpu - 1;
-    out.plans[i].reasons.insert(out.plans[i].reasons.begin() + 1,
-                                absl::StrCat(Percent(gain), " faster than plan ", i + 2, "."));
+    out.plans[i].reasons.insert(
+        out.plans[i].reasons.begin() + 1,
+        gain < kTieBand ? absl::StrCat("Ties with plan ", i + 2, " (within ", Percent(kTieBand),
+                                       ", below the model's resolution); simpler configs rank first.")
+                        : absl::StrCat(Percent(gain), " faster than plan ", i + 2, "."));
   }
 
   // The rule-of-thumb starting point on the first world searched (or the top plan's).
