@@ -61,6 +61,7 @@ std::vector<Knob> Knobs() {
   k.push_back({"elementwise_passes", [](PerfParams* p) { return &p->elementwise_passes; }, 0, 40});
   k.push_back({"layer_latency_us", [](PerfParams* p) { return &p->layer_latency_us; }, 1, 100});
   k.push_back({"moe_latency_us", [](PerfParams* p) { return &p->moe_latency_us; }, 1, 300});
+  k.push_back({"moe_permute_passes", [](PerfParams* p) { return &p->moe_permute_passes; }, 0, 200});
   k.push_back({"tp_exposed", [](PerfParams* p) { return &p->tp_exposed; }, 0.45, 0.45});
   k.push_back({"cp_exposed", [](PerfParams* p) { return &p->cp_exposed; }, 0, 1});
   k.push_back({"ep_exposed", [](PerfParams* p) { return &p->ep_exposed; }, 0, 1});
@@ -132,6 +133,7 @@ void PrintInitializer(const PerfParams& p) {
   std::printf("    p.ep_exposed = %.4f;\n    p.dp_exposed = %.4f;\n    p.pp_exposed = %.4f;\n", p.ep_exposed, p.dp_exposed,
               p.pp_exposed);
   std::printf("    p.layer_latency_us = %.2f;\n    p.moe_latency_us = %.2f;\n", p.layer_latency_us, p.moe_latency_us);
+  std::printf("    p.moe_permute_passes = %.4f;\n", p.moe_permute_passes);
 }
 
 }  // namespace

@@ -120,6 +120,10 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
       seconds += core_flops / (peak_bf16 * P.attention_efficiency);
       // Element-wise work: passes over the layer's saved activations in HBM.
       seconds += P.elementwise_passes * elementwise_bytes[static_cast<int>(kind)] * tokens * full_factor / hbm;
+      if (moe) {
+        // Token permutation for the experts: every routed (token, expert) pair's hidden vector is copied.
+        seconds += P.moe_permute_passes * tokens / outside * m.moe_router_topk * h * act_bytes * full_factor / hbm;
+      }
       seconds += (P.layer_latency_us + (moe ? P.moe_latency_us : 0.0)) * 1e-6 * full_factor;
       // TP: 4 sequence-parallel all-gather/reduce-scatter (or 2 all-reduces) forward and backward,
       // each moving (t-1)/t of the [tokens x h] activation.
@@ -210,9 +214,9 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
       P.gemm_efficiency[arch][prec], P.gemm_half_gflop, 100 * P.attention_efficiency));
   if (m.num_moe_experts > 0) {
     e.assumptions.push_back(absl::StrFormat(
-        "Expert GEMMs: %.0f tokens per expert per microbatch, %.0f%% efficiency; balanced routing (real routing is "
-        "slower).",
-        tokens_per_expert, 100 * expert_eff));
+        "Expert GEMMs: %.0f tokens per expert per microbatch, %.0f%% efficiency; token permutation %.1f HBM passes "
+        "over the routed hidden vectors; balanced routing (real routing is slower).",
+        tokens_per_expert, 100 * expert_eff, P.moe_permute_passes));
   }
   e.assumptions.push_back(absl::StrFormat(
       "Per layer and microbatch (fwd + bwd): %.1f HBM passes over its saved activations (norms, activations, casts) "

@@ -28,6 +28,7 @@ struct PerfParams {
   double elementwise_passes = 8;      // HBM passes over each layer's activations (norms, activations, rope, casts)
   double layer_latency_us = 100;      // fixed time per layer and microbatch (kernel launches, syncs), fwd + bwd
   double moe_latency_us = 500;        // extra per MoE layer and microbatch (router, permutation, dispatch sizes)
+  double moe_permute_passes = 0;      // HBM passes over the routed tokens' hidden vectors (permute, unpermute, combine)
   double tp_exposed = 0.45;           // exposed fractions of each communication
   double cp_exposed = 0.3;
   double ep_exposed = 0.6;
