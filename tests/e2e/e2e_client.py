@@ -89,6 +89,17 @@ def main():
     assert perf.step_time_s > 0 and 0.1 < perf.mfu < 0.8, perf
     assert abs(perf.tokens_per_s_per_gpu - perf.gbs * 8192 / perf.step_time_s / 8) < 1e-6 * perf.tokens_per_s_per_gpu
 
+    plans = planner.Recommend(planner_pb2.RecommendRequest(
+        model=planner_pb2.ModelRef(id="qwen3_30b_a3b"), placement=planner_pb2.Placement(system="b200", gpus=8),
+        config=planner_pb2.ParallelConfig(seq_length=4096, precision="fp8-mx"), top_k=3), timeout=10)
+    assert plans.feasible and len(plans.plans) == 3, plans
+    assert all(p.valid and p.fits for p in plans.plans)
+    assert plans.plans[0].tokens_per_s_per_gpu >= plans.plans[2].tokens_per_s_per_gpu * 0.98
+    too_big = planner.Recommend(planner_pb2.RecommendRequest(
+        model=planner_pb2.ModelRef(id="llama31_405b"), placement=planner_pb2.Placement(system="h100-sxm", gpus=8)),
+        timeout=10)
+    assert not too_big.feasible and "No valid config fits" in too_big.infeasible_reason, too_big.infeasible_reason
+
     try:
         planner.MinGpus(planner_pb2.MinGpusRequest(config=planner_pb2.ParallelConfig(tp=99999)), timeout=5)
         raise AssertionError("tp=99999 accepted")
