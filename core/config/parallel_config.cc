@@ -186,4 +186,25 @@ absl::StatusOr<ResolvedPlacement> ResolvePlacement(const Placement& p, const std
   return r;
 }
 
+std::string DescribeConfigChange(const ResolvedConfig& a, const ResolvedConfig& b) {
+  std::vector<std::string> parts;
+  auto dim = [&parts](const char* name, int64_t x, int64_t y) {
+    if (x != y) parts.push_back(absl::StrCat(name, " ", x, " -> ", y));
+  };
+  dim("MBS", a.mbs, b.mbs);
+  dim("EP", a.ep, b.ep);
+  dim("PP", a.pp, b.pp);
+  dim("TP", a.tp, b.tp);
+  dim("CP", a.cp, b.cp);
+  dim("VPP", a.vpp, b.vpp);
+  if (a.recompute != b.recompute || a.recompute_modules != b.recompute_modules) {
+    parts.push_back(b.recompute == RecomputeGranularity::kSelective
+                        ? absl::StrCat("selective recompute (", absl::StrJoin(b.recompute_modules, ", "), ")")
+                        : absl::StrCat(RecomputeName(b.recompute), " recompute"));
+  }
+  if (a.distributed_optimizer != b.distributed_optimizer) parts.push_back("distributed optimizer on");
+  if (a.fsdp != b.fsdp) parts.push_back("Megatron FSDP on");
+  return absl::StrJoin(parts, " + ");
+}
+
 }  // namespace parplan

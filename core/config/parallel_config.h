@@ -126,6 +126,11 @@ absl::Status CheckConfigBounds(const ParallelConfig& config, const std::string& 
 absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& config, const ModelSpec* model,
                                              const std::string& prefix);
 
+// What changed from `from` to `to`, in words: "MBS 2 -> 1 + PP 4 -> 8 +
+// selective recompute (mlp)" (MBS, EP, PP, TP, CP, VPP, recompute,
+// distributed optimizer, FSDP); empty when nothing did.
+std::string DescribeConfigChange(const ResolvedConfig& from, const ResolvedConfig& to);
+
 // Default global batch: about 4M tokens per step (4,194,304 / seq_length
 // sequences), rounded to a multiple of mbs * dp (at least one per DP rank).
 int64_t DefaultGlobalBatch(const ResolvedConfig& config, int64_t dp);

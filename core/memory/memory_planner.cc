@@ -133,27 +133,6 @@ std::vector<Candidate> Candidates(const ModelSpec& m, const ResolvedPlacement& p
   return out;
 }
 
-// Describes what changed between two configs.
-std::string Describe(const ResolvedConfig& a, const ResolvedConfig& b) {
-  std::vector<std::string> parts;
-  auto dim = [&parts](const char* name, int64_t x, int64_t y) {
-    if (x != y) parts.push_back(absl::StrCat(name, " ", x, " -> ", y));
-  };
-  dim("MBS", a.mbs, b.mbs);
-  dim("EP", a.ep, b.ep);
-  dim("PP", a.pp, b.pp);
-  dim("TP", a.tp, b.tp);
-  dim("CP", a.cp, b.cp);
-  if (a.recompute != b.recompute || a.recompute_modules != b.recompute_modules) {
-    parts.push_back(b.recompute == RecomputeGranularity::kSelective
-                        ? absl::StrCat("selective recompute (", absl::StrJoin(b.recompute_modules, ", "), ")")
-                        : absl::StrCat(RecomputeName(b.recompute), " recompute"));
-  }
-  if (a.distributed_optimizer != b.distributed_optimizer) parts.push_back("distributed optimizer on");
-  if (a.fsdp != b.fsdp) parts.push_back("Megatron FSDP on");
-  return absl::StrJoin(parts, " + ");
-}
-
 }  // namespace
 
 std::vector<MemorySuggestion> SuggestMemoryChanges(const ModelSpec& model, const ResolvedConfig& config,
@@ -165,7 +144,7 @@ std::vector<MemorySuggestion> SuggestMemoryChanges(const ModelSpec& model, const
     const MemoryAnswer a = AnswerMemory(model, changed, placement, options);
     if (!a.estimate.has_value() || !a.validation.valid) return std::nullopt;
     MemorySuggestion s;
-    s.change = Describe(config, changed);
+    s.change = DescribeConfigChange(config, changed);
     s.config = changed;
     s.peak_bytes = a.estimate->peak_bytes;
     s.fits = a.estimate->fits;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "core/search/plan_explain.h"
 #include "core/search/search_types.h"
 
 namespace parplan {
@@ -18,9 +19,6 @@ namespace parplan {
 // is OK with feasible = false and the reason. Deterministic: the same
 // request gives the same plans in the same order.
 absl::StatusOr<SearchResult> Recommend(const SearchRequest& request);
-
-// "TP=4 PP=8 VPP=5 CP=1 EP=1 MBS=1 recompute none" (ETP and layout when set).
-std::string PlanLabel(const ResolvedConfig& config);
 
 // Evaluates one config on `world` GPUs: rules, memory, performance.
 // `gbs` must already be set in the config.

@@ -1,0 +1,102 @@
+#include "core/search/plan_explain.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "core/util/text.h"
+
+namespace parplan {
+
+std::string Percent(double fraction) { return absl::StrFormat("%.1f%%", 100 * fraction); }
+
+std::string PlanLabel(const ResolvedConfig& c) {
+  std::string s = absl::StrCat("TP=", c.tp, " PP=", c.pp, " VPP=", c.vpp, " CP=", c.cp, " EP=", c.ep);
+  if (!c.etp_defaulted) absl::StrAppend(&s, " ETP=", c.etp);
+  absl::StrAppend(&s, " MBS=", c.mbs, " recompute ", RecomputeName(c.recompute));
+  if (c.recompute == RecomputeGranularity::kSelective) {
+    absl::StrAppend(&s, "(", absl::StrJoin(c.recompute_modules, ","), ")");
+  }
+  if (!c.pipeline_layout.empty()) absl::StrAppend(&s, " layout ", c.pipeline_layout);
+  return s;
+}
+
+void AddPlanReasons(const ModelSpec& m, const SystemSpec& sys, PlanEval* p) {
+  const PerfEstimate& e = p->perf;
+  const PerfBreakdown& b = e.breakdown;
+  p->reasons.push_back(absl::StrFormat("%.0f tokens/s/GPU, MFU %.1f%%, step %.2f s (%d microbatches of %d).",
+                                       e.tokens_per_s_per_gpu, 100 * e.mfu, e.step_time_s,
+                                       static_cast<int>(e.microbatches), static_cast<int>(p->config.mbs)));
+  p->reasons.push_back(absl::StrCat("Memory: peak ", HumanGiB(p->memory.peak_bytes), " of ",
+                                    HumanGiB(p->memory.capacity_bytes), " on PP rank ", p->memory.peak_pp_rank,
+                                    p->memory.fits ? " (fits, " : " (does not fit, ",
+                                    HumanGiB(std::fabs(p->memory.headroom_bytes)),
+                                    p->memory.fits ? " headroom)." : " over)."));
+  // The largest cost besides compute.
+  struct Cost {
+    const char* what;
+    double s;
+  };
+  const Cost costs[] = {{"pipeline bubble", b.bubble_s}, {"exposed TP communication", b.tp_comm_s},
+                        {"exposed CP communication", b.cp_comm_s}, {"exposed EP all-to-all", b.ep_comm_s},
+                        {"exposed DP communication", b.dp_comm_s}, {"exposed PP communication", b.pp_comm_s},
+                        {"optimizer step", b.optimizer_s}};
+  const Cost* worst = std::max_element(std::begin(costs), std::end(costs),
+                                       [](const Cost& x, const Cost& y) { return x.s < y.s; });
+  p->reasons.push_back(absl::StrFormat("Compute is %.0f%% of the step; the largest other cost is the %s (%.0f%%).",
+                                       100 * b.compute_s / e.step_time_s, worst->what,
+                                       100 * worst->s / e.step_time_s));
+  const int64_t domain = sys.nvlink_domain_size;
+  const int64_t expert_span = p->config.ep * p->config.etp;
+  if (p->config.tp > domain) {
+    p->reasons.push_back(absl::StrCat("TP=", p->config.tp, " crosses the ", domain,
+                                      "-GPU NVLink domain: its collectives run over the scale-out network."));
+  } else if (m.num_moe_experts > 0 && expert_span > domain) {
+    p->reasons.push_back(absl::StrCat("EP*ETP=", expert_span, " spans more than the ", domain,
+                                      "-GPU NVLink domain: the all-to-all crosses the scale-out network."));
+  } else if (p->config.tp > 1 || expert_span > 1) {
+    p->reasons.push_back(absl::StrCat("TP=", p->config.tp,
+                                      m.num_moe_experts > 0 ? absl::StrCat(" and EP*ETP=", expert_span, " stay")
+                                                            : " stays",
+                                      " inside the ", domain, "-GPU NVLink domain."));
+  }
+}
+
+std::string CompareWithStartingPoint(const std::string& rule, const PlanEval& st, const PlanEval* top_plan) {
+  std::string verdict;
+  if (!st.valid) {
+    verdict = absl::StrCat("is invalid here (", st.violations.empty() ? "see violations" : st.violations.front().rule,
+                           ")");
+  } else if (!st.memory.fits) {
+    verdict = absl::StrCat("does not fit (peak ", HumanGiB(st.memory.peak_bytes), " of ",
+                           HumanGiB(st.memory.capacity_bytes), ")");
+  } else {
+    verdict = absl::StrFormat("predicts %.0f tokens/s/GPU", st.perf.tokens_per_s_per_gpu);
+  }
+  std::string out = absl::StrCat("Rule of thumb (", rule, "): ", PlanLabel(st.config), " ", verdict, ".");
+  if (top_plan != nullptr) {
+    const PlanEval& top = *top_plan;
+    const ResolvedConfig& a = top.config;
+    const ResolvedConfig& b = st.config;
+    const bool same = a.tp == b.tp && a.pp == b.pp && a.cp == b.cp && a.ep == b.ep && a.vpp == b.vpp &&
+                      a.mbs == b.mbs && a.recompute == b.recompute;
+    if (same) {
+      absl::StrAppend(&out, " The top plan agrees with it.");
+    } else {
+      absl::StrAppend(&out, " The top plan changes ", DescribeConfigChange(b, a));
+      if (st.valid && st.memory.fits && st.perf.tokens_per_s_per_gpu > 0) {
+        absl::StrAppend(&out, ": predicted ",
+                        Percent(top.perf.tokens_per_s_per_gpu / st.perf.tokens_per_s_per_gpu - 1), " faster.");
+      } else {
+        absl::StrAppend(&out, ": the starting point cannot run as is.");
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace parplan
