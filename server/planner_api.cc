@@ -413,7 +413,7 @@ absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
   response->set_fits(a.estimate->fits);
   for (const auto& s : p.assumptions) response->add_assumptions(s);
   response->add_assumptions(
-      "Calibrated on published Megatron Bridge runs (median error 10%, p90 29%; bench/results/perf_accuracy.txt); "
+      "Calibrated on published Megatron Bridge runs (median error 10%, p90 27%; bench/results/perf_accuracy.txt); "
       "MoE runs there force-balance routing, so real MoE training is slower.");
   response->add_reasons(absl::StrFormat("%.0f tokens/s/GPU, %.0f model TFLOP/s/GPU, MFU %.1f%% of %.0f TFLOP/s (%s).",
                                         p.tokens_per_s_per_gpu, p.model_tflops_per_gpu, 100 * p.mfu, p.peak_tflops,
