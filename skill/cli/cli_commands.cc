@@ -5,8 +5,6 @@
 #include <functional>
 #include <memory>
 
-#include <grpcpp/grpcpp.h>
-
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -14,17 +12,15 @@
 #include "core/config/parallel_config.h"
 #include "core/util/field_error.h"
 #include "google/protobuf/util/json_util.h"
-#include "parplan/v1/planner.grpc.pb.h"
-#include "server/grpc_status.h"
+#include "parplan/v1/planner.pb.h"
 #include "server/planner_api.h"
 #include "server/recommend_api.h"
 #include "skill/cli/cli_table.h"
+#include "skill/cli/remote_call.h"
 
 namespace parplan {
 namespace cli {
 namespace {
-
-using Stub = v1::Planner::Stub;
 
 std::string ToJson(const google::protobuf::Message& message) {
   google::protobuf::util::JsonPrintOptions options;
@@ -56,11 +52,10 @@ std::string DescribeError(const absl::Status& status) {
   return out;
 }
 
-// Answers `request` in-process or via the server and prints the response.
+// Answers `request` in-process or, with --server, through the server's
+// `method` (the gRPC client is loaded only then), and prints the response.
 template <typename Req, typename Resp>
-int Invoke(const Flags& flags, const Req& request,
-           absl::Status (*local)(const Req&, Resp*),
-           grpc::Status (Stub::*remote)(grpc::ClientContext*, const Req&, Resp*),
+int Invoke(const Flags& flags, const Req& request, absl::Status (*local)(const Req&, Resp*), const char* method,
            std::string (*format)(const Resp&), std::string* out, std::string* err) {
   Resp response;
   absl::Status status;
@@ -70,11 +65,16 @@ int Invoke(const Flags& flags, const Req& request,
       *err = DescribeError(s);
       return 2;
     }
-    auto channel = grpc::CreateChannel(flags.Get("server"), grpc::InsecureChannelCredentials());
-    auto stub = v1::Planner::NewStub(channel);
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
-    status = FromGrpcStatus(((*stub).*remote)(&context, request, &response));
+    RemoteRequest call;
+    call.address = flags.Get("server");
+    call.method = absl::StrCat("/parplan.v1.Planner/", method);
+    call.request = request.SerializeAsString();
+    call.timeout_ms = timeout_ms;
+    std::string bytes;
+    status = CallRemote(call, &bytes);
+    if (status.ok() && !response.ParseFromString(bytes)) {
+      status = absl::DataLossError(absl::StrCat("the server's ", method, " answer is not a valid response"));
+    }
   } else {
     status = local(request, &response);
   }
@@ -197,21 +197,21 @@ int RunCommand(const Flags& flags, std::string* out, std::string* err) {
   if (cmd == "models") {
     v1::ListModelsRequest req;
     req.set_filter(flags.Get("filter"));
-    return Invoke(flags, req, &api::ListModels, &Stub::ListModels, &FormatModels, out, err);
+    return Invoke(flags, req, &api::ListModels, "ListModels", &FormatModels, out, err);
   }
   if (cmd == "model") {
     v1::GetModelRequest req;
     if (absl::Status s = FillModel(flags, req.mutable_model(), true); !s.ok()) return Fail(s, err);
-    return Invoke(flags, req, &api::GetModel, &Stub::GetModel, &FormatModel, out, err);
+    return Invoke(flags, req, &api::GetModel, "GetModel", &FormatModel, out, err);
   }
   if (cmd == "systems") {
     v1::ListSystemsRequest req;
-    return Invoke(flags, req, &api::ListSystems, &Stub::ListSystems, &FormatSystems, out, err);
+    return Invoke(flags, req, &api::ListSystems, "ListSystems", &FormatSystems, out, err);
   }
   if (cmd == "system") {
     v1::GetSystemRequest req;
     req.set_system(flags.Get("system"));
-    return Invoke(flags, req, &api::GetSystem, &Stub::GetSystem, &FormatSystem, out, err);
+    return Invoke(flags, req, &api::GetSystem, "GetSystem", &FormatSystem, out, err);
   }
   if (cmd == "min-gpus") {
     v1::MinGpusRequest req;
@@ -219,12 +219,12 @@ int RunCommand(const Flags& flags, std::string* out, std::string* err) {
     long long next = 0;
     if (absl::Status s = IntFlag(flags, "next", 1, 64, &next); !s.ok()) return Fail(s, err);
     req.set_num_next_world_sizes(static_cast<int32_t>(next));
-    return Invoke(flags, req, &api::MinGpus, &Stub::MinGpus, &FormatMinGpus, out, err);
+    return Invoke(flags, req, &api::MinGpus, "MinGpus", &FormatMinGpus, out, err);
   }
   if (cmd == "validate") {
     v1::ValidateRequest req;
     if (absl::Status s = FillPlanFlags(flags, &req); !s.ok()) return Fail(s, err);
-    return Invoke(flags, req, &api::Validate, &Stub::Validate, &FormatValidate, out, err);
+    return Invoke(flags, req, &api::Validate, "Validate", &FormatValidate, out, err);
   }
   if (cmd == "layout") {
     v1::ExplainLayoutRequest req;
@@ -239,12 +239,12 @@ int RunCommand(const Flags& flags, std::string* out, std::string* err) {
       if (absl::Status s = IntFlag(flags, "rank", 0, (1 << 20) - 1, &v); !s.ok()) return Fail(s, err);
       req.set_rank(v);
     }
-    return Invoke(flags, req, &api::ExplainLayout, &Stub::ExplainLayout, &FormatLayout, out, err);
+    return Invoke(flags, req, &api::ExplainLayout, "ExplainLayout", &FormatLayout, out, err);
   }
   if (cmd == "render") {
     v1::RenderConfigRequest req;
     if (absl::Status s = FillPlanFlags(flags, &req); !s.ok()) return Fail(s, err);
-    return Invoke(flags, req, &api::RenderConfig, &Stub::RenderConfig, &FormatRender, out, err);
+    return Invoke(flags, req, &api::RenderConfig, "RenderConfig", &FormatRender, out, err);
   }
   if (cmd == "memory") {
     v1::EstimateMemoryRequest req;
@@ -261,18 +261,18 @@ int RunCommand(const Flags& flags, std::string* out, std::string* err) {
     long long v = 0;
     if (absl::Status s = IntFlag(flags, "max-suggestions", 0, 16, &v); !s.ok()) return Fail(s, err);
     req.set_max_suggestions(static_cast<int32_t>(v));
-    return Invoke(flags, req, &api::EstimateMemory, &Stub::EstimateMemory, &FormatMemory, out, err);
+    return Invoke(flags, req, &api::EstimateMemory, "EstimateMemory", &FormatMemory, out, err);
   }
   if (cmd == "recommend") {
     v1::RecommendRequest req;
     if (absl::Status s = FillPlanFlags(flags, &req, true); !s.ok()) return Fail(s, err);
     if (absl::Status s = FillRecommendFlags(flags, &req); !s.ok()) return Fail(s, err);
-    return Invoke(flags, req, &RecommendInProcess, &Stub::Recommend, &FormatRecommend, out, err);
+    return Invoke(flags, req, &RecommendInProcess, "Recommend", &FormatRecommend, out, err);
   }
   if (cmd == "perf") {
     v1::EstimatePerformanceRequest req;
     if (absl::Status s = FillPlanFlags(flags, &req, /*model_required=*/true); !s.ok()) return Fail(s, err);
-    return Invoke(flags, req, &api::EstimatePerformance, &Stub::EstimatePerformance, &FormatPerformance, out, err);
+    return Invoke(flags, req, &api::EstimatePerformance, "EstimatePerformance", &FormatPerformance, out, err);
   }
   *err = absl::StrCat("parplan: unknown command '", cmd.substr(0, 64),
                       "'; commands: models model systems system min-gpus validate layout render memory perf "
