@@ -317,4 +317,15 @@ void ToMemorySuggestion(const MemorySuggestion& s, v1::MemorySuggestion* out) {
   out->set_note(s.note);
 }
 
+void ToPerformanceBreakdown(const PerfBreakdown& b, v1::PerformanceBreakdown* out) {
+  out->set_compute_s(b.compute_s);
+  out->set_tp_comm_s(b.tp_comm_s);
+  out->set_cp_comm_s(b.cp_comm_s);
+  out->set_ep_comm_s(b.ep_comm_s);
+  out->set_dp_comm_s(b.dp_comm_s);
+  out->set_pp_comm_s(b.pp_comm_s);
+  out->set_bubble_s(b.bubble_s);
+  out->set_optimizer_s(b.optimizer_s);
+}
+
 }  // namespace parplan

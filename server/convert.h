@@ -11,6 +11,7 @@
 #include "core/memory/memory_planner.h"
 #include "core/mesh/mesh.h"
 #include "core/model/resolve.h"
+#include "core/perf/perf_model.h"
 #include "core/pipeline/stage_plan.h"
 #include "core/rules/violation.h"
 #include "parplan/v1/planner.pb.h"
@@ -36,6 +37,7 @@ void ToViolations(const std::vector<Violation>& violations,
                   google::protobuf::RepeatedPtrField<v1::Violation>* out);
 void ToWorldSizing(const WorldSizing& world, v1::WorldSizing* out);
 void ToResolvedConfig(const ResolvedConfig& config, v1::ParallelConfig* out);
+void ToPerformanceBreakdown(const PerfBreakdown& breakdown, v1::PerformanceBreakdown* out);
 void ToStageLayers(const StagePlan& plan, google::protobuf::RepeatedPtrField<v1::StageLayers>* out);
 void ToStageMemory(const StageMemory& stage, v1::StageMemory* out);
 void ToMemorySuggestion(const MemorySuggestion& suggestion, v1::MemorySuggestion* out);

@@ -388,15 +388,7 @@ absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
                                                        *r.placement.system, CalibratedPerfParams());
   response->mutable_resolved_config()->set_vpp(static_cast<int32_t>(effective.vpp));
   response->set_step_time_s(p.step_time_s);
-  auto* b = response->mutable_breakdown();
-  b->set_compute_s(p.breakdown.compute_s);
-  b->set_tp_comm_s(p.breakdown.tp_comm_s);
-  b->set_cp_comm_s(p.breakdown.cp_comm_s);
-  b->set_ep_comm_s(p.breakdown.ep_comm_s);
-  b->set_dp_comm_s(p.breakdown.dp_comm_s);
-  b->set_pp_comm_s(p.breakdown.pp_comm_s);
-  b->set_bubble_s(p.breakdown.bubble_s);
-  b->set_optimizer_s(p.breakdown.optimizer_s);
+  ToPerformanceBreakdown(p.breakdown, response->mutable_breakdown());
   response->set_tokens_per_s_per_gpu(p.tokens_per_s_per_gpu);
   response->set_model_tflops_per_gpu(p.model_tflops_per_gpu);
   response->set_mfu(p.mfu);

@@ -38,21 +38,8 @@ void ToPlanSummary(const PlanEval& p, int rank, const ModelSpec& model, const Sy
   out->set_tokens_per_s_per_gpu(p.perf.tokens_per_s_per_gpu);
   out->set_model_tflops_per_gpu(p.perf.model_tflops_per_gpu);
   out->set_mfu(p.perf.mfu);
-  auto* b = out->mutable_breakdown();
-  b->set_compute_s(p.perf.breakdown.compute_s);
-  b->set_tp_comm_s(p.perf.breakdown.tp_comm_s);
-  b->set_cp_comm_s(p.perf.breakdown.cp_comm_s);
-  b->set_ep_comm_s(p.perf.breakdown.ep_comm_s);
-  b->set_dp_comm_s(p.perf.breakdown.dp_comm_s);
-  b->set_pp_comm_s(p.perf.breakdown.pp_comm_s);
-  b->set_bubble_s(p.perf.breakdown.bubble_s);
-  b->set_optimizer_s(p.perf.breakdown.optimizer_s);
-  ResolvedPlacement placement;
-  placement.system = system;
-  placement.gpus = p.world;
-  placement.gpus_per_node = system.gpus_per_node;
-  placement.nvlink_domain_size = system.nvlink_domain_size;
-  out->set_bridge_overrides(parplan::RenderConfig(p.config, &model, placement).bridge_python);
+  ToPerformanceBreakdown(p.perf.breakdown, out->mutable_breakdown());
+  out->set_bridge_overrides(parplan::RenderConfig(p.config, &model, PlacementOn(system, p.world)).bridge_python);
 }
 
 absl::StatusOr<Objective> ParseObjective(const std::string& text, bool find_min_gpus) {

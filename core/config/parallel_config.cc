@@ -207,4 +207,13 @@ std::string DescribeConfigChange(const ResolvedConfig& a, const ResolvedConfig& 
   return absl::StrJoin(parts, " + ");
 }
 
+ResolvedPlacement PlacementOn(const SystemSpec& system, int64_t gpus) {
+  ResolvedPlacement p;
+  p.system = system;
+  p.gpus = gpus;
+  p.gpus_per_node = system.gpus_per_node;
+  p.nvlink_domain_size = system.nvlink_domain_size;
+  return p;
+}
+
 }  // namespace parplan

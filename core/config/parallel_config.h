@@ -135,6 +135,9 @@ std::string DescribeConfigChange(const ResolvedConfig& from, const ResolvedConfi
 // sequences), rounded to a multiple of mbs * dp (at least one per DP rank).
 int64_t DefaultGlobalBatch(const ResolvedConfig& config, int64_t dp);
 
+// `gpus` GPUs of `system` with its node and NVLink-domain sizes.
+ResolvedPlacement PlacementOn(const SystemSpec& system, int64_t gpus);
+
 // Looks up the system and checks bounds; NOT_FOUND for an unknown system.
 absl::StatusOr<ResolvedPlacement> ResolvePlacement(const Placement& placement,
                                                    const std::string& prefix);

@@ -114,15 +114,7 @@ MemoryEstimate EstimateMemory(const ModelSpec& m, const ResolvedConfig& c, const
   const bool full = c.recompute == RecomputeGranularity::kFull;
   const double outside = c.sp ? tp : 1.0;
 
-  // Layer indices in Megatron's order: virtual stage i = chunk * PP + rank.
-  std::vector<std::vector<int64_t>> first_layer(plan.pp, std::vector<int64_t>(plan.vpp, 0));
-  int64_t next = 0;
-  for (int64_t v = 0; v < plan.vpp; ++v) {
-    for (int64_t r = 0; r < plan.pp; ++r) {
-      first_layer[r][v] = next;
-      next += plan.decoder_layers[r][v];
-    }
-  }
+  const std::vector<std::vector<int64_t>> first_layer = FirstLayerIndices(plan);
 
   for (int64_t r = 0; r < plan.pp; ++r) {
     StageMemory st;

@@ -88,14 +88,7 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
   const double moe_factor = c.Recomputes("moe") ? 4.0 / 3.0 : 1.0;
 
   // Per-stage compute time of one microbatch (all chunks), and per-stage communication.
-  std::vector<std::vector<int64_t>> first(plan.pp, std::vector<int64_t>(plan.vpp, 0));
-  int64_t next = 0;
-  for (int64_t v = 0; v < plan.vpp; ++v) {
-    for (int64_t r = 0; r < plan.pp; ++r) {
-      first[r][v] = next;
-      next += plan.decoder_layers[r][v];
-    }
-  }
+  const std::vector<std::vector<int64_t>> first = FirstLayerIndices(plan);
   // Element-wise HBM traffic per layer kind (saved activations without recompute), computed once.
   ResolvedConfig plain = c;
   plain.recompute = RecomputeGranularity::kNone;

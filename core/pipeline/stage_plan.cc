@@ -325,4 +325,16 @@ std::optional<StagePlan> PlanStages(const ModelSpec& model, const ResolvedConfig
   return Planner(model, config, violations).Run();
 }
 
+std::vector<std::vector<int64_t>> FirstLayerIndices(const StagePlan& plan) {
+  std::vector<std::vector<int64_t>> first(plan.pp, std::vector<int64_t>(plan.vpp, 0));
+  int64_t next = 0;
+  for (int64_t v = 0; v < plan.vpp; ++v) {
+    for (int64_t r = 0; r < plan.pp; ++r) {
+      first[r][v] = next;
+      next += plan.decoder_layers[r][v];
+    }
+  }
+  return first;
+}
+
 }  // namespace parplan

@@ -33,6 +33,11 @@ struct StagePlan {
   std::vector<int64_t> mtp_layers;                   // per pp rank
 };
 
+// Index of the first decoder layer of each [pp_rank][vpp_chunk], in
+// Megatron's order (virtual stage i = chunk * PP + rank holds the i-th run
+// of layers).
+std::vector<std::vector<int64_t>> FirstLayerIndices(const StagePlan& plan);
+
 // Plans the split of `model` (num_layers known) under `config`. Appends every
 // broken pipeline rule to `violations` (ids pp.*, vpp.*, layout.*, hybrid.*)
 // and returns nullopt when any of them is an error.

@@ -25,15 +25,6 @@ constexpr double kHeadroomThroughputBand = 0.85;
 constexpr double kTieBand = 0.01;
 constexpr double kNearlyFits = 1.25;  // "fastest not fitting" looks at peaks up to 125% of HBM first
 
-ResolvedPlacement PlacementOf(const SystemSpec& sys, int64_t world) {
-  ResolvedPlacement p;
-  p.system = sys;
-  p.gpus = world;
-  p.gpus_per_node = sys.gpus_per_node;
-  p.nvlink_domain_size = sys.nvlink_domain_size;
-  return p;
-}
-
 // One candidate after memory and performance (rules not yet run).
 struct Scored {
   int64_t index = 0;     // into the world's candidate list
@@ -99,7 +90,7 @@ PlanEval EvaluatePlan(const ModelSpec& m, const ResolvedConfig& config, int64_t 
   ValidationInput in;
   in.model = &m;
   in.config = config;
-  in.placement = PlacementOf(sys, world);
+  in.placement = PlacementOn(sys, world);
   ValidationResult v = Validate(in);
   p.valid = v.valid;
   for (auto& violation : v.violations) {
