@@ -23,6 +23,7 @@ constexpr int64_t kMaxWorlds = 256;
 constexpr int64_t kDeadlineCheckEvery = 16;
 constexpr double kHeadroomThroughputBand = 0.85;
 constexpr double kTieBand = 0.01;
+constexpr double kHeadroomResolution = 0.01;  // of HBM
 constexpr double kNearlyFits = 1.25;  // "fastest not fitting" looks at peaks up to 125% of HBM first
 
 // One candidate after memory and performance (rules not yet run).
@@ -35,6 +36,7 @@ struct Scored {
   double headroom_fraction = 0;
   double peak_fraction = 0;  // peak / capacity
   int dims = 0;
+  int64_t degrees = 0;  // product of the parallel degrees (TP, PP, VPP, CP, EP, ETP)
 };
 
 struct WorldCandidates {
@@ -79,6 +81,17 @@ bool Better(const Scored& a, const Scored& b, Objective objective, double band_f
   if (a.dims != b.dims) return a.dims < b.dims;
   if (a.world != b.world) return a.world < b.world;
   return a.index < b.index;
+}
+
+// A plan is redundant next to a simpler one already shown when it uses more
+// parallel dimensions (or the same ones at larger degrees) yet is neither faster beyond the model's resolution nor
+// leaves more memory headroom: e.g. CP=2 with twice the MBS at 8K tokens.
+bool Redundant(const Scored& candidate, const Scored& shown) {
+  const bool more_complex = candidate.dims > shown.dims ||
+                            (candidate.dims == shown.dims && candidate.degrees > shown.degrees);
+  return candidate.world == shown.world && more_complex &&
+         candidate.tokens_per_gpu <= shown.tokens_per_gpu * (1 + kTieBand) &&
+         candidate.headroom_fraction <= shown.headroom_fraction + kHeadroomResolution;
 }
 
 }  // namespace
@@ -238,6 +251,7 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
       s.headroom_fraction = mem.capacity_bytes > 0 ? mem.headroom_bytes / mem.capacity_bytes : 0;
       s.peak_fraction = mem.capacity_bytes > 0 ? mem.peak_bytes / mem.capacity_bytes : 0;
       s.dims = DimensionsInUse(c);
+      s.degrees = c.tp * c.pp * std::max<int64_t>(1, c.vpp) * c.cp * c.ep * c.etp;
       scored.push_back(s);
     }
     spaces.push_back(std::move(space));
@@ -296,6 +310,7 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
   // meshes (TP, PP, VPP, CP, EP, ETP) are found; each mesh appears once,
   // with its best MBS, recompute and layer split.
   std::vector<std::string> meshes;
+  std::vector<const Scored*> shown;
   for (const Scored& s : scored) {
     const ResolvedConfig& c = space_of(s).configs[s.index];
     if (!s.fits) {
@@ -304,7 +319,8 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
     }
     const std::string mesh =
         absl::StrCat(s.world, "/", c.tp, "/", c.pp, "/", c.vpp, "/", c.cp, "/", c.ep, "/", c.etp);
-    const bool repeat = std::find(meshes.begin(), meshes.end(), mesh) != meshes.end();
+    const bool repeat = std::find(meshes.begin(), meshes.end(), mesh) != meshes.end() ||
+                        std::any_of(shown.begin(), shown.end(), [&](const Scored* p) { return Redundant(s, *p); });
     if (repeat || static_cast<int>(out.plans.size()) >= req.top_k) {
       ++out.rejected.dominated;
       if (!repeat && !out.rejected.best_dominated.has_value()) {
@@ -326,6 +342,7 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
       continue;
     }
     meshes.push_back(mesh);
+    shown.push_back(&s);
     out.plans.push_back(std::move(p));
   }
   // Candidates that failed the split have no score; keep the first as the example.
@@ -385,7 +402,8 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
                                      " world size(s); ", out.evaluated, " evaluated (", out.pruned_by_memory,
                                      " skipped: weights and gradients alone exceed memory); ", out.rejected.invalid,
                                      " invalid, ", out.rejected.does_not_fit, " over memory, ",
-                                     out.rejected.dominated, " ranked below the plans shown."));
+                                     out.rejected.dominated,
+                                     " ranked below the plans shown or redundant with a simpler one."));
   if (out.truncated) out.reasons.push_back(absl::StrCat("Search cut short: ", out.truncated_reason, "."));
   return out;
 }

@@ -52,7 +52,9 @@ TEST(RecommenderTest, DenseOn64GpusRanksValidFittingDistinctPlans) {
       EXPECT_NE(PlanLabel(p.config).substr(0, 30), PlanLabel(r.plans[j].config).substr(0, 30));
     }
     // Throughput order up to the 1% tie band.
-    if (i > 0) EXPECT_LE(p.perf.tokens_per_s_per_gpu, r.plans[i - 1].perf.tokens_per_s_per_gpu * 1.0101);
+    if (i > 0) {
+      EXPECT_LE(p.perf.tokens_per_s_per_gpu, r.plans[i - 1].perf.tokens_per_s_per_gpu * 1.0101);
+    }
   }
   // GBS defaulted to about 4M tokens, a multiple of the world: 512 x 8192.
   EXPECT_EQ(r.plans[0].config.gbs, 512);
@@ -68,6 +70,31 @@ TEST(RecommenderTest, DenseOn64GpusRanksValidFittingDistinctPlans) {
   EXPECT_EQ(r.starting_point->config.pp, 4);
   EXPECT_NE(r.starting_point_comparison.find("Rule of thumb"), std::string::npos) << r.starting_point_comparison;
   EXPECT_FALSE(r.truncated);
+}
+
+TEST(RecommenderTest, RedundantVariantsOfASimplerPlanAreNotShown) {
+  // At 8K tokens, CP=2 with twice the MBS predicts the same speed and memory
+  // as CP=1: such variants must not crowd out different plans. A plan with
+  // more dimensions stays when it is faster or leaves more headroom.
+  Case c = Make("llama3_70b", "gb200-nvl72", 64, 8192, Precision::kFp8Mx);
+  c.request.base.grad_fp32 = false;
+  c.request.top_k = 10;
+  const SearchResult r = Search(c);
+  ASSERT_EQ(r.plans.size(), 10u);
+  auto dims = [](const ResolvedConfig& k) { return DimensionsInUse(k); };
+  auto degrees = [](const ResolvedConfig& k) { return k.tp * k.pp * k.vpp * k.cp * k.ep * k.etp; };
+  for (size_t j = 0; j < r.plans.size(); ++j) {
+    const PlanEval& q = r.plans[j];
+    for (size_t i = 0; i < j; ++i) {
+      const PlanEval& p = r.plans[i];
+      const bool no_gain = q.perf.tokens_per_s_per_gpu <= p.perf.tokens_per_s_per_gpu * 1.01 &&
+                           q.memory.headroom_bytes <= p.memory.headroom_bytes + 0.01 * p.memory.capacity_bytes;
+      const bool more_complex = dims(q.config) > dims(p.config) ||
+                                (dims(q.config) == dims(p.config) && degrees(q.config) > degrees(p.config));
+      EXPECT_FALSE(more_complex && no_gain)
+          << PlanLabel(q.config) << " only adds dimensions to " << PlanLabel(p.config);
+    }
+  }
 }
 
 TEST(RecommenderTest, PinnedDimensionsAreHonoured) {
