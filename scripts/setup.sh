@@ -18,6 +18,11 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
+# Node.js and npm for the MCP conformance test (an npm MCP client); any
+# installed Node.js is kept (Debian's npm conflicts with other builds of it).
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  missing+=(nodejs npm)
+fi
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
   sudo=""

@@ -11,9 +11,10 @@
 #include "absl/time/clock.h"
 #include "core/config/parallel_config.h"
 #include "core/util/field_error.h"
-#include "google/protobuf/util/json_util.h"
 #include "parplan/v1/planner.pb.h"
+#include "server/json_codec.h"
 #include "server/planner_api.h"
+#include "server/tool_schemas.h"
 #include "server/recommend_api.h"
 #include "skill/cli/cli_table.h"
 #include "skill/cli/remote_call.h"
@@ -21,16 +22,6 @@
 namespace parplan {
 namespace cli {
 namespace {
-
-std::string ToJson(const google::protobuf::Message& message) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.preserve_proto_field_names = true;
-  options.always_print_primitive_fields = true;
-  options.add_whitespace = true;
-  std::string json;
-  (void)google::protobuf::util::MessageToJsonString(message, &json, options);
-  return json;
-}
 
 int ExitCodeFor(const absl::Status& status) {
   switch (status.code()) {
@@ -82,7 +73,7 @@ int Invoke(const Flags& flags, const Req& request, absl::Status (*local)(const R
     *err = DescribeError(status);
     return ExitCodeFor(status);
   }
-  *out = flags.Has("json") ? ToJson(response) : format(response);
+  *out = flags.Has("json") ? api::MessageToJson(response, /*pretty=*/true) : format(response);
   return 0;
 }
 
@@ -169,6 +160,8 @@ commands:
              [--tp/--pp/--vpp/--cp/--ep/--etp/--mbs/--recompute pin a dimension]
              [--max-pp N] [--no-cp] [--no-recompute] [--nvlink-only] [--max-candidates N]
                                                   the best plans, the rule-of-thumb start, what was rejected
+  tools      [--format mcp|openai|json-schema]      every command as a tool schema (from the proto)
+  mcp                                             MCP server on stdin/stdout (JSON-RPC, one message a line)
 
 model:   --model ID (catalog id, alias, HF id, or a size like "70B dense")
          --size "235B total, 22B active MoE"   --model-file config.json|spec.json
@@ -274,9 +267,15 @@ int RunCommand(const Flags& flags, std::string* out, std::string* err) {
     if (absl::Status s = FillPlanFlags(flags, &req, /*model_required=*/true); !s.ok()) return Fail(s, err);
     return Invoke(flags, req, &api::EstimatePerformance, "EstimatePerformance", &FormatPerformance, out, err);
   }
+  if (cmd == "tools") {
+    auto format = api::ParseToolFormat(flags.Has("format") ? flags.Get("format") : "mcp", "--format");
+    if (!format.ok()) return Fail(format.status(), err);
+    *out = api::ExportTools(api::PlannerToolSchemas(), *format).dump(2) + "\n";
+    return 0;
+  }
   *err = absl::StrCat("parplan: unknown command '", cmd.substr(0, 64),
                       "'; commands: models model systems system min-gpus validate layout render memory perf "
-                      "recommend\n");
+                      "recommend tools mcp\n");
   return 2;
 }
 

@@ -1,0 +1,155 @@
+#include "server/json_codec.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/util/field_error.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/util/json_util.h"
+#include "nlohmann/json.hpp"
+
+namespace parplan {
+namespace api {
+namespace {
+
+using google::protobuf::Descriptor;
+using google::protobuf::FieldDescriptor;
+using Json = nlohmann::json;
+
+constexpr int kMaxDepth = 32;
+
+std::string Shown(const Json& value) {
+  std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return text.size() > 64 ? text.substr(0, 61) + "..." : text;
+}
+
+const FieldDescriptor* FieldNamed(const Descriptor& d, const std::string& key) {
+  if (const FieldDescriptor* f = d.FindFieldByName(key)) return f;
+  for (int i = 0; i < d.field_count(); ++i) {
+    if (d.field(i)->json_name() == key) return d.field(i);
+  }
+  return nullptr;
+}
+
+void CheckMessage(const Json& object, const Descriptor& d, const std::string& path, int depth, FieldErrors* errors);
+
+// One value of `f` (an element when repeated); proto3 JSON forms.
+void CheckValue(const Json& v, const FieldDescriptor& f, const std::string& path, int depth, FieldErrors* errors) {
+  if (v.is_null()) return;  // null means "default" in proto3 JSON
+  auto expect = [&](bool ok, const char* what) {
+    if (!ok) errors->Add(path, absl::StrCat(path, " = ", Shown(v), "; expected ", what));
+  };
+  switch (f.cpp_type()) {
+    case FieldDescriptor::CPPTYPE_INT32:
+    case FieldDescriptor::CPPTYPE_INT64:
+    case FieldDescriptor::CPPTYPE_UINT32:
+    case FieldDescriptor::CPPTYPE_UINT64: {
+      bool ok = v.is_number_integer() || (v.is_number_float() && v.get<double>() == static_cast<double>(
+                                                                                       static_cast<long long>(v.get<double>())));
+      if (v.is_string()) {
+        const std::string s = v.get<std::string>();
+        ok = !s.empty() && s.find_first_not_of("-0123456789") == std::string::npos;
+      }
+      expect(ok, "an integer");
+      break;
+    }
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+    case FieldDescriptor::CPPTYPE_FLOAT:
+      expect(v.is_number() || (v.is_string() && (v == "NaN" || v == "Infinity" || v == "-Infinity")), "a number");
+      break;
+    case FieldDescriptor::CPPTYPE_BOOL:
+      expect(v.is_boolean(), "true or false");
+      break;
+    case FieldDescriptor::CPPTYPE_STRING:
+      expect(v.is_string(), "a string");
+      break;
+    case FieldDescriptor::CPPTYPE_ENUM:
+      expect(v.is_string() || v.is_number_integer(), "an enum name");
+      break;
+    case FieldDescriptor::CPPTYPE_MESSAGE:
+      if (f.message_type()->file()->package() == "google.protobuf") break;  // well-known types: any form
+      if (!v.is_object()) {
+        expect(false, "an object");
+      } else if (depth < kMaxDepth) {
+        CheckMessage(v, *f.message_type(), path, depth + 1, errors);
+      }
+      break;
+  }
+}
+
+void CheckMessage(const Json& object, const Descriptor& d, const std::string& path, int depth, FieldErrors* errors) {
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    const std::string field_path = absl::StrCat(path, ".", it.key());
+    const FieldDescriptor* f = FieldNamed(d, it.key());
+    if (f == nullptr) {
+      std::vector<std::string> known;
+      for (int i = 0; i < d.field_count(); ++i) known.push_back(d.field(i)->name());
+      errors->Add(field_path, absl::StrCat("unknown field \"", it.key().substr(0, 64), "\" of ", d.name(),
+                                           "; known: ", absl::StrJoin(known, ", ")));
+      continue;
+    }
+    const Json& v = it.value();
+    if (f->is_map()) {
+      if (!v.is_object() && !v.is_null()) {
+        errors->Add(field_path, absl::StrCat(field_path, " = ", Shown(v), "; expected an object"));
+        continue;
+      }
+      if (v.is_object()) {
+        for (auto e = v.begin(); e != v.end(); ++e) {
+          CheckValue(e.value(), *f->message_type()->map_value(), absl::StrCat(field_path, ".", e.key()), depth,
+                     errors);
+        }
+      }
+    } else if (f->is_repeated()) {
+      if (!v.is_array() && !v.is_null()) {
+        errors->Add(field_path, absl::StrCat(field_path, " = ", Shown(v), "; expected a list"));
+        continue;
+      }
+      if (v.is_array()) {
+        for (size_t i = 0; i < v.size(); ++i) {
+          CheckValue(v[i], *f, absl::StrCat(field_path, "[", i, "]"), depth, errors);
+        }
+      }
+    } else {
+      CheckValue(v, *f, field_path, depth, errors);
+    }
+  }
+}
+
+}  // namespace
+
+std::string MessageToJson(const google::protobuf::Message& message, bool pretty) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  options.always_print_primitive_fields = true;
+  options.add_whitespace = pretty;
+  std::string json;
+  // Fails only for messages that cannot be printed (e.g. Any with an unknown
+  // type), which the API does not use.
+  (void)google::protobuf::util::MessageToJsonString(message, &json, options);
+  return json;
+}
+
+absl::Status JsonToMessage(absl::string_view json, const std::string& field_name,
+                           google::protobuf::Message* message) {
+  // First a check that names the exact field and what it expects; the
+  // protobuf parser then catches what is left (e.g. integers out of range).
+  const Json parsed = Json::parse(json.begin(), json.end(), nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) return FieldError(field_name, absl::StrCat(field_name, ": not valid JSON"));
+  if (!parsed.is_object()) {
+    return FieldError(field_name, absl::StrCat(field_name, " = ", Shown(parsed), "; expected a JSON object"));
+  }
+  FieldErrors errors;
+  CheckMessage(parsed, *message->GetDescriptor(), field_name, 0, &errors);
+  if (!errors.empty()) return errors.ToStatus();
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = false;
+  const auto status = google::protobuf::util::JsonStringToMessage(std::string(json), message, options);
+  if (status.ok()) return absl::OkStatus();
+  return FieldError(field_name, absl::StrCat("not a valid ", message->GetDescriptor()->name(), ": ",
+                                             status.message().ToString()));
+}
+
+}  // namespace api
+}  // namespace parplan

@@ -1,0 +1,30 @@
+// The one JSON form of the API messages, shared by the CLI (--json) and the
+// MCP door: proto3 JSON with the proto field names (snake_case), every
+// primitive field printed (zeros and empty strings included). 64-bit integers
+// are decimal strings, as proto3 JSON prescribes; parsing accepts numbers or
+// strings for them.
+#ifndef PARPLAN_SERVER_JSON_CODEC_H_
+#define PARPLAN_SERVER_JSON_CODEC_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "google/protobuf/message.h"
+
+namespace parplan {
+namespace api {
+
+// `message` as JSON; `pretty` adds newlines and two-space indents.
+std::string MessageToJson(const google::protobuf::Message& message, bool pretty);
+
+// Fills `message` from a JSON object. Unknown fields, wrong types and
+// malformed JSON are INVALID_ARGUMENT with one field violation named
+// `field_name` whose text is the parser's (it names the offending field).
+absl::Status JsonToMessage(absl::string_view json, const std::string& field_name,
+                           google::protobuf::Message* message);
+
+}  // namespace api
+}  // namespace parplan
+
+#endif  // PARPLAN_SERVER_JSON_CODEC_H_

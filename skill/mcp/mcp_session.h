@@ -1,0 +1,53 @@
+// The MCP door: a Model Context Protocol server over stdio (JSON-RPC 2.0, one
+// message per line). Every planner RPC is a tool (server/tool_schemas.h);
+// tools/call answers through the same in-process API and JSON converter as
+// the CLI, so the numbers match the CLI and the gRPC service exactly.
+//
+// Supported: initialize (protocol versions 2025-11-25 and 2025-06-18; a
+// client asking for either gets it back, any other gets 2025-11-25), ping,
+// tools/list, tools/call, and notifications (ignored). Errors: unparsable
+// line -32700, invalid request -32600, unknown method -32601, unknown tool
+// or malformed params -32602. Bad tool arguments are a tool result with
+// isError = true and the field violations.
+#ifndef PARPLAN_SKILL_MCP_MCP_SESSION_H_
+#define PARPLAN_SKILL_MCP_MCP_SESSION_H_
+
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+
+namespace parplan {
+namespace mcp {
+
+inline constexpr size_t kMaxMessageBytes = 8 << 20;  // one JSON-RPC line; HF configs are <= 1 MiB
+
+class McpSession {
+ public:
+  // `call_budget` bounds each tool call (the search stops and says so).
+  explicit McpSession(absl::Duration call_budget = absl::Seconds(20)) : call_budget_(call_budget) {}
+
+  // Handles one line (one JSON-RPC message). Returns the line to send back
+  // (without the newline), or nothing for notifications, responses and blank
+  // lines. `log` (may be empty) receives one line for stderr describing it.
+  std::optional<std::string> HandleLine(absl::string_view line, std::string* log = nullptr);
+
+  // The protocol version agreed by initialize ("" before it).
+  const std::string& protocol_version() const { return protocol_version_; }
+
+ private:
+  absl::Duration call_budget_;
+  std::string protocol_version_;
+};
+
+// Serves one session: reads lines from `in` until EOF, writes answers to
+// `out` (flushed per message), logs to `log`. Lines longer than
+// kMaxMessageBytes are answered -32600 and skipped. Returns 0.
+int ServeStdio(std::FILE* in, std::FILE* out, std::FILE* log);
+
+}  // namespace mcp
+}  // namespace parplan
+
+#endif  // PARPLAN_SKILL_MCP_MCP_SESSION_H_
