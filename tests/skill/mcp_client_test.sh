@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# MCP conformance with clients from the npm registry against `parplan mcp`:
+# the MCP Inspector CLI (@modelcontextprotocol/inspector-cli) lists the tools
+# and calls min_gpus; the official SDK client (tests/skill/mcp_sdk_client.mjs)
+# lists, calls and checks results against the output schemas. Installs the
+# packages into BUILD/npm-mcp once. Skips (exit 77) only when the registry is
+# unreachable.
+#   mcp_client_test.sh PATH/parplan BUILD_DIR SOURCE_DIR
+set -euo pipefail
+cli=$1 build=$2 src=$3
+dir="$build/npm-mcp"
+packages=(@modelcontextprotocol/inspector-cli@1.0.3 @modelcontextprotocol/sdk@1.32.2)
+command -v node >/dev/null && command -v npm >/dev/null || { echo "node/npm missing: run scripts/setup.sh"; exit 1; }
+if [[ ! -x "$dir/node_modules/.bin/mcp-inspector-cli" || ! -d "$dir/node_modules/@modelcontextprotocol/sdk" ]]; then
+  if ! timeout 30 npm view "${packages[0]}" version >/dev/null 2>&1; then
+    echo "SKIP: the npm registry is unreachable; cannot install ${packages[*]}"
+    exit 77
+  fi
+  mkdir -p "$dir"
+  (cd "$dir" && timeout 300 npm install --no-audit --no-fund --silent "${packages[@]}")
+fi
+
+# inspector-cli 1.0.3 reads its own package.json through a path tested against
+# the working directory (../package.json): run it one level below a folder
+# that has a package.json, as npm's install folder does.
+mkdir -p "$dir/run"
+cd "$dir/run"
+inspector() { timeout 120 ../node_modules/.bin/mcp-inspector-cli --cli "$cli" mcp "$@" 2>/dev/null; }
+
+list=$(inspector --method tools/list)
+for tool in list_models get_model list_systems get_system min_gpus validate explain_layout render_config \
+            estimate_memory estimate_performance recommend; do
+  grep -q "\"name\": \"$tool\"" <<<"$list" || { echo "tools/list lacks $tool"; echo "$list" | head -20; exit 1; }
+done
+echo "inspector tools/list: 11 tools"
+
+call=$(inspector --method tools/call --tool-name min_gpus --tool-arg 'config={"tp":1,"pp":4,"ep":32,"cp":1}')
+grep -q '"min_gpus": "128"' <<<"$call" || { echo "min_gpus call failed:"; echo "$call" | head -30; exit 1; }
+grep -q '"isError": false' <<<"$call" || { echo "min_gpus call is an error"; exit 1; }
+echo "inspector tools/call min_gpus: 128"
+
+# ES modules resolve packages from their own folder: run a copy beside node_modules.
+cp "$src/tests/skill/mcp_sdk_client.mjs" "$dir/"
+timeout 120 node "$dir/mcp_sdk_client.mjs" "$cli"

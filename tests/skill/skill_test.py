@@ -1,0 +1,148 @@
+"""The skill as an assistant uses it: SKILL.md's format, the one-command
+install, the three example questions replayed as the CLI commands and MCP
+tool calls SKILL.md gives (answers checked, and the same numbers from the
+CLI in-process, the CLI through gRPC and MCP), and the README's Python gRPC
+client snippet run against a live server.
+
+usage: skill_test.py PATH/parplan PATH/parplan-server SOURCE_DIR
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+cli, server_bin, src = sys.argv[1:4]
+work = tempfile.mkdtemp(prefix="parplan_skill_")
+failures = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+
+
+# ---------------------------------------------------------------- SKILL.md format
+skill = open(os.path.join(src, "skill", "SKILL.md"), encoding="utf-8").read()
+m = re.match(r"^---\n(.*?)\n---\n(.*)$", skill, re.S)
+check(m is not None, "SKILL.md starts with YAML front matter")
+front, body = m.group(1), m.group(2)
+name = re.search(r"^name: *(.+)$", front, re.M).group(1).strip()
+description = re.search(r"^description: *(.+)$", front, re.M).group(1).strip()
+check(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", name) is not None and len(name) <= 64, f"name '{name}' is lowercase-hyphens")
+check(0 < len(description) <= 1024, f"description has 1..1024 characters ({len(description)})")
+for word in ("TP", "PP", "CP", "EP", "min", "GPUs", "Megatron Bridge", "OOM"):
+    check(word in description, f"description mentions {word}")
+check(len(body.splitlines()) < 500, f"body under 500 lines ({len(body.splitlines())})")
+references = sorted(os.listdir(os.path.join(src, "skill", "references")))
+for ref in references:
+    check(f"](references/{ref})" in body, f"SKILL.md links references/{ref}")
+for link in re.findall(r"\]\((references/[^)]+)\)", body):
+    check(os.path.exists(os.path.join(src, "skill", link)), f"link {link} exists")
+
+# ---------------------------------------------------------------- install
+home = os.path.join(work, "home")
+subprocess.run([os.path.join(src, "scripts", "install_skill.sh")], env={**os.environ, "HOME": home}, check=True,
+               stdout=subprocess.DEVNULL)
+installed = os.path.join(home, ".claude", "skills", name)
+check(os.path.isfile(os.path.join(installed, "SKILL.md")), "install put SKILL.md in ~/.claude/skills/" + name)
+check(os.access(os.path.join(installed, "bin", "parplan"), os.X_OK), "install linked bin/parplan")
+
+# ---------------------------------------------------------------- a gRPC server for the identity check
+server = subprocess.Popen([server_bin, "--listen", "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          text=True)
+address = None
+for line in server.stdout:
+    found = re.search(r"listening on (\S+)", line)
+    if found:
+        address = found.group(1)
+        break
+check(address is not None, f"server listening on {address}")
+
+
+def mcp_call(tool, arguments):
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": arguments}},
+    ]
+    out = subprocess.run([cli, "mcp"], input="".join(json.dumps(l) + "\n" for l in lines), capture_output=True,
+                         text=True, timeout=60, check=True).stdout.splitlines()
+    reply = json.loads(out[-1])
+    assert reply["id"] == 2 and not reply["result"]["isError"], reply
+    return reply["result"]["structuredContent"]
+
+
+def cli_json(command, extra=()):
+    args = command.split()
+    args[0] = os.path.expanduser(args[0].replace("~", home, 1))
+    out = subprocess.run(args + ["--json", *extra], capture_output=True, text=True, timeout=60, check=True).stdout
+    return json.loads(out)
+
+
+# ---------------------------------------------------------------- the three example questions
+sections = re.split(r"^### ", body, flags=re.M)
+examples = {}
+for section in sections:
+    title = section.splitlines()[0]
+    command = re.search(r"```bash\n(.*?)\n```", section, re.S)
+    call = re.search(r"```json\n(\{\"tool\".*?)\n```", section, re.S)
+    if title.startswith("Q") and command and call:
+        examples[title] = (command.group(1).strip(), json.loads(call.group(1)))
+check(len(examples) == 3, f"SKILL.md has 3 worked examples with a command and a tool call ({len(examples)})")
+
+answers = {}
+for title, (command, call) in examples.items():
+    local = cli_json(command)
+    remote = cli_json(command, ["--server", address])
+    via_mcp = mcp_call(call["tool"], call["arguments"])
+    check(local == remote == via_mcp, f"{title}: CLI, gRPC and MCP give the same answer")
+    answers[title] = local
+
+q1 = next(a for t, a in answers.items() if "70B" in t)
+check(q1["feasible"] and len(q1["plans"]) == 5, "Q1: five plans")
+top = q1["plans"][0]
+c = top["config"]
+check(top["gpus"] == "64" and top["fits"] and 64 % (c["tp"] * c["pp"] * c["cp"]) == 0 and c["tp"] <= 8,
+      f"Q1: top plan TP={c['tp']} PP={c['pp']} fits on 64 GPUs with TP inside the node")
+check("cfg.model.tensor_model_parallel_size = " + str(c["tp"]) in top["bridge_overrides"], "Q1: Bridge overrides")
+check(q1["starting_point"]["config"]["tp"] == 8, "Q1: the rule-of-thumb starting point (TP 8)")
+
+q2 = next(a for t, a in answers.items() if "min GPUs" in t)
+check(q2["min_gpus"] == "128" and q2["next_valid_world_sizes"][:2] == ["128", "256"], "Q2: 128 GPUs, then 256")
+check(any("lcm" in r for r in q2["reasons"]), "Q2: the reason gives the lcm formula")
+
+q3 = next(a for t, a in answers.items() if "16K" in t)
+check(q3["seq_length"] == 16384 and q3["feasible"], "Q3: searched at 16K")
+check(q3["starting_point"]["config"]["cp"] == 2 and "CP" in q3["starting_point_comparison"],
+      "Q3: compares with the rule of thumb's CP=2")
+check(any(p["config"]["cp"] > 1 for p in q3["plans"]) or "CP" in q3["starting_point_comparison"],
+      "Q3: the answer speaks to CP")
+
+# ---------------------------------------------------------------- README: Python gRPC snippet
+readme = open(os.path.join(src, "README.md"), encoding="utf-8").read()
+snippet = re.search(r"<!-- test: python-grpc -->\n```python\n(.*?)\n```", readme, re.S)
+check(snippet is not None, "README has the Python gRPC snippet")
+stubs = os.path.join(work, "py")
+os.makedirs(stubs)
+subprocess.run(["protoc", "-I", os.path.join(src, "proto"), "--python_out", stubs, "--grpc_out", stubs,
+                "--plugin=protoc-gen-grpc=/usr/bin/grpc_python_plugin",
+                os.path.join(src, "proto", "parplan", "v1", "planner.proto")], check=True)
+code = snippet.group(1).replace("127.0.0.1:50051", address)
+run = subprocess.run([sys.executable, "-c", code], cwd=stubs, capture_output=True, text=True, timeout=60)
+check(run.returncode == 0 and run.stdout.startswith("128 "), f"README Python snippet prints 128: {run.stdout.strip()[:80]} {run.stderr[-300:]}")
+node = open(os.path.join(src, "tests", "skill", "mcp_sdk_client.mjs"), encoding="utf-8").read()
+node_snippet = re.search(r"// --- README snippet begins\n(.*?)// --- README snippet ends", node, re.S).group(1)
+check(node_snippet.strip() in readme, "README's Node MCP snippet is the one tests/skill/mcp_sdk_client.mjs runs")
+
+server.terminate()
+server.wait(timeout=30)
+shutil.rmtree(work, ignore_errors=True)
+if failures:
+    print(f"{len(failures)} failure(s)")
+    sys.exit(1)
+print("skill test: ok")
