@@ -155,8 +155,9 @@ std::optional<std::string> McpSession::HandleLine(absl::string_view line, std::s
       return Reply(id, Json::object());
     }
     if (method == "tools/list") {
+      std::string reply = Reply(id, api::ExportTools(api::PlannerToolSchemas(), api::ToolFormat::kMcp));
       note("tools/list");
-      return Reply(id, api::ExportTools(api::PlannerToolSchemas(), api::ToolFormat::kMcp));
+      return reply;
     }
     if (method == "tools/call") {
       std::string status;
