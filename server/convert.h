@@ -18,7 +18,7 @@
 
 namespace parplan {
 
-namespace v1 = ::parplan::v1;
+// parplan::v1 (the API protos) is visible here as v1.
 
 // Request -> core.
 ModelSource ToModelSource(const v1::ModelRef& ref);

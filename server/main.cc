@@ -1,15 +1,19 @@
 // parplan-server: the planner as a gRPC service.
 //
-//   parplan-server [--listen 127.0.0.1:50051] [--max-message-bytes N]
+//   parplan-server [--listen 127.0.0.1:50051] [--tls-cert F --tls-key F]
+//                  [--auth-token-file F] [--insecure] [--max-message-bytes N]
+//                  [--search-workers N] [--max-queued-calls N]
 //                  [--grace-seconds S] [--no-access-log]
 //
 // Prints "parplan-server listening on HOST:PORT" once serving. SIGTERM or
 // SIGINT marks health NOT_SERVING, drains in-flight calls for the grace
-// period and exits 0.
+// period and exits 0. The token may also come from PARPLAN_AUTH_TOKEN.
+#include <cctype>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 
 #include "server/server_runner.h"
@@ -18,9 +22,16 @@ namespace {
 
 void Usage() {
   std::fprintf(stderr,
-               "usage: parplan-server [--listen HOST:PORT] [--max-message-bytes N] "
-               "[--grace-seconds S] [--no-access-log]\n"
+               "usage: parplan-server [--listen HOST:PORT] [--tls-cert F --tls-key F] [--auth-token-file F]\n"
+               "                      [--insecure] [--max-message-bytes N] [--search-workers N]\n"
+               "                      [--max-queued-calls N] [--grace-seconds S] [--no-access-log]\n"
                "  --listen             address to serve on (default 127.0.0.1:50051; port 0 = any)\n"
+               "  --tls-cert, --tls-key  PEM certificate chain and key: serve TLS\n"
+               "  --auth-token-file    file whose first line is the shared token; calls then need\n"
+               "                       'authorization: Bearer <token>' (or set PARPLAN_AUTH_TOKEN)\n"
+               "  --insecure           allow a non-loopback address without TLS or a token\n"
+               "  --search-workers     threads for searches and large layouts, 1..256 (default cores-1)\n"
+               "  --max-queued-calls   long calls waiting beyond this are refused, 1..100000 (default 1024)\n"
                "  --max-message-bytes  largest request/response, 1024..67108864 (default 4194304)\n"
                "  --grace-seconds      drain time on SIGTERM, 0..600 (default 10)\n"
                "  --no-access-log      no per-call line on stderr\n");
@@ -63,6 +74,39 @@ int main(int argc, char** argv) {
         return 2;
       }
       grace_seconds = static_cast<double>(n);
+    } else if (arg == "--tls-cert") {
+      options.tls_cert_file = value("--tls-cert");
+    } else if (arg == "--tls-key") {
+      options.tls_key_file = value("--tls-key");
+    } else if (arg == "--auth-token-file") {
+      const char* path = value("--auth-token-file");
+      std::ifstream in(path);
+      std::string token;
+      std::getline(in, token);
+      while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
+      if (!in && token.empty()) {
+        std::fprintf(stderr, "parplan-server: --auth-token-file: cannot read '%s'\n", path);
+        return 2;
+      }
+      if (token.size() < 16) {
+        std::fprintf(stderr, "parplan-server: --auth-token-file: the token must have at least 16 characters\n");
+        return 2;
+      }
+      options.auth_token = token;
+    } else if (arg == "--insecure") {
+      options.insecure = true;
+    } else if (arg == "--search-workers") {
+      if (!ParseInt(value("--search-workers"), 1, 256, &n)) {
+        std::fprintf(stderr, "parplan-server: --search-workers must be 1..256\n");
+        return 2;
+      }
+      options.search_workers = static_cast<int>(n);
+    } else if (arg == "--max-queued-calls") {
+      if (!ParseInt(value("--max-queued-calls"), 1, 100000, &n)) {
+        std::fprintf(stderr, "parplan-server: --max-queued-calls must be 1..100000\n");
+        return 2;
+      }
+      options.max_queued_calls = static_cast<int>(n);
     } else if (arg == "--no-access-log") {
       options.access_log = false;
     } else if (arg == "--help" || arg == "-h") {
@@ -72,6 +116,12 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "parplan-server: unknown flag '%s'\n", arg.c_str());
       Usage();
       return 2;
+    }
+  }
+
+  if (options.auth_token.empty()) {
+    if (const char* env = std::getenv("PARPLAN_AUTH_TOKEN"); env != nullptr && *env != '\0') {
+      options.auth_token = env;
     }
   }
 
@@ -85,7 +135,7 @@ int main(int argc, char** argv) {
   auto running = parplan::StartServer(options);
   if (!running.ok()) {
     std::fprintf(stderr, "parplan-server: %s\n", std::string(running.status().message()).c_str());
-    return 1;
+    return running.status().code() == absl::StatusCode::kFailedPrecondition ? 2 : 1;
   }
   const std::string host = options.listen.substr(0, options.listen.rfind(':'));
   std::printf("parplan-server listening on %s:%d\n", host.c_str(), (*running)->port);

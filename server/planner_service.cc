@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -15,6 +16,13 @@
 namespace parplan {
 namespace {
 
+// Compares without an early exit, so timing does not reveal the token.
+bool ConstantTimeEquals(const std::string& a, const std::string& b) {
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i % std::max<size_t>(1, b.size())]);
+  return diff == 0;
+}
+
 std::string Flatten(const grpc::ByteBuffer& buffer) {
   std::vector<grpc::Slice> slices;
   std::string out;
@@ -25,36 +33,81 @@ std::string Flatten(const grpc::ByteBuffer& buffer) {
 
 }  // namespace
 
+PlannerService::PlannerService(const ServiceOptions& options) : options_(options) {
+  int workers = options.search_workers;
+  if (workers <= 0) workers = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) - 1);
+  pool_ = std::make_unique<WorkPool>(workers, options.max_queued_calls);
+}
+
+grpc::Status PlannerService::Admit(grpc::CallbackServerContext* ctx) const {
+  if (!options_.auth_token.empty()) {
+    const std::string expected = "Bearer " + options_.auth_token;
+    const auto& metadata = ctx->client_metadata();
+    auto it = metadata.find("authorization");
+    const std::string given = it == metadata.end() ? "" : std::string(it->second.data(), it->second.size());
+    if (!ConstantTimeEquals(given, expected)) {
+      return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                          it == metadata.end() ? "missing \"authorization: Bearer <token>\" metadata"
+                                               : "wrong bearer token");
+    }
+  }
+  if (ctx->deadline() < std::chrono::system_clock::now()) {
+    return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "deadline passed before the call started");
+  }
+  return grpc::Status::OK;
+}
+
+void PlannerService::Log(const char* method, const grpc::Status& status, std::chrono::steady_clock::time_point start,
+                         grpc::CallbackServerContext* ctx) const {
+  if (!options_.access_log) return;
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::fprintf(stderr, "access method=%s status=%d latency_ms=%.3f peer=%s\n", method,
+               static_cast<int>(status.error_code()), ms, ctx->peer().c_str());
+}
+
 template <typename Req, typename Resp, typename Fn>
-grpc::ServerUnaryReactor* PlannerService::Handle(const char* method, grpc::CallbackServerContext* ctx,
+grpc::ServerUnaryReactor* PlannerService::Handle(const char* method, Cost cost, grpc::CallbackServerContext* ctx,
                                                  const grpc::ByteBuffer* request, grpc::ByteBuffer* response,
                                                  Fn fn) {
   const auto start = std::chrono::steady_clock::now();
-  grpc::Status status;
-  Req req;
-  Resp resp;
-  if (ctx->deadline() < std::chrono::system_clock::now()) {
-    status = grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "deadline passed before the call started");
-  } else if (!req.ParseFromString(Flatten(*request))) {
-    status = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                          absl::StrCat("request is not a valid ", req.GetTypeName(),
-                                       " message (proto3 string fields must be UTF-8)"));
-  } else {
-    status = ToGrpcStatus(fn(req, &resp));
-    if (status.ok()) {
-      SanitizeUtf8(&resp);
-      grpc::Slice slice(resp.SerializeAsString());
-      *response = grpc::ByteBuffer(&slice, 1);
-    }
-  }
-  if (access_log_) {
-    const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    std::fprintf(stderr, "access method=%s status=%d latency_ms=%.3f peer=%s\n", method,
-                 static_cast<int>(status.error_code()), ms, ctx->peer().c_str());
-  }
   auto* reactor = ctx->DefaultReactor();
-  reactor->Finish(status);
+  grpc::Status admitted = Admit(ctx);
+  if (!admitted.ok()) {
+    Log(method, admitted, start, ctx);
+    reactor->Finish(admitted);
+    return reactor;
+  }
+  // gRPC keeps ctx, request, response and the reactor alive until Finish.
+  auto work = [this, method, ctx, request, response, fn, start, reactor, cost]() {
+    grpc::Status status;
+    Req req;
+    Resp resp;
+    if (cost == Cost::kLong && ctx->deadline() < std::chrono::system_clock::now()) {
+      status = grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "deadline passed while queued behind other searches");
+    } else if (!req.ParseFromString(Flatten(*request))) {
+      status = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                            absl::StrCat("request is not a valid ", req.GetTypeName(),
+                                         " message (proto3 string fields must be UTF-8)"));
+    } else {
+      status = ToGrpcStatus(fn(req, &resp));
+      if (status.ok()) {
+        SanitizeUtf8(&resp);
+        grpc::Slice slice(resp.SerializeAsString());
+        *response = grpc::ByteBuffer(&slice, 1);
+      }
+    }
+    Log(method, status, start, ctx);
+    reactor->Finish(status);
+  };
+  if (cost == Cost::kShort) {
+    work();
+  } else if (!pool_->TrySubmit(work)) {
+    const grpc::Status busy(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                            absl::StrCat("server busy: ", pool_->max_queued(),
+                                         " long calls are already waiting; retry with backoff"));
+    Log(method, busy, start, ctx);
+    reactor->Finish(busy);
+  }
   return reactor;
 }
 
@@ -84,7 +137,8 @@ grpc::ServerUnaryReactor* PlannerService::Validate(grpc::CallbackServerContext* 
 }
 grpc::ServerUnaryReactor* PlannerService::ExplainLayout(grpc::CallbackServerContext* ctx,
                                                         const grpc::ByteBuffer* req, grpc::ByteBuffer* resp) {
-  return Handle("ExplainLayout", ctx, req, resp, &api::ExplainLayout);
+  return Handle<v1::ExplainLayoutRequest, v1::ExplainLayoutResponse>("ExplainLayout", Cost::kLong, ctx, req, resp,
+                                                                     &api::ExplainLayout);
 }
 grpc::ServerUnaryReactor* PlannerService::RenderConfig(grpc::CallbackServerContext* ctx,
                                                        const grpc::ByteBuffer* req, grpc::ByteBuffer* resp) {
@@ -103,14 +157,18 @@ grpc::ServerUnaryReactor* PlannerService::EstimatePerformance(grpc::CallbackServ
 
 grpc::ServerUnaryReactor* PlannerService::Recommend(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
                                                     grpc::ByteBuffer* resp) {
-  // The call's deadline, capped so that no search runs longer than kMaxSearch.
+  // The search stops at the call's deadline less a margin to send the answer
+  // (10% of the time left, at most 100 ms), and never runs past kMaxSearch.
   constexpr absl::Duration kMaxSearch = absl::Seconds(20);
-  absl::Time deadline = absl::Now() + kMaxSearch;
+  const absl::Time now = absl::Now();
+  absl::Time deadline = now + kMaxSearch;
   if (ctx->deadline() != std::chrono::system_clock::time_point::max()) {
-    deadline = std::min(deadline, absl::FromChrono(ctx->deadline()));
+    const absl::Time caller = absl::FromChrono(ctx->deadline());
+    const absl::Duration margin = std::min(absl::Milliseconds(100), (caller - now) / 10);
+    deadline = std::min(deadline, caller - margin);
   }
   return Handle<v1::RecommendRequest, v1::RecommendResponse>(
-      "Recommend", ctx, req, resp,
+      "Recommend", Cost::kLong, ctx, req, resp,
       [deadline](const v1::RecommendRequest& q, v1::RecommendResponse* r) { return api::Recommend(q, r, deadline); });
 }
 

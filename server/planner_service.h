@@ -7,12 +7,15 @@
 #ifndef PARPLAN_SERVER_PLANNER_SERVICE_H_
 #define PARPLAN_SERVER_PLANNER_SERVICE_H_
 
+#include <chrono>
+#include <memory>
+#include <string>
+
 #include "absl/status/status.h"
+#include "server/work_pool.h"
 #include "parplan/v1/planner.grpc.pb.h"
 
 namespace parplan {
-
-namespace v1 = ::parplan::v1;
 
 using RawPlannerBase = v1::Planner::WithRawCallbackMethod_ListModels<
     v1::Planner::WithRawCallbackMethod_GetModel<v1::Planner::WithRawCallbackMethod_ListSystems<
@@ -23,10 +26,19 @@ using RawPlannerBase = v1::Planner::WithRawCallbackMethod_ListModels<
                         v1::Planner::WithRawCallbackMethod_EstimatePerformance<
                             v1::Planner::WithRawCallbackMethod_Recommend<v1::Planner::Service>>>>>>>>>>>;
 
+struct ServiceOptions {
+  bool access_log = true;   // one line per call on stderr: method, status, latency, peer
+  std::string auth_token;   // when set, calls need "authorization: Bearer <token>"
+  int search_workers = 0;   // threads for searches and large layouts; 0 = cores - 1 (at least 1)
+  int max_queued_calls = 1024;  // waiting long calls beyond this are RESOURCE_EXHAUSTED
+};
+
+// Short calls run on gRPC's threads; Recommend and ExplainLayout run on a
+// bounded pool so that searches cannot starve them. Every call checks the
+// token (if any) and its deadline before it runs.
 class PlannerService final : public RawPlannerBase {
  public:
-  // access_log: write one line per call to stderr.
-  explicit PlannerService(bool access_log) : access_log_(access_log) {}
+  explicit PlannerService(const ServiceOptions& options);
 
   grpc::ServerUnaryReactor* ListModels(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
                                        grpc::ByteBuffer* resp) override;
@@ -53,17 +65,23 @@ class PlannerService final : public RawPlannerBase {
                                       grpc::ByteBuffer* resp) override;
 
  private:
+  enum class Cost { kShort, kLong };
   template <typename Req, typename Resp, typename Fn>
-  grpc::ServerUnaryReactor* Handle(const char* method, grpc::CallbackServerContext* ctx,
+  grpc::ServerUnaryReactor* Handle(const char* method, Cost cost, grpc::CallbackServerContext* ctx,
                                    const grpc::ByteBuffer* request, grpc::ByteBuffer* response, Fn fn);
   template <typename Req, typename Resp>
   grpc::ServerUnaryReactor* Handle(const char* method, grpc::CallbackServerContext* ctx,
                                    const grpc::ByteBuffer* request, grpc::ByteBuffer* response,
                                    absl::Status (*fn)(const Req&, Resp*)) {
-    return Handle<Req, Resp, absl::Status (*)(const Req&, Resp*)>(method, ctx, request, response, fn);
+    return Handle<Req, Resp, absl::Status (*)(const Req&, Resp*)>(method, Cost::kShort, ctx, request, response, fn);
   }
+  // OK, or UNAUTHENTICATED / DEADLINE_EXCEEDED before any work.
+  grpc::Status Admit(grpc::CallbackServerContext* ctx) const;
+  void Log(const char* method, const grpc::Status& status, std::chrono::steady_clock::time_point start,
+           grpc::CallbackServerContext* ctx) const;
 
-  bool access_log_;
+  ServiceOptions options_;
+  std::unique_ptr<WorkPool> pool_;
 };
 
 }  // namespace parplan

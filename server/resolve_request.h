@@ -12,7 +12,6 @@
 #include "parplan/v1/planner.pb.h"
 
 namespace parplan {
-namespace v1 = ::parplan::v1;
 namespace api {
 
 // Everything a config-shaped request resolves to.

@@ -20,6 +20,12 @@ struct ServerOptions {
   std::string listen = "127.0.0.1:50051";  // host:port; port 0 picks a free one
   int max_message_bytes = kDefaultMaxMessageBytes;
   bool access_log = true;
+  std::string tls_cert_file;  // PEM certificate chain; with tls_key_file turns TLS on
+  std::string tls_key_file;   // PEM private key
+  std::string auth_token;     // shared token required as "authorization: Bearer <token>"
+  bool insecure = false;      // allow a non-loopback address without TLS or a token
+  int search_workers = 0;     // see ServiceOptions
+  int max_queued_calls = 1024;
 };
 
 struct RunningServer {
@@ -28,7 +34,12 @@ struct RunningServer {
   int port = 0;  // the bound port
 };
 
-// Starts the server; UNAVAILABLE when the address cannot be bound.
+// True for 127.0.0.0/8, ::1 and localhost (with a port).
+bool IsLoopbackAddress(const std::string& listen);
+
+// Starts the server. FAILED_PRECONDITION for a non-loopback address without
+// TLS or a token (unless insecure), or a TLS file that cannot be read;
+// UNAVAILABLE when the address cannot be bound.
 absl::StatusOr<std::unique_ptr<RunningServer>> StartServer(const ServerOptions& options);
 
 // Marks health NOT_SERVING, then drains in-flight calls for up to

@@ -2,7 +2,9 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
+#include <sstream>
 #include <memory>
 
 #include "absl/strings/numbers.h"
@@ -43,6 +45,32 @@ std::string DescribeError(const absl::Status& status) {
   return out;
 }
 
+// --tls-ca FILE [--tls-server-name NAME] and the token (--token-file FILE or
+// PARPLAN_AUTH_TOKEN) for --server.
+absl::Status FillRemoteSecurity(const Flags& flags, RemoteRequest* call) {
+  auto read = [](const std::string& flag, const std::string& path, std::string* out) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    if (in) text << in.rdbuf();
+    *out = text.str();
+    if (!in || out->empty() || out->size() > (1 << 20)) {
+      return FieldError(flag, absl::StrCat("cannot read '", path.substr(0, 256), "' (at most 1 MiB)"));
+    }
+    return absl::OkStatus();
+  };
+  if (flags.Has("tls-ca")) {
+    if (absl::Status s = read("--tls-ca", flags.Get("tls-ca"), &call->tls_ca_pem); !s.ok()) return s;
+    call->tls_server_name = flags.Get("tls-server-name");
+  }
+  if (flags.Has("token-file")) {
+    if (absl::Status s = read("--token-file", flags.Get("token-file"), &call->token); !s.ok()) return s;
+    call->token = call->token.substr(0, call->token.find_first_of("\r\n"));
+  } else if (const char* env = std::getenv("PARPLAN_AUTH_TOKEN"); env != nullptr) {
+    call->token = env;
+  }
+  return absl::OkStatus();
+}
+
 // Answers `request` in-process or, with --server, through the server's
 // `method` (the gRPC client is loaded only then), and prints the response.
 template <typename Req, typename Resp>
@@ -61,6 +89,10 @@ int Invoke(const Flags& flags, const Req& request, absl::Status (*local)(const R
     call.method = absl::StrCat("/parplan.v1.Planner/", method);
     call.request = request.SerializeAsString();
     call.timeout_ms = timeout_ms;
+    if (absl::Status s = FillRemoteSecurity(flags, &call); !s.ok()) {
+      *err = DescribeError(s);
+      return 2;
+    }
     std::string bytes;
     status = CallRemote(call, &bytes);
     if (status.ok() && !response.ParseFromString(bytes)) {
@@ -175,6 +207,7 @@ config:  --tp --pp --vpp --cp --ep --etp (1..4096)  --sp | --no-sp  --mbs --gbs 
 where:   --system a100-80gb|h100-sxm|h200-sxm|b200|b300|gb200-nvl72|gb300-nvl72 (dgx-h100 ...)
          --gpus N  --gpus-per-node N
 output:  --json (proto3 JSON, snake_case)   --server HOST:PORT [--timeout-ms MS]
+         [--tls-ca PEM [--tls-server-name NAME]] [--token-file FILE | env PARPLAN_AUTH_TOKEN]
 
 Without --server the answer is computed in-process; with it the service answers.
 Exit 0 on an answer (also "invalid config"), 2 on bad input, 1 on other failures.

@@ -25,7 +25,7 @@ const std::vector<std::string>& KnownFlags() {
       "recompute", "recompute-modules", "recompute-layers", "recompute-method", "dist-opt", "no-dist-opt", "fsdp",
       "overhead-gib", "max-suggestions", "grad-dtype", "optimizer-dtype", "peft", "cpu-offload-layers",
       "offload-modules", "min-gpus", "gpus-range", "objective", "top", "max-pp", "no-cp", "no-recompute",
-      "nvlink-only", "max-candidates", "format"};
+      "nvlink-only", "max-candidates", "format", "tls-ca", "tls-server-name", "token-file"};
   return *flags;
 }
 

@@ -11,9 +11,18 @@
 #include "skill/cli/remote_call.h"
 
 extern "C" void ParplanRemoteCall(const parplan::cli::RemoteRequest& in, parplan::cli::RemoteReply* out) {
-  auto channel = grpc::CreateChannel(in.address, grpc::InsecureChannelCredentials());
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  grpc::ChannelArguments args;
+  if (!in.tls_ca_pem.empty()) {
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = in.tls_ca_pem;
+    credentials = grpc::SslCredentials(ssl);
+    if (!in.tls_server_name.empty()) args.SetSslTargetNameOverride(in.tls_server_name);
+  }
+  auto channel = grpc::CreateCustomChannel(in.address, credentials, args);
   grpc::GenericStub stub(channel);
   grpc::ClientContext context;
+  if (!in.token.empty()) context.AddMetadata("authorization", "Bearer " + in.token);
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(in.timeout_ms));
   grpc::Slice slice(in.request);
   grpc::ByteBuffer request(&slice, 1);
