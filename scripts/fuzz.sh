@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# libFuzzer targets with AddressSanitizer + UBSan (clang), corpora in fuzz/corpus/.
+# libFuzzer targets with AddressSanitizer + UBSan (clang), corpora in tests/fuzz/corpus/.
 #   scripts/fuzz.sh build                  configure and build into build-fuzz/
 #   scripts/fuzz.sh run TARGET SECONDS     fuzz one target, adding new inputs to its corpus
 #   scripts/fuzz.sh check                  replay every committed corpus once (no fuzzing)
@@ -24,14 +24,14 @@ case "${1:-}" in
   build) build ;;
   run)
     target=$2 seconds=$3
-    mkdir -p "fuzz/corpus/$target" build-fuzz/artifacts
-    "build-fuzz/fuzz/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-      -artifact_prefix=build-fuzz/artifacts/ "fuzz/corpus/$target" "fuzz/seeds/$target"
+    mkdir -p "tests/fuzz/corpus/$target" build-fuzz/artifacts
+    "build-fuzz/tests/fuzz/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+      -artifact_prefix=build-fuzz/artifacts/ "tests/fuzz/corpus/$target" "tests/fuzz/seeds/$target"
     ;;
   check)
     build
     for t in hf_config_fuzzer layout_parser_fuzzer json_request_fuzzer; do
-      "build-fuzz/fuzz/$t" -runs=0 -timeout=10 "fuzz/corpus/$t" "fuzz/seeds/$t"
+      "build-fuzz/tests/fuzz/$t" -runs=0 -timeout=10 "tests/fuzz/corpus/$t" "tests/fuzz/seeds/$t"
     done
     ;;
   *) sed -n '2,6p' "$0"; exit 2 ;;

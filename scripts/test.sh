@@ -1,7 +1,21 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs every test (unit, service, end-to-end).
+# Sets up, builds and runs every test (unit, service, end-to-end, skill),
+# then builds the project again with AddressSanitizer + UndefinedBehavior-
+# Sanitizer into build-asan/ and runs the whole suite there too.
+#   scripts/test.sh            both passes
+#   scripts/test.sh --fast     the plain build only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 jobs=$(nproc 2>/dev/null || echo 2)
 ctest --test-dir build --output-on-failure -j "$jobs"
+if [[ "${1:-}" == "--fast" ]]; then exit 0; fi
+
+echo "== sanitizers: address,undefined,float-cast-overflow (build-asan/)"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPARPLAN_SANITIZE=address,undefined,float-cast-overflow \
+  -DPARPLAN_BUILD_BENCH=OFF >/dev/null
+cmake --build build-asan -j "$jobs"
+# Leak checking on; any report fails the test that printed it.
+export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:strict_string_checks=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+ctest --test-dir build-asan --output-on-failure -j "$jobs" --timeout 900

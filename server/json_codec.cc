@@ -1,5 +1,6 @@
 #include "server/json_codec.h"
 
+#include <cmath>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -45,8 +46,11 @@ void CheckValue(const Json& v, const FieldDescriptor& f, const std::string& path
     case FieldDescriptor::CPPTYPE_INT64:
     case FieldDescriptor::CPPTYPE_UINT32:
     case FieldDescriptor::CPPTYPE_UINT64: {
-      bool ok = v.is_number_integer() || (v.is_number_float() && v.get<double>() == static_cast<double>(
-                                                                                       static_cast<long long>(v.get<double>())));
+      bool ok = v.is_number_integer();
+      if (v.is_number_float()) {  // 2.0 is an integer; 2.5, 1e300 and NaN are not
+        const double d = v.get<double>();
+        ok = std::isfinite(d) && std::fabs(d) < 9.2e18 && d == std::floor(d);
+      }
       if (v.is_string()) {
         const std::string s = v.get<std::string>();
         ok = !s.empty() && s.find_first_not_of("-0123456789") == std::string::npos;

@@ -38,8 +38,21 @@ rc=0
 grep -q "config.tp\|--tp" "$work/cli.err" || { cat "$work/cli.err"; exit 1; }
 grep -q "access method=MinGpus status=0" "$work/server.err" || { echo "no access log line"; exit 1; }
 
-# Graceful stop.
+# Graceful stop with a call in flight: a range search that the 3 s call
+# deadline cuts (it answers at ~2.9 s with truncated = true) is running when
+# SIGTERM arrives at 1 s; it still gets its answer, then the server exits 0.
+"$cli_bin" recommend --model deepseek_v3 --system gb200-nvl72 --gpus-range 64-16384 --seq 4096 --json \
+    --timeout-ms 3000 --server "$address" >"$work/inflight.json" 2>"$work/inflight.err" &
+inflight_pid=$!
+sleep 1
 kill -TERM "$server_pid"
+rc=0
+wait "$inflight_pid" || rc=$?
+[[ $rc -eq 0 ]] || { echo "in-flight call failed during drain (rc $rc)"; cat "$work/inflight.err"; exit 1; }
+grep -q '"truncated": true' "$work/inflight.json" || { echo "in-flight call was not cut by its deadline"; exit 1; }
+grep -q "draining" "$work/server.err" || { echo "server did not report draining"; exit 1; }
+echo "SIGTERM drained the in-flight search"
+
 for _ in $(seq 1 100); do
   kill -0 "$server_pid" 2>/dev/null || break
   sleep 0.1

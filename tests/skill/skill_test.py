@@ -43,6 +43,10 @@ for ref in references:
 for link in re.findall(r"\]\((references/[^)]+)\)", body):
     check(os.path.exists(os.path.join(src, "skill", link)), f"link {link} exists")
 
+commands = open(os.path.join(src, "skill", "references", "commands.md"), encoding="utf-8").read()
+usage = subprocess.run([cli, "help"], capture_output=True, text=True, check=True).stdout.rstrip("\n")
+check("```\n" + usage + "\n```" in commands, "references/commands.md quotes the current `parplan help`")
+
 # ---------------------------------------------------------------- install
 home = os.path.join(work, "home")
 subprocess.run([os.path.join(src, "scripts", "install_skill.sh")], env={**os.environ, "HOME": home}, check=True,

@@ -1,0 +1,275 @@
+// Load on the gRPC service, loopback only: starts parplan-server as a child
+// process (port 0, no access log), drives it with its own client threads and
+// reports, per call and concurrency (1, 16, 64 clients), calls/s, p50/p99
+// latency and failed calls; then a search load (64 clients calling
+// recommend) with 4 clients measuring min_gpus latency beside it; then the
+// server's RSS before and after 100,000 calls. Each phase is bounded in calls
+// and seconds.
+//   load_bench [PATH/parplan-server] [--quick]
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/strings/str_cat.h"
+#include "parplan/v1/planner.grpc.pb.h"
+
+namespace v1 = ::parplan::v1;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Server {
+  pid_t pid = -1;
+  std::string address;
+};
+
+Server StartServer(const std::string& binary) {
+  int out[2];
+  if (pipe(out) != 0) std::exit(1);
+  Server s;
+  s.pid = fork();
+  if (s.pid == 0) {
+    dup2(out[1], 1);
+    close(out[0]);
+    execl(binary.c_str(), binary.c_str(), "--listen", "127.0.0.1:0", "--no-access-log", nullptr);
+    _exit(127);
+  }
+  close(out[1]);
+  std::string line;
+  char c;
+  while (read(out[0], &c, 1) == 1 && c != '\n') line.push_back(c);
+  const auto at = line.find("listening on ");
+  if (at == std::string::npos) {
+    std::fprintf(stderr, "load_bench: server did not start (%s)\n", line.c_str());
+    std::exit(1);
+  }
+  s.address = line.substr(at + 13);
+  return s;
+}
+
+long RssKiB(pid_t pid) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
+  std::string key;
+  long value = 0;
+  while (in >> key) {
+    if (key == "VmRSS:") {
+      in >> value;
+      return value;
+    }
+    in.ignore(1 << 10, '\n');
+  }
+  return -1;
+}
+
+// One kind of call, made with a fresh context each time.
+using Call = std::function<grpc::Status(v1::Planner::Stub*)>;
+
+Call MinGpus() {
+  return [](v1::Planner::Stub* stub) {
+    v1::MinGpusRequest req;
+    req.mutable_config()->set_tp(1);
+    req.mutable_config()->set_pp(4);
+    req.mutable_config()->set_ep(32);
+    v1::MinGpusResponse resp;
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    grpc::Status s = stub->MinGpus(&ctx, req, &resp);
+    if (s.ok() && resp.min_gpus() != 128) return grpc::Status(grpc::StatusCode::INTERNAL, "wrong answer");
+    return s;
+  };
+}
+
+Call Validate() {
+  return [](v1::Planner::Stub* stub) {
+    v1::ValidateRequest req;
+    req.mutable_model()->set_id("llama3_70b");
+    req.mutable_placement()->set_system("h100-sxm");
+    req.mutable_placement()->set_gpus(64);
+    req.mutable_config()->set_tp(8);
+    req.mutable_config()->set_pp(4);
+    req.mutable_config()->set_gbs(512);
+    v1::ValidateResponse resp;
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    grpc::Status s = stub->Validate(&ctx, req, &resp);
+    if (s.ok() && !resp.valid()) return grpc::Status(grpc::StatusCode::INTERNAL, "wrong answer");
+    return s;
+  };
+}
+
+Call Recommend() {
+  return [](v1::Planner::Stub* stub) {
+    v1::RecommendRequest req;
+    req.mutable_model()->set_id("llama3_8b");
+    req.mutable_placement()->set_system("h100-sxm");
+    req.mutable_placement()->set_gpus(8);
+    req.mutable_config()->set_seq_length(8192);
+    v1::RecommendResponse resp;
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(120));
+    grpc::Status s = stub->Recommend(&ctx, req, &resp);
+    if (s.ok() && resp.plans_size() == 0) return grpc::Status(grpc::StatusCode::INTERNAL, "no plan");
+    return s;
+  };
+}
+
+struct Result {
+  long calls = 0, failed = 0;
+  double seconds = 0, p50_ms = 0, p99_ms = 0, max_ms = 0;
+  std::string first_error;
+};
+
+std::vector<std::unique_ptr<v1::Planner::Stub>> Stubs(const std::string& address, int n) {
+  std::vector<std::unique_ptr<v1::Planner::Stub>> stubs;
+  for (int i = 0; i < n; ++i) {
+    grpc::ChannelArguments args;
+    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);  // a connection of its own
+    args.SetInt("parplan.bench.channel", i);
+    stubs.push_back(v1::Planner::NewStub(grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args)));
+  }
+  return stubs;
+}
+
+// `clients` threads call until `max_calls` calls are done in all or
+// `max_seconds` pass; `stop` (optional) ends it early.
+Result Drive(const std::string& address, const Call& call, int clients, long max_calls, double max_seconds,
+             const std::atomic<bool>* stop = nullptr) {
+  const int channels = std::min(clients, 16);
+  auto stubs = Stubs(address, channels);
+  std::atomic<long> issued{0};
+  std::vector<std::vector<double>> latencies(clients);
+  std::atomic<long> failed{0};
+  std::string first_error;
+  std::mutex error_mu;
+  const auto start = Clock::now();
+  const auto end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(max_seconds));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < clients; ++t) {
+    threads.emplace_back([&, t] {
+      v1::Planner::Stub* stub = stubs[t % channels].get();
+      while (issued.fetch_add(1) < max_calls && Clock::now() < end && !(stop != nullptr && stop->load())) {
+        const auto t0 = Clock::now();
+        const grpc::Status s = call(stub);
+        latencies[t].push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+        if (!s.ok()) {
+          failed.fetch_add(1);
+          std::lock_guard<std::mutex> lock(error_mu);
+          if (first_error.empty()) first_error = absl::StrCat(s.error_code(), " ", s.error_message());
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  Result r;
+  r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  std::vector<double> all;
+  for (auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
+  std::sort(all.begin(), all.end());
+  r.calls = static_cast<long>(all.size());
+  r.failed = failed.load();
+  r.first_error = first_error;
+  if (!all.empty()) {
+    r.p50_ms = all[all.size() / 2];
+    r.p99_ms = all[std::min(all.size() - 1, all.size() * 99 / 100)];
+    r.max_ms = all.back();
+  }
+  return r;
+}
+
+void Print(const char* name, int clients, const Result& r) {
+  std::printf("%-10s %7d %9ld %7ld %10.0f %9.3f %9.3f %9.3f%s%s\n", name, clients, r.calls, r.failed,
+              r.calls / std::max(1e-9, r.seconds), r.p50_ms, r.p99_ms, r.max_ms, r.first_error.empty() ? "" : "  ",
+              r.first_error.c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string binary = PARPLAN_SERVER_BINARY;
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) {
+      quick = true;
+    } else {
+      binary = argv[i];
+    }
+  }
+  const double scale = quick ? 0.1 : 1.0;
+  const Server server = StartServer(binary);
+  std::printf("# load_bench: parplan-server %s (child pid %d), loopback; %u cores shared by server and clients\n",
+              server.address.c_str(), server.pid, std::thread::hardware_concurrency());
+  // Warm-up (connections, catalog, first allocations).
+  Drive(server.address, MinGpus(), 4, 2000, 5);
+  Drive(server.address, Recommend(), 2, 4, 10);
+  const long rss_start = RssKiB(server.pid);
+
+  std::printf("%-10s %7s %9s %7s %10s %9s %9s %9s\n", "call", "clients", "calls", "failed", "calls/s", "p50_ms",
+              "p99_ms", "max_ms");
+  long failed = 0;
+  struct Kind {
+    const char* name;
+    Call call;
+    long max_calls;
+    double seconds;
+  };
+  const Kind kinds[] = {{"min_gpus", MinGpus(), static_cast<long>(60000 * scale), 6 * scale},
+                        {"validate", Validate(), static_cast<long>(30000 * scale), 6 * scale},
+                        {"recommend", Recommend(), static_cast<long>(400 * scale), 15 * scale}};
+  for (const Kind& k : kinds) {
+    for (int clients : {1, 16, 64}) {
+      const Result r = Drive(server.address, k.call, clients, k.max_calls, k.seconds);
+      failed += r.failed;
+      Print(k.name, clients, r);
+    }
+  }
+
+  // min_gpus beside 64 clients running searches.
+  std::atomic<bool> stop{false};
+  Result searches;
+  std::thread search_load([&] {
+    searches = Drive(server.address, Recommend(), 64, 1000000, 12 * scale + 2, &stop);
+  });
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const Result beside = Drive(server.address, MinGpus(), 4, 1000000, 10 * scale);
+  stop = true;
+  search_load.join();
+  failed += searches.failed + beside.failed;
+  std::printf("\nwith 64 clients calling recommend (%ld searches, %ld failed, %.1f/s):\n", searches.calls,
+              searches.failed, searches.calls / std::max(1e-9, searches.seconds));
+  Print("min_gpus", 4, beside);
+
+  // Memory over 100,000 calls.
+  const long rss_before = RssKiB(server.pid);
+  long calls = 0;
+  for (int round = 0; round < 2; ++round) {
+    const Result a = Drive(server.address, MinGpus(), 16, static_cast<long>(40000 * scale), 120);
+    const Result b = Drive(server.address, Validate(), 16, static_cast<long>(10000 * scale), 120);
+    calls += a.calls + b.calls;
+    failed += a.failed + b.failed;
+  }
+  const long rss_after = RssKiB(server.pid);
+  std::printf("\nserver RSS: %.1f MiB after warm-up, %.1f MiB before and %.1f MiB after %ld more calls "
+              "(min_gpus + validate, 16 clients)\n",
+              rss_start / 1024.0, rss_before / 1024.0, rss_after / 1024.0, calls);
+  std::printf("failed calls in all phases: %ld\n", failed);
+
+  kill(server.pid, SIGTERM);
+  int status = 0;
+  waitpid(server.pid, &status, 0);
+  std::printf("server exit status after SIGTERM: %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  return failed == 0 ? 0 : 1;
+}
