@@ -19,7 +19,8 @@ namespace {
 // Compares without an early exit, so timing does not reveal the token.
 bool ConstantTimeEquals(const std::string& a, const std::string& b) {
   unsigned char diff = a.size() == b.size() ? 0 : 1;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i % std::max<size_t>(1, b.size())]);
+  const size_t n = std::max<size_t>(1, b.size());
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i % n]);
   return diff == 0;
 }
 

@@ -1,9 +1,10 @@
 // The gRPC Planner service. Every method is a raw callback handler: the
 // service parses the request bytes itself, so a message that is not a valid
 // request (e.g. a string field that is not UTF-8) is answered with
-// INVALID_ARGUMENT instead of gRPC's generic INTERNAL, then it refuses calls
-// whose deadline already passed, calls the transport-free API
-// (server/planner_api.h), converts the status, and logs one access line.
+// INVALID_ARGUMENT instead of gRPC's generic INTERNAL. Each call: checks the
+// bearer token (when one is configured) and refuses a passed deadline, runs
+// the transport-free API (server/planner_api.h) inline or, for long calls,
+// on a bounded worker pool, converts the status, and logs one access line.
 #ifndef PARPLAN_SERVER_PLANNER_SERVICE_H_
 #define PARPLAN_SERVER_PLANNER_SERVICE_H_
 
