@@ -3,21 +3,22 @@
 # the MCP Inspector CLI (@modelcontextprotocol/inspector-cli) lists the tools
 # and calls min_gpus; the official SDK client (tests/skill/mcp_sdk_client.mjs)
 # lists, calls and checks results against the output schemas. Installs the
-# packages into BUILD/npm-mcp once. Skips (exit 77) only when the registry is
-# unreachable.
+# versions pinned in tests/skill/npm/package-lock.json into BUILD/npm-mcp
+# (npm ci, once). Skips (exit 77) only when the registry is unreachable.
 #   mcp_client_test.sh PATH/parplan BUILD_DIR SOURCE_DIR
 set -euo pipefail
 cli=$1 build=$2 src=$3
 dir="$build/npm-mcp"
-packages=(@modelcontextprotocol/inspector-cli@1.0.3 @modelcontextprotocol/sdk@1.32.2)
 command -v node >/dev/null && command -v npm >/dev/null || { echo "node/npm missing: run scripts/setup.sh"; exit 1; }
-if [[ ! -x "$dir/node_modules/.bin/mcp-inspector-cli" || ! -d "$dir/node_modules/@modelcontextprotocol/sdk" ]]; then
-  if ! timeout 30 npm view "${packages[0]}" version >/dev/null 2>&1; then
-    echo "SKIP: the npm registry is unreachable; cannot install ${packages[*]}"
+if ! cmp -s "$src/tests/skill/npm/package-lock.json" "$dir/package-lock.json" || [[ ! -d "$dir/node_modules" ]]; then
+  if ! timeout 30 npm view @modelcontextprotocol/sdk@1.32.2 version >/dev/null 2>&1; then
+    echo "SKIP: the npm registry is unreachable; cannot install the MCP clients"
     exit 77
   fi
+  rm -rf "$dir"
   mkdir -p "$dir"
-  (cd "$dir" && timeout 300 npm install --no-audit --no-fund --silent "${packages[@]}")
+  cp "$src/tests/skill/npm/package.json" "$src/tests/skill/npm/package-lock.json" "$dir/"
+  (cd "$dir" && timeout 300 npm ci --no-audit --no-fund --silent)
 fi
 
 # inspector-cli 1.0.3 reads its own package.json through a path tested against
