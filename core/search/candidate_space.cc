@@ -66,6 +66,17 @@ int DimensionsInUse(const ResolvedConfig& c) {
   return (c.tp > 1) + (c.pp > 1) + (c.vpp > 1) + (c.cp > 1) + (c.ep > 1) + (c.etp > 1 && !c.etp_defaulted);
 }
 
+bool ExtendsMesh(const ResolvedConfig& a, const ResolvedConfig& b) {
+  const int64_t da[] = {a.tp, a.pp, std::max<int64_t>(1, a.vpp), a.cp, a.ep, a.etp};
+  const int64_t db[] = {b.tp, b.pp, std::max<int64_t>(1, b.vpp), b.cp, b.ep, b.etp};
+  bool larger = false;
+  for (int i = 0; i < 6; ++i) {
+    if (da[i] < db[i]) return false;
+    larger |= da[i] > db[i];
+  }
+  return larger;
+}
+
 std::vector<ResolvedConfig> EnumerateCandidates(const ModelSpec& m, const ResolvedConfig& base, int64_t world,
                                                 const SystemSpec& sys, const SearchConstraints& k,
                                                 bool memory_probe, int64_t* pruned) {

@@ -39,6 +39,10 @@ std::vector<ResolvedConfig> EnumerateCandidates(const ModelSpec& model, const Re
 // Number of dimensions above 1 among TP, PP, VPP, CP, EP, ETP (simpler first).
 int DimensionsInUse(const ResolvedConfig& config);
 
+// True when `a` only extends `b`: every parallel degree of `a` (TP, PP, VPP,
+// CP, EP, ETP) is at least `b`'s and one is larger (e.g. b with CP=2 added).
+bool ExtendsMesh(const ResolvedConfig& a, const ResolvedConfig& b);
+
 }  // namespace parplan
 
 #endif  // PARPLAN_CORE_SEARCH_CANDIDATE_SPACE_H_

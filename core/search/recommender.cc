@@ -36,7 +36,6 @@ struct Scored {
   double headroom_fraction = 0;
   double peak_fraction = 0;  // peak / capacity
   int dims = 0;
-  int64_t degrees = 0;  // product of the parallel degrees (TP, PP, VPP, CP, EP, ETP)
 };
 
 struct WorldCandidates {
@@ -83,13 +82,12 @@ bool Better(const Scored& a, const Scored& b, Objective objective, double band_f
   return a.index < b.index;
 }
 
-// A plan is redundant next to a simpler one already shown when it uses more
-// parallel dimensions (or the same ones at larger degrees) yet is neither faster beyond the model's resolution nor
-// leaves more memory headroom: e.g. CP=2 with twice the MBS at 8K tokens.
-bool Redundant(const Scored& candidate, const Scored& shown) {
-  const bool more_complex = candidate.dims > shown.dims ||
-                            (candidate.dims == shown.dims && candidate.degrees > shown.degrees);
-  return candidate.world == shown.world && more_complex &&
+// A plan is redundant next to one already shown that it only extends (see
+// ExtendsMesh; e.g. CP=2 with twice the MBS at 8K tokens) when it is neither
+// faster beyond the model's resolution nor leaves more memory headroom.
+bool Redundant(const Scored& candidate, const ResolvedConfig& candidate_config, const Scored& shown,
+               const ResolvedConfig& shown_config) {
+  return candidate.world == shown.world && ExtendsMesh(candidate_config, shown_config) &&
          candidate.tokens_per_gpu <= shown.tokens_per_gpu * (1 + kTieBand) &&
          candidate.headroom_fraction <= shown.headroom_fraction + kHeadroomResolution;
 }
@@ -251,7 +249,6 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
       s.headroom_fraction = mem.capacity_bytes > 0 ? mem.headroom_bytes / mem.capacity_bytes : 0;
       s.peak_fraction = mem.capacity_bytes > 0 ? mem.peak_bytes / mem.capacity_bytes : 0;
       s.dims = DimensionsInUse(c);
-      s.degrees = c.tp * c.pp * std::max<int64_t>(1, c.vpp) * c.cp * c.ep * c.etp;
       scored.push_back(s);
     }
     spaces.push_back(std::move(space));
@@ -320,7 +317,9 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
     const std::string mesh =
         absl::StrCat(s.world, "/", c.tp, "/", c.pp, "/", c.vpp, "/", c.cp, "/", c.ep, "/", c.etp);
     const bool repeat = std::find(meshes.begin(), meshes.end(), mesh) != meshes.end() ||
-                        std::any_of(shown.begin(), shown.end(), [&](const Scored* p) { return Redundant(s, *p); });
+                        std::any_of(shown.begin(), shown.end(), [&](const Scored* p) {
+                          return Redundant(s, c, *p, space_of(*p).configs[p->index]);
+                        });
     if (repeat || static_cast<int>(out.plans.size()) >= req.top_k) {
       ++out.rejected.dominated;
       if (!repeat && !out.rejected.best_dominated.has_value()) {

@@ -81,17 +81,13 @@ TEST(RecommenderTest, RedundantVariantsOfASimplerPlanAreNotShown) {
   c.request.top_k = 10;
   const SearchResult r = Search(c);
   ASSERT_EQ(r.plans.size(), 10u);
-  auto dims = [](const ResolvedConfig& k) { return DimensionsInUse(k); };
-  auto degrees = [](const ResolvedConfig& k) { return k.tp * k.pp * k.vpp * k.cp * k.ep * k.etp; };
   for (size_t j = 0; j < r.plans.size(); ++j) {
     const PlanEval& q = r.plans[j];
     for (size_t i = 0; i < j; ++i) {
       const PlanEval& p = r.plans[i];
       const bool no_gain = q.perf.tokens_per_s_per_gpu <= p.perf.tokens_per_s_per_gpu * 1.01 &&
                            q.memory.headroom_bytes <= p.memory.headroom_bytes + 0.01 * p.memory.capacity_bytes;
-      const bool more_complex = dims(q.config) > dims(p.config) ||
-                                (dims(q.config) == dims(p.config) && degrees(q.config) > degrees(p.config));
-      EXPECT_FALSE(more_complex && no_gain)
+      EXPECT_FALSE(ExtendsMesh(q.config, p.config) && no_gain)
           << PlanLabel(q.config) << " only adds dimensions to " << PlanLabel(p.config);
     }
   }
@@ -186,6 +182,27 @@ TEST(RecommenderTest, BadInputIsRejected) {
   k.request.top_k = 0;
   k.request.model = &k.model;
   EXPECT_EQ(Recommend(k.request).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(CandidateSpaceTest, ExtendsMeshOnlyWhenEveryDegreeIsAtLeastAsLarge) {
+  ResolvedConfig base;
+  base.tp = 4;
+  base.pp = 2;
+  base.vpp = 8;
+  ResolvedConfig cp2 = base;
+  cp2.cp = 2;
+  EXPECT_TRUE(ExtendsMesh(cp2, base));
+  EXPECT_FALSE(ExtendsMesh(base, cp2));
+  EXPECT_FALSE(ExtendsMesh(base, base));
+  ResolvedConfig other;  // TP=2 PP=8 VPP=5: more PP, less TP and VPP: a different trade-off
+  other.tp = 2;
+  other.pp = 8;
+  other.vpp = 5;
+  EXPECT_FALSE(ExtendsMesh(other, base));
+  EXPECT_FALSE(ExtendsMesh(base, other));
+  ResolvedConfig unset_vpp = base;
+  unset_vpp.vpp = 0;  // 0 = not set = 1
+  EXPECT_TRUE(ExtendsMesh(base, unset_vpp));
 }
 
 TEST(CandidateSpaceTest, GlobalBatchAndDimensions) {
