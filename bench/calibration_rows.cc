@@ -4,10 +4,11 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "core/catalog/catalog.h"
 #include "core/pipeline/layout_builder.h"
 #include "core/rules/validate.h"
+#include "bench/tuned_config_rows.h"
+#include "server/convert.h"
 #include "tests/core/csv_reader.h"
 
 namespace parplan {
@@ -26,11 +27,11 @@ std::string PrecisionOf(const std::string& norm) {
 }  // namespace
 
 std::vector<CalibrationRow> LoadCalibrationRows(const std::string& data_dir, std::vector<std::string>* skipped) {
-  std::map<std::string, std::map<std::string, std::string>> recipes;
-  for (auto& r : ReadCsv(data_dir + "/tuned_configs_calibration.csv")) recipes[r.at("recipe_function")] = r;
-  const std::map<std::string, std::string> systems = {
-      {"DGX-H100", "h100-sxm"}, {"DGX-B200", "b200"}, {"DGX-B300", "b300"},
-      {"DGX-GB200", "gb200-nvl72"}, {"DGX-GB300", "gb300-nvl72"}};
+  std::map<std::string, ParallelConfig> recipes;  // recipe name -> its config as filed
+  for (const TunedRow& t : LoadTunedRows(data_dir + "/tuned_configs_calibration.csv")) {
+    recipes[t.recipe] = ToParallelConfig(t.config);
+  }
+  const auto& systems = CatalogSystemIds();
   std::vector<CalibrationRow> out;
   for (const auto& r : ReadCsv(data_dir + "/benchmarks_calibration.csv")) {
     if (r.at("variant") != "primary" || r.at("task") != "pretrain") continue;
@@ -60,29 +61,20 @@ std::vector<CalibrationRow> LoadCalibrationRows(const std::string& data_dir, std
     // Recompute and layouts from the tuned recipe the table row names, when it matches.
     auto recipe = recipes.find(r.at("head_recipe_function"));
     if (recipe != recipes.end() && r.at("head_recipe_matches_table") == "yes") {
-      const auto& t = recipe->second;
-      if (Given(t.at("recompute_granularity"))) {
-        c.recompute_granularity = t.at("recompute_granularity");
-        if (Given(t.at("recompute_method"))) c.recompute_method = t.at("recompute_method");
-        if (Given(t.at("recompute_num_layers"))) c.recompute_num_layers = std::stoll(t.at("recompute_num_layers"));
-        if (t.at("recompute_granularity") == "selective" && Given(t.at("recompute_modules"))) {
-          for (absl::string_view m : absl::StrSplit(t.at("recompute_modules"), absl::ByAnyChar("[]\", "),
-                                                    absl::SkipEmpty())) {
-            c.recompute_modules.push_back(std::string(m));
-          }
-        }
+      const ParallelConfig& t = recipe->second;
+      if (!t.recompute_granularity.empty()) {
+        c.recompute_granularity = t.recompute_granularity;
+        c.recompute_method = t.recompute_method;
+        c.recompute_num_layers = t.recompute_num_layers;
+        c.recompute_modules = t.recompute_modules;
       }
-      if (Given(t.at("pipeline_model_parallel_layout"))) {
-        c.pipeline_layout = t.at("pipeline_model_parallel_layout");
+      if (!t.pipeline_layout.empty()) {
+        c.pipeline_layout = t.pipeline_layout;
         c.vpp = 0;
       }
-      if (Given(t.at("num_layers_in_first_pipeline_stage"))) {
-        c.first_stage_layers = std::stoll(t.at("num_layers_in_first_pipeline_stage"));
-      }
-      if (Given(t.at("num_layers_in_last_pipeline_stage"))) {
-        c.last_stage_layers = std::stoll(t.at("num_layers_in_last_pipeline_stage"));
-      }
-      if (Given(t.at("mtp_num_layers"))) c.mtp_num_layers = std::stoll(t.at("mtp_num_layers"));
+      if (t.first_stage_layers > 0) c.first_stage_layers = t.first_stage_layers;
+      if (t.last_stage_layers > 0) c.last_stage_layers = t.last_stage_layers;
+      if (t.mtp_num_layers.has_value()) c.mtp_num_layers = t.mtp_num_layers;
     }
     // Runs whose layers do not divide over PP*VPP used a layout (the DeepSeek
     // recipes build one from (PP, VPP)); rebuild the balanced one.

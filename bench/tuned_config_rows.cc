@@ -13,10 +13,15 @@ bool Given(const std::string& v) { return !v.empty() && v != "None"; }
 
 }  // namespace
 
-std::vector<TunedRow> LoadTunedRows(const std::string& csv_path) {
-  const std::map<std::string, std::string> systems = {
+const std::map<std::string, std::string>& CatalogSystemIds() {
+  static const auto* const systems = new std::map<std::string, std::string>{
       {"DGX-H100", "h100-sxm"}, {"DGX-B200", "b200"}, {"DGX-B300", "b300"},
       {"DGX-GB200", "gb200-nvl72"}, {"DGX-GB300", "gb300-nvl72"}};
+  return *systems;
+}
+
+std::vector<TunedRow> LoadTunedRows(const std::string& csv_path) {
+  const auto& systems = CatalogSystemIds();
   std::vector<TunedRow> rows;
   for (const auto& r : ReadCsv(csv_path)) {
     auto sys = systems.find(r.at("system"));

@@ -3,6 +3,7 @@
 #ifndef PARPLAN_BENCH_TUNED_CONFIG_ROWS_H_
 #define PARPLAN_BENCH_TUNED_CONFIG_ROWS_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ struct TunedRow {
 
 // Rows whose system is in the catalog.
 std::vector<TunedRow> LoadTunedRows(const std::string& csv_path);
+
+// The data files' system names ("DGX-H100") -> catalog system ids ("h100-sxm").
+const std::map<std::string, std::string>& CatalogSystemIds();
 
 }  // namespace parplan
 
