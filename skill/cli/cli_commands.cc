@@ -2,9 +2,7 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
 #include <functional>
-#include <sstream>
 #include <memory>
 
 #include "absl/strings/numbers.h"
@@ -48,22 +46,20 @@ std::string DescribeError(const absl::Status& status) {
 // --tls-ca FILE [--tls-server-name NAME] and the token (--token-file FILE or
 // PARPLAN_AUTH_TOKEN) for --server.
 absl::Status FillRemoteSecurity(const Flags& flags, RemoteRequest* call) {
-  auto read = [](const std::string& flag, const std::string& path, std::string* out) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    if (in) text << in.rdbuf();
-    *out = text.str();
-    if (!in || out->empty() || out->size() > (1 << 20)) {
-      return FieldError(flag, absl::StrCat("cannot read '", path.substr(0, 256), "' (at most 1 MiB)"));
-    }
+  // A CA bundle or a token file: non-empty, at most 1 MiB.
+  auto read = [&flags](const std::string& name, std::string* out) {
+    auto text = ReadFileFlag(flags, name, 1 << 20);
+    if (!text.ok()) return text.status();
+    if (text->empty()) return FieldError(absl::StrCat("--", name), "the file is empty");
+    *out = *std::move(text);
     return absl::OkStatus();
   };
   if (flags.Has("tls-ca")) {
-    if (absl::Status s = read("--tls-ca", flags.Get("tls-ca"), &call->tls_ca_pem); !s.ok()) return s;
+    if (absl::Status s = read("tls-ca", &call->tls_ca_pem); !s.ok()) return s;
     call->tls_server_name = flags.Get("tls-server-name");
   }
   if (flags.Has("token-file")) {
-    if (absl::Status s = read("--token-file", flags.Get("token-file"), &call->token); !s.ok()) return s;
+    if (absl::Status s = read("token-file", &call->token); !s.ok()) return s;
     call->token = call->token.substr(0, call->token.find_first_of("\r\n"));
   } else if (const char* env = std::getenv("PARPLAN_AUTH_TOKEN"); env != nullptr) {
     call->token = env;

@@ -99,21 +99,23 @@ absl::Status IntFlag(const Flags& flags, const std::string& name, long long lo, 
   return absl::OkStatus();
 }
 
-namespace {
-
-absl::StatusOr<std::string> ReadSmallFile(const std::string& path, size_t limit) {
+absl::StatusOr<std::string> ReadFileFlag(const Flags& flags, const std::string& name, size_t limit) {
+  const std::string flag = absl::StrCat("--", name);
+  const std::string path = flags.Get(name);
   std::ifstream in(path, std::ios::binary);
-  if (!in) return FieldError("--model-file", absl::StrCat("cannot read '", path, "'"));
+  if (!in) return FieldError(flag, absl::StrCat("cannot read '", path.substr(0, 256), "'"));
   std::string data;
   char buffer[65536];
   while (in.read(buffer, sizeof(buffer)) || in.gcount() > 0) {
     data.append(buffer, static_cast<size_t>(in.gcount()));
     if (data.size() > limit) {
-      return FieldError("--model-file", absl::StrCat("'", path, "' is larger than ", limit, " bytes"));
+      return FieldError(flag, absl::StrCat("'", path.substr(0, 256), "' is larger than ", limit, " bytes"));
     }
   }
   return data;
 }
+
+namespace {
 
 // An HF config.json has HF keys; an inline spec uses Megatron names.
 bool LooksLikeHfConfig(const std::string& text) {
@@ -131,7 +133,7 @@ absl::Status FillModel(const Flags& flags, v1::ModelRef* model, bool required) {
   if (flags.Has("size")) {
     model->set_size(flags.Get("size"));
   } else if (flags.Has("model-file")) {
-    auto text = ReadSmallFile(flags.Get("model-file"), 1 << 20);
+    auto text = ReadFileFlag(flags, "model-file", 1 << 20);
     if (!text.ok()) return text.status();
     if (LooksLikeHfConfig(*text)) {
       model->set_hf_config_json(*text);

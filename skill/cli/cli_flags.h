@@ -31,6 +31,9 @@ absl::StatusOr<Flags> ParseFlags(const std::vector<std::string>& args);
 absl::Status FillModel(const Flags& flags, v1::ModelRef* model, bool required);
 absl::Status FillConfig(const Flags& flags, v1::ParallelConfig* config);
 absl::Status FillPlacement(const Flags& flags, v1::Placement* placement);
+// The contents of the file named by flag `name` (a path), at most `limit`
+// bytes; errors name the flag.
+absl::StatusOr<std::string> ReadFileFlag(const Flags& flags, const std::string& name, size_t limit);
 // Integer flag in [lo, hi]; `out` untouched when absent.
 absl::Status IntFlag(const Flags& flags, const std::string& name, long long lo, long long hi, long long* out);
 
