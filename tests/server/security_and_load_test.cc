@@ -140,6 +140,23 @@ TEST(ListenTest, NonLoopbackNeedsTlsOrTokenOrInsecure) {
   EXPECT_EQ(bad_cert.status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
+// `n` big searches started at once on `stub` (callback API); done[i]
+// receives the i-th status, answers[i] its response.
+struct AsyncSearches {
+  AsyncSearches(v1::Planner::Stub* stub, int n) : answers(n), done(n) {
+    for (int i = 0; i < n; ++i) {
+      contexts.push_back(std::make_unique<grpc::ClientContext>());
+      Deadline(contexts.back().get(), 120000);
+      stub->async()->Recommend(contexts.back().get(), &request, &answers[i],
+                               [this, i](grpc::Status s) { done[i].set_value(std::move(s)); });
+    }
+  }
+  const v1::RecommendRequest request = BigSearch();
+  std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
+  std::vector<v1::RecommendResponse> answers;
+  std::vector<std::promise<grpc::Status>> done;
+};
+
 TEST(LoadTest, ShortCallsOvertakeQueuedSearches) {
   ServerOptions options;
   options.listen = "127.0.0.1:0";
@@ -149,16 +166,7 @@ TEST(LoadTest, ShortCallsOvertakeQueuedSearches) {
   auto stub = v1::Planner::NewStub(
       grpc::CreateChannel(absl::StrCat("127.0.0.1:", server->port), grpc::InsecureChannelCredentials()));
   constexpr int kSearches = 6;
-  std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
-  std::vector<v1::RecommendResponse> answers(kSearches);
-  std::vector<std::promise<grpc::Status>> done(kSearches);
-  const v1::RecommendRequest search = BigSearch();
-  for (int i = 0; i < kSearches; ++i) {
-    contexts.push_back(std::make_unique<grpc::ClientContext>());
-    Deadline(contexts.back().get(), 120000);
-    stub->async()->Recommend(contexts.back().get(), &search, &answers[i],
-                             [&done, i](grpc::Status s) { done[i].set_value(std::move(s)); });
-  }
+  AsyncSearches searches(stub.get(), kSearches);
   // While one worker runs the searches one by one, 50 short calls complete.
   for (int i = 0; i < 50; ++i) {
     grpc::ClientContext ctx;
@@ -166,12 +174,12 @@ TEST(LoadTest, ShortCallsOvertakeQueuedSearches) {
     v1::MinGpusResponse resp;
     ASSERT_TRUE(stub->MinGpus(&ctx, MinGpus(), &resp).ok());
   }
-  auto last = done[kSearches - 1].get_future();
+  auto last = searches.done[kSearches - 1].get_future();
   EXPECT_EQ(last.wait_for(std::chrono::seconds(0)), std::future_status::timeout)
       << "the short calls should finish before the queued searches";
   EXPECT_TRUE(last.get().ok());
-  for (int i = 0; i + 1 < kSearches; ++i) EXPECT_TRUE(done[i].get_future().get().ok());
-  EXPECT_EQ(answers[0].SerializeAsString(), answers[kSearches - 1].SerializeAsString());
+  for (int i = 0; i + 1 < kSearches; ++i) EXPECT_TRUE(searches.done[i].get_future().get().ok());
+  EXPECT_EQ(searches.answers[0].SerializeAsString(), searches.answers[kSearches - 1].SerializeAsString());
   StopServer(server.get(), 1);
 }
 
@@ -185,18 +193,9 @@ TEST(LoadTest, FullQueueIsResourceExhausted) {
   auto stub = v1::Planner::NewStub(
       grpc::CreateChannel(absl::StrCat("127.0.0.1:", server->port), grpc::InsecureChannelCredentials()));
   constexpr int kCalls = 5;
-  std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
-  std::vector<v1::RecommendResponse> answers(kCalls);
-  std::vector<std::promise<grpc::Status>> done(kCalls);
-  const v1::RecommendRequest search = BigSearch();
-  for (int i = 0; i < kCalls; ++i) {
-    contexts.push_back(std::make_unique<grpc::ClientContext>());
-    Deadline(contexts.back().get(), 120000);
-    stub->async()->Recommend(contexts.back().get(), &search, &answers[i],
-                             [&done, i](grpc::Status s) { done[i].set_value(std::move(s)); });
-  }
+  AsyncSearches searches(stub.get(), kCalls);
   int ok = 0, busy = 0;
-  for (auto& d : done) {
+  for (auto& d : searches.done) {
     const grpc::Status s = d.get_future().get();
     ok += s.ok();
     if (s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
