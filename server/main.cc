@@ -59,21 +59,21 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
-    long n = 0;
+    // The flag's integer value in [lo, hi]; exits 2 naming the range otherwise.
+    auto int_value = [&](const char* name, long lo, long hi) -> long {
+      long n = 0;
+      if (!ParseInt(value(name), lo, hi, &n)) {
+        std::fprintf(stderr, "parplan-server: %s must be %ld..%ld\n", name, lo, hi);
+        std::exit(2);
+      }
+      return n;
+    };
     if (arg == "--listen") {
       options.listen = value("--listen");
     } else if (arg == "--max-message-bytes") {
-      if (!ParseInt(value("--max-message-bytes"), 1024, 64L << 20, &n)) {
-        std::fprintf(stderr, "parplan-server: --max-message-bytes must be 1024..67108864\n");
-        return 2;
-      }
-      options.max_message_bytes = static_cast<int>(n);
+      options.max_message_bytes = static_cast<int>(int_value("--max-message-bytes", 1024, 64L << 20));
     } else if (arg == "--grace-seconds") {
-      if (!ParseInt(value("--grace-seconds"), 0, 600, &n)) {
-        std::fprintf(stderr, "parplan-server: --grace-seconds must be 0..600\n");
-        return 2;
-      }
-      grace_seconds = static_cast<double>(n);
+      grace_seconds = static_cast<double>(int_value("--grace-seconds", 0, 600));
     } else if (arg == "--tls-cert") {
       options.tls_cert_file = value("--tls-cert");
     } else if (arg == "--tls-key") {
@@ -88,25 +88,13 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "parplan-server: --auth-token-file: cannot read '%s'\n", path);
         return 2;
       }
-      if (token.size() < 16) {
-        std::fprintf(stderr, "parplan-server: --auth-token-file: the token must have at least 16 characters\n");
-        return 2;
-      }
       options.auth_token = token;
     } else if (arg == "--insecure") {
       options.insecure = true;
     } else if (arg == "--search-workers") {
-      if (!ParseInt(value("--search-workers"), 1, 256, &n)) {
-        std::fprintf(stderr, "parplan-server: --search-workers must be 1..256\n");
-        return 2;
-      }
-      options.search_workers = static_cast<int>(n);
+      options.search_workers = static_cast<int>(int_value("--search-workers", 1, 256));
     } else if (arg == "--max-queued-calls") {
-      if (!ParseInt(value("--max-queued-calls"), 1, 100000, &n)) {
-        std::fprintf(stderr, "parplan-server: --max-queued-calls must be 1..100000\n");
-        return 2;
-      }
-      options.max_queued_calls = static_cast<int>(n);
+      options.max_queued_calls = static_cast<int>(int_value("--max-queued-calls", 1, 100000));
     } else if (arg == "--no-access-log") {
       options.access_log = false;
     } else if (arg == "--help" || arg == "-h") {
@@ -123,6 +111,12 @@ int main(int argc, char** argv) {
     if (const char* env = std::getenv("PARPLAN_AUTH_TOKEN"); env != nullptr && *env != '\0') {
       options.auth_token = env;
     }
+  }
+  // One rule for both sources of the token.
+  if (!options.auth_token.empty() && options.auth_token.size() < 16) {
+    std::fprintf(stderr, "parplan-server: the auth token (--auth-token-file or PARPLAN_AUTH_TOKEN) must have at "
+                         "least 16 characters\n");
+    return 2;
   }
 
   // Block the stop signals in every thread (gRPC's included); main waits for them.
