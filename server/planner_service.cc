@@ -34,19 +34,19 @@ std::string Flatten(const grpc::ByteBuffer& buffer) {
 
 }  // namespace
 
-PlannerService::PlannerService(const ServiceOptions& options) : options_(options) {
+PlannerService::PlannerService(const ServiceOptions& options)
+    : options_(options), expected_authorization_(options.auth_token.empty() ? "" : "Bearer " + options.auth_token) {
   int workers = options.search_workers;
   if (workers <= 0) workers = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) - 1);
   pool_ = std::make_unique<WorkPool>(workers, options.max_queued_calls);
 }
 
 grpc::Status PlannerService::Admit(grpc::CallbackServerContext* ctx) const {
-  if (!options_.auth_token.empty()) {
-    const std::string expected = "Bearer " + options_.auth_token;
+  if (!expected_authorization_.empty()) {
     const auto& metadata = ctx->client_metadata();
     auto it = metadata.find("authorization");
     const std::string given = it == metadata.end() ? "" : std::string(it->second.data(), it->second.size());
-    if (!ConstantTimeEquals(given, expected)) {
+    if (!ConstantTimeEquals(given, expected_authorization_)) {
       return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
                           it == metadata.end() ? "missing \"authorization: Bearer <token>\" metadata"
                                                : "wrong bearer token");

@@ -82,6 +82,7 @@ class PlannerService final : public RawPlannerBase {
            grpc::CallbackServerContext* ctx) const;
 
   ServiceOptions options_;
+  const std::string expected_authorization_;  // "Bearer <token>", or empty: no auth
   std::unique_ptr<WorkPool> pool_;
 };
 
