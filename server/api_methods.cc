@@ -3,20 +3,29 @@
 #include "parplan/v1/planner.pb.h"
 #include "server/planner_api.h"
 #include "server/recommend_api.h"
+#include "server/utf8.h"
 
 namespace parplan {
 namespace api {
 namespace {
 
+// Answers quote user input (cut at a byte bound): like the gRPC door, the
+// table's callers get every string as valid UTF-8.
+absl::Status Sanitized(absl::Status status, google::protobuf::Message* response) {
+  if (status.ok()) SanitizeUtf8(response);
+  return status;
+}
+
 template <typename Req, typename Resp, absl::Status (*F)(const Req&, Resp*)>
 absl::Status Call(const google::protobuf::Message& request, google::protobuf::Message* response, absl::Time) {
-  return F(static_cast<const Req&>(request), static_cast<Resp*>(response));
+  return Sanitized(F(static_cast<const Req&>(request), static_cast<Resp*>(response)), response);
 }
 
 absl::Status CallRecommend(const google::protobuf::Message& request, google::protobuf::Message* response,
                            absl::Time deadline) {
-  return Recommend(static_cast<const v1::RecommendRequest&>(request), static_cast<v1::RecommendResponse*>(response),
-                   deadline);
+  return Sanitized(Recommend(static_cast<const v1::RecommendRequest&>(request),
+                             static_cast<v1::RecommendResponse*>(response), deadline),
+                   response);
 }
 
 template <typename Req, typename Resp, absl::Status (*F)(const Req&, Resp*)>

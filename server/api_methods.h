@@ -21,7 +21,7 @@ struct ApiMethod {
   const google::protobuf::Message* request;     // default instance of the request type
   const google::protobuf::Message* response;    // default instance of the response type
   // Answers `request` (of the request type) into `response` (of the response
-  // type); searches stop at `deadline`.
+  // type, every string valid UTF-8); searches stop at `deadline`.
   absl::Status (*call)(const google::protobuf::Message& request, google::protobuf::Message* response,
                        absl::Time deadline);
 };

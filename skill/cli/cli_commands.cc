@@ -15,6 +15,7 @@
 #include "server/json_codec.h"
 #include "server/planner_api.h"
 #include "server/tool_schemas.h"
+#include "server/utf8.h"
 #include "server/recommend_api.h"
 #include "skill/cli/cli_table.h"
 #include "skill/cli/remote_call.h"
@@ -96,6 +97,7 @@ int Invoke(const Flags& flags, const Req& request, absl::Status (*local)(const R
     }
   } else {
     status = local(request, &response);
+    if (status.ok()) SanitizeUtf8(&response);  // as the service does before it answers
   }
   if (!status.ok()) {
     *err = DescribeError(status);

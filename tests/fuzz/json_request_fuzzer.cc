@@ -4,12 +4,15 @@
 // precise error, within the call budget, without a crash or sanitizer report.
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
+#include <string>
 
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
 #include "server/api_methods.h"
 #include "server/json_codec.h"
+#include "server/utf8.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
@@ -20,7 +23,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::unique_ptr<google::protobuf::Message> response(method.response->New());
   if (!parplan::api::JsonToMessage(json, "arguments", request.get()).ok()) return 0;
   // A short budget keeps searches from dominating the run; they must stop on it.
-  (void)method.call(*request, response.get(), absl::Now() + absl::Milliseconds(200));
-  (void)parplan::api::MessageToJson(*response, false);
+  if (!method.call(*request, response.get(), absl::Now() + absl::Milliseconds(200)).ok()) return 0;
+  // An answer prints as JSON, and as valid UTF-8 (answers quote the input).
+  const std::string printed = parplan::api::MessageToJson(*response, false);
+  if (printed.empty() || !parplan::IsValidUtf8(printed)) std::abort();
   return 0;
 }

@@ -1,5 +1,6 @@
 // The CLI: in-process answers equal --server answers; exit codes; JSON names.
 #include "skill/cli/cli_commands.h"
+#include "server/utf8.h"
 #include "tests/server/server_fixture.h"
 
 namespace parplan {
@@ -154,6 +155,22 @@ TEST_F(CliTest, RecommendCommand) {
   EXPECT_NE(err.find("placement.system"), std::string::npos) << err;
   EXPECT_EQ(Run({"recommend", "--model", "llama3_8b", "--system", "b200", "--gpus-range", "64-8"}, &table, &err), 2);
   EXPECT_NE(err.find("--gpus-range"), std::string::npos) << err;
+}
+
+TEST_F(CliTest, AnswersQuotingBrokenUtf8AreValidUtf8AndEqualTheServers) {
+  // The layout error quotes one byte of the two-byte 'é': the answer must be
+  // valid UTF-8 in every door (the byte becomes '?'), as the service's is.
+  const std::vector<std::string> args = {"validate", "--json", "--model", "llama3_70b", "--pp", "2",
+                                         "--pp-layout", "Et*40|\xc3\xa9*40L"};
+  std::string local, remote, err;
+  ASSERT_EQ(Run(args, &local, &err), 0) << err;
+  EXPECT_TRUE(IsValidUtf8(local)) << local;
+  EXPECT_NE(local.find("layout.syntax"), std::string::npos) << local;
+  std::vector<std::string> via_server = args;
+  via_server.push_back("--server");
+  via_server.push_back(address_);
+  ASSERT_EQ(Run(via_server, &remote, &err), 0) << err;
+  EXPECT_EQ(local, remote);
 }
 
 TEST_F(CliTest, ServerUnreachableIsExitOne) {

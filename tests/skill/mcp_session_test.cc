@@ -116,6 +116,18 @@ TEST(McpSessionTest, BadArgumentsAreAToolErrorNamingTheFields) {
   EXPECT_NE(r["result"]["content"][0]["text"].get<std::string>().find("NOT_FOUND"), std::string::npos);
 }
 
+TEST(McpSessionTest, AnswersQuotingBrokenUtf8StayTheSameJson) {
+  // The layout error quotes one byte of 'é'; the answer is sanitized ('?')
+  // before it is printed, so text and structuredContent agree byte for byte.
+  McpSession s;
+  const Json r = Ask(s, Call(9, "validate", {{"model", {{"id", "llama3_70b"}}},
+                                             {"config", {{"pp", 2}, {"pipeline_layout", "Et*40|\xc3\xa9*40L"}}}}));
+  ASSERT_EQ(r["result"]["isError"], false);
+  const std::string text = r["result"]["content"][0]["text"];
+  EXPECT_EQ(Json::parse(text), r["result"]["structuredContent"]);
+  EXPECT_NE(text.find("character '?'"), std::string::npos) << "the broken byte shows as '?', as over gRPC: " << text;
+}
+
 TEST(McpSessionTest, ProtocolErrors) {
   McpSession s;
   EXPECT_EQ(Ask(s, "{not json")["error"]["code"], -32700);
