@@ -183,6 +183,8 @@ ParallelConfig ToParallelConfig(const v1::ParallelConfig& c) {
   r.seq_length = c.seq_length();
   r.first_stage_layers = c.num_layers_in_first_pipeline_stage();
   r.last_stage_layers = c.num_layers_in_last_pipeline_stage();
+  r.account_for_embedding = c.account_for_embedding_in_pipeline_split();
+  r.account_for_loss = c.account_for_loss_in_pipeline_split();
   r.pipeline_layout = c.pipeline_layout();
   r.precision = c.precision();
   if (c.has_mtp_num_layers()) r.mtp_num_layers = c.mtp_num_layers();
@@ -246,6 +248,8 @@ void ToResolvedConfig(const ResolvedConfig& c, v1::ParallelConfig* out) {
   out->set_seq_length(static_cast<int32_t>(c.seq_length));
   out->set_num_layers_in_first_pipeline_stage(static_cast<int32_t>(c.first_stage_layers));
   out->set_num_layers_in_last_pipeline_stage(static_cast<int32_t>(c.last_stage_layers));
+  out->set_account_for_embedding_in_pipeline_split(c.account_for_embedding);
+  out->set_account_for_loss_in_pipeline_split(c.account_for_loss);
   out->set_pipeline_layout(c.pipeline_layout);
   out->set_precision(PrecisionName(c.precision));
   out->set_mtp_num_layers(static_cast<int32_t>(c.mtp_num_layers));

@@ -127,6 +127,8 @@ absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& c, const Mode
   }
   r.first_stage_layers = c.first_stage_layers;
   r.last_stage_layers = c.last_stage_layers;
+  r.account_for_embedding = c.account_for_embedding;
+  r.account_for_loss = c.account_for_loss;
   r.pipeline_layout = c.pipeline_layout;
   auto precision = ParsePrecision(c.precision, absl::StrCat(prefix, ".precision"));
   if (!precision.ok()) return precision.status();
@@ -156,6 +158,13 @@ absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& c, const Mode
   r.cpu_offloading_num_layers = c.cpu_offloading_num_layers;
   for (const auto& m : c.offload_modules) r.offload_modules.push_back(NormalizeName(m));
   return r;
+}
+
+std::string SplitAccountingName(const ResolvedConfig& c) {
+  if (c.account_for_embedding && c.account_for_loss) return "embedding + loss";
+  if (c.account_for_embedding) return "embedding";
+  if (c.account_for_loss) return "loss";
+  return "none";
 }
 
 int64_t DefaultGlobalBatch(const ResolvedConfig& c, int64_t dp) {
@@ -204,6 +213,9 @@ std::string DescribeConfigChange(const ResolvedConfig& a, const ResolvedConfig& 
   }
   if (a.distributed_optimizer != b.distributed_optimizer) parts.push_back("distributed optimizer on");
   if (a.fsdp != b.fsdp) parts.push_back("Megatron FSDP on");
+  if (a.account_for_embedding != b.account_for_embedding || a.account_for_loss != b.account_for_loss) {
+    parts.push_back(absl::StrCat("pipeline-split accounting: ", SplitAccountingName(b)));
+  }
   return absl::StrJoin(parts, " + ");
 }
 

@@ -40,6 +40,11 @@ struct ParallelConfig {
   int64_t seq_length = 0;
   int64_t first_stage_layers = 0;
   int64_t last_stage_layers = 0;
+  // Megatron-Core account_for_embedding_in_pipeline_split /
+  // account_for_loss_in_pipeline_split: the embedding (loss) counts as one
+  // layer of the first (last) pipeline stage when the layers are split.
+  bool account_for_embedding = false;
+  bool account_for_loss = false;
   std::string pipeline_layout;
   std::string precision;
   std::optional<int64_t> mtp_num_layers;
@@ -67,6 +72,8 @@ struct ResolvedConfig {
   int64_t seq_length = 0;      // 0 = unknown (no model default either)
   int64_t first_stage_layers = 0;
   int64_t last_stage_layers = 0;
+  bool account_for_embedding = false;  // see ParallelConfig
+  bool account_for_loss = false;
   std::string pipeline_layout;
   Precision precision = Precision::kBf16;
   int64_t mtp_num_layers = 0;
@@ -130,6 +137,10 @@ absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& config, const
 // selective recompute (mlp)" (MBS, EP, PP, TP, CP, VPP, recompute,
 // distributed optimizer, FSDP); empty when nothing did.
 std::string DescribeConfigChange(const ResolvedConfig& from, const ResolvedConfig& to);
+
+// "embedding + loss" | "embedding" | "loss" | "none": which of Megatron's
+// account_for_*_in_pipeline_split switches `c` sets.
+std::string SplitAccountingName(const ResolvedConfig& c);
 
 // Default global batch: about 4M tokens per step (4,194,304 / seq_length
 // sequences), rounded to a multiple of mbs * dp (at least one per DP rank).

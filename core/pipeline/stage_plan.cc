@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "core/pipeline/layout_parser.h"
 
@@ -29,9 +30,11 @@ class Planner {
           "VPP otherwise)",
           "keep overlap_p2p_comm on (Megatron Bridge's comm-overlap default) or use PP >= 3");
     }
+    if (Accounting() && !CheckAccountingConflicts(layout)) return std::nullopt;
     if (layout) return FromLayout();
     if (pattern_pipes) return FromHybridPipes();
     if (c_.first_stage_layers > 0 || c_.last_stage_layers > 0) return FromUneven();
+    if (Accounting()) return FromAccounted();
     return FromEven();
   }
 
@@ -60,12 +63,124 @@ class Planner {
     return p;
   }
 
+  bool Accounting() const { return c_.account_for_embedding || c_.account_for_loss; }
+
+  // The combinations Megatron refuses with account_for_*_in_pipeline_split:
+  // uneven first/last stage counts and a layout (transformer_config.py
+  // __post_init__), a hybrid layer pattern (megatron/training/arguments.py,
+  // "should not be used with --hybrid-layer-pattern"). False when any applies.
+  bool CheckAccountingConflicts(bool layout) {
+    const std::vector<std::string> flags = AccountingFields();
+    auto with = [&flags](std::vector<std::string> more) {
+      more.insert(more.end(), flags.begin(), flags.end());
+      return more;
+    };
+    if (c_.first_stage_layers > 0 || c_.last_stage_layers > 0) {
+      Error("pp.accounting_conflicts_uneven",
+            with({"num_layers_in_first_pipeline_stage", "num_layers_in_last_pipeline_stage"}),
+            "num_layers_in_first/last_pipeline_stage cannot be set together with "
+            "account_for_embedding/loss_in_pipeline_split",
+            "use either the first/last stage counts or the accounting switches");
+    }
+    if (layout) {
+      Error("layout.conflicts_accounting", with({"pipeline_layout"}),
+            "pipeline_model_parallel_layout cannot be set with account_for_embedding/loss_in_pipeline_split",
+            "drop the accounting switches (a layout places E and L itself) or drop the layout");
+    }
+    if (m_.is_hybrid()) {
+      Error("hybrid.accounting_unsupported", with({"model.hybrid_layer_pattern"}),
+            "account_for_embedding/loss_in_pipeline_split cannot be used with a hybrid layer pattern",
+            "drop the switches; put '|' stage breaks into the hybrid pattern to shape the stages");
+    }
+    return !failed_;
+  }
+
+  std::vector<std::string> AccountingFields() const {
+    std::vector<std::string> f;
+    if (c_.account_for_embedding) f.push_back("account_for_embedding_in_pipeline_split");
+    if (c_.account_for_loss) f.push_back("account_for_loss_in_pipeline_split");
+    return f;
+  }
+
+  // Layers counted by the split: the decoder layers plus one per accounted
+  // end (megatron/core/transformer/transformer_block.py get_num_layers_to_build).
+  std::optional<StagePlan> FromAccounted() {
+    const int64_t L = m_.num_layers;
+    const int64_t e = c_.account_for_embedding ? 1 : 0;
+    const int64_t l = c_.account_for_loss ? 1 : 0;
+    const int64_t units = L + e + l;
+    const std::string sum = absl::StrCat(L, e ? " + 1 (embedding)" : "", l ? " + 1 (loss)" : "", " = ", units);
+    std::vector<std::string> fields = {"pp", "model.num_layers"};
+    for (auto& f : AccountingFields()) fields.push_back(f);
+    if (units % c_.pp != 0) {
+      Error("pp.layers_divisible", fields,
+            absl::StrCat("num_layers ", sum, " is not divisible by PP=", c_.pp),
+            absl::StrCat("use a PP that divides ", units, " (", DivisorList(units), ")",
+                         AccountingAlternative(L, c_.pp, c_.vpp, e + l)));
+      return std::nullopt;
+    }
+    const int64_t per_rank = units / c_.pp;
+    if (c_.vpp > 1 && per_rank % c_.vpp != 0) {
+      fields.insert(fields.begin(), "vpp");
+      Error("vpp.layers_divisible", fields,
+            absl::StrCat(per_rank, " layers per pipeline rank (", sum, " / PP ", c_.pp,
+                         ") do not split into VPP=", c_.vpp, " chunks"),
+            absl::StrCat("choose VPP dividing ", per_rank, " (", DivisorList(per_rank), ")",
+                         AccountingAlternative(L, c_.pp, c_.vpp, e + l)));
+      return std::nullopt;
+    }
+    StagePlan p = Empty(StagePlan::Source::kAccounted, c_.vpp);
+    for (auto& rank : p.decoder_layers) {
+      for (auto& chunk : rank) chunk = per_rank / c_.vpp;
+    }
+    // Each chunk holds per_rank / VPP >= 1 units, so neither end goes below
+    // zero (Megatron's "Not enough layers" assert cannot fire after the checks above).
+    p.decoder_layers[0][0] -= e;
+    p.decoder_layers[c_.pp - 1][c_.vpp - 1] -= l;
+    return p;
+  }
+
+  // ", or set <switches> (<flags>): 94 + 2 = 96 = 8 x 12 per rank" when a
+  // different choice of the accounting switches (other than `current`
+  // accounted ends) makes the split divide; empty otherwise.
+  static std::string AccountingAlternative(int64_t L, int64_t pp, int64_t vpp, int64_t current) {
+    for (int64_t k : {int64_t{2}, int64_t{1}}) {
+      if (k == current) continue;
+      const int64_t units = L + k;
+      if (units % pp != 0 || (units / pp) % std::max<int64_t>(1, vpp) != 0) continue;
+      const std::string per = vpp > 1 ? absl::StrCat(units / pp, " per rank = ", vpp, " chunks of ", units / pp / vpp)
+                                      : absl::StrCat(units / pp, " per rank");
+      if (k == 2) {
+        return absl::StrCat(", or count the embedding and the loss as layers: "
+                            "account_for_embedding_in_pipeline_split + account_for_loss_in_pipeline_split "
+                            "(--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split): ",
+                            L, " + 2 = ", units, " = PP ", pp, " x ", per);
+      }
+      return absl::StrCat(", or count the loss as a layer: account_for_loss_in_pipeline_split "
+                          "(--account-for-loss-in-pipeline-split; or the embedding with "
+                          "--account-for-embedding-in-pipeline-split): ",
+                          L, " + 1 = ", units, " = PP ", pp, " x ", per);
+    }
+    return "";
+  }
+
+  // "1, 2, 47, 94" (at most 12 divisors, then "...").
+  static std::string DivisorList(int64_t n) {
+    std::vector<std::string> d;
+    for (int64_t i = 1; i <= n && d.size() <= 12; ++i) {
+      if (n % i == 0) d.push_back(absl::StrCat(i));
+    }
+    if (d.size() > 12) d.back() = "...";
+    return absl::StrJoin(d, ", ");
+  }
+
   std::optional<StagePlan> FromEven() {
     const int64_t L = m_.num_layers;
     if (L % c_.pp != 0) {
       Error("pp.layers_divisible", {"pp", "model.num_layers"},
             absl::StrCat("num_layers ", L, " is not divisible by PP=", c_.pp),
-            absl::StrCat("use a PP that divides ", L,
+            absl::StrCat("use a PP that divides ", L, " (", DivisorList(L), ")",
+                         m_.is_hybrid() ? "" : AccountingAlternative(L, c_.pp, c_.vpp, 0),
                          ", or give num_layers_in_first/last_pipeline_stage or a pipeline layout"));
       return std::nullopt;
     }
@@ -81,7 +196,8 @@ class Planner {
         Error("vpp.layers_divisible", {"vpp", "pp", "model.num_layers"},
               absl::StrCat(per_rank, " layers per pipeline rank (", L, "/", c_.pp,
                            ") do not split into VPP=", c_.vpp, " chunks"),
-              absl::StrCat("choose VPP dividing ", per_rank, ", or give a pipeline layout"));
+              absl::StrCat("choose VPP dividing ", per_rank, " (", DivisorList(per_rank), ")",
+                           AccountingAlternative(L, c_.pp, c_.vpp, 0), ", or give a pipeline layout"));
         return std::nullopt;
       }
     }

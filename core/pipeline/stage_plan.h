@@ -4,6 +4,10 @@
 // Sources (NVIDIA/Megatron-LM):
 //   even / uneven split: megatron/core/transformer/transformer_config.py
 //     (__post_init__, "Uneven PP") and megatron/training/arguments.py
+//   embedding / loss accounted as layers: transformer_config.py (the
+//     account_for_*_in_pipeline_split checks) and transformer_block.py
+//     (get_num_layers_to_build: the first virtual stage of rank 0 builds one
+//     layer less for the embedding, the last of the last rank one less for the loss)
 //   layouts: megatron/core/transformer/pipeline_parallel_layer_layout.py
 //     (validate_layer_layout) and the VPP-conflict check in transformer_config.py
 //   hybrid patterns: megatron/core/models/hybrid/hybrid_layer_allocation.py
@@ -23,7 +27,7 @@
 namespace parplan {
 
 struct StagePlan {
-  enum class Source { kEven, kUneven, kLayout, kHybridPattern };
+  enum class Source { kEven, kUneven, kLayout, kHybridPattern, kAccounted };
   Source source = Source::kEven;
   int64_t pp = 1;
   int64_t vpp = 1;                                   // as used (layouts define it)

@@ -71,6 +71,13 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model,
     s.push_back(Int("model.num_layers_in_last_pipeline_stage", c.last_stage_layers,
                     "--decoder-last-pipeline-num-layers"));
   }
+  if (c.account_for_embedding) {
+    s.push_back({"model.account_for_embedding_in_pipeline_split", "True", "true",
+                 "--account-for-embedding-in-pipeline-split"});
+  }
+  if (c.account_for_loss) {
+    s.push_back({"model.account_for_loss_in_pipeline_split", "True", "true", "--account-for-loss-in-pipeline-split"});
+  }
   if (layout) {
     s.push_back({"model.pipeline_model_parallel_layout", Quote(c.pipeline_layout), ShellQuote(c.pipeline_layout),
                  absl::StrCat("--pipeline-model-parallel-layout ", ShellQuote(c.pipeline_layout))});

@@ -70,6 +70,16 @@ ValidationResult Validate(const ValidationInput& in) {
                                      r.world->nodes > 0 ? absl::StrCat(", ", r.world->nodes, " nodes") : std::string(),
                                      "."));
   }
+  if (r.stages.has_value() && r.stages->source == StagePlan::Source::kAccounted) {
+    const StagePlan& p = *r.stages;
+    const int64_t units = in.model->num_layers + in.config.account_for_embedding + in.config.account_for_loss;
+    r.reasons.push_back(absl::StrCat(
+        "Pipeline split with the ", SplitAccountingName(in.config), " counted as layers: ", in.model->num_layers,
+        " + ", units - in.model->num_layers, " = ", units, " units over PP ", p.pp,
+        p.vpp > 1 ? absl::StrCat(" x VPP ", p.vpp) : std::string(), " = ", units / (p.pp * p.vpp),
+        " per stage; rank 0's first stage holds ", p.decoder_layers[0][0], " decoder layer(s), the last rank's last ",
+        p.decoder_layers[p.pp - 1][p.vpp - 1], "."));
+  }
   for (const auto& note : in.config.notes) r.reasons.push_back(note);
   return r;
 }

@@ -112,10 +112,14 @@ std::vector<ResolvedConfig> EnumerateCandidates(const ModelSpec& m, const Resolv
       for (int64_t pp : Divisors(world / (tp * cp), m.num_layers)) {
         if (world % (tp * cp * pp) != 0 || !Allowed(pp, k.pp) || (k.max_pp > 0 && pp > k.max_pp)) continue;
         const int64_t dp = world / (tp * cp * pp);
-        // Pipeline splits: even chunks of PP*VPP, or a balanced layout when the layers do not divide.
+        // Pipeline splits: even chunks of PP*VPP; the embedding and/or loss
+        // counted as layers (Megatron's account_for_*_in_pipeline_split, how
+        // NVIDIA's recipes split 126 or 94 layers); or a balanced layout when
+        // neither divides.
         struct Split {
           int64_t vpp;
           std::string layout;
+          int64_t accounted = 0;  // 0 none, 1 loss, 2 embedding + loss
         };
         std::vector<Split> splits;
         if (pp == 1) {
@@ -124,12 +128,21 @@ std::vector<ResolvedConfig> EnumerateCandidates(const ModelSpec& m, const Resolv
           for (int64_t v = 1; v <= kMaxVpp; ++v) {
             if (!Allowed(v, k.vpp)) continue;
             const int64_t stages = pp * v;
+            bool accounted = false;
+            if (!hybrid) {
+              for (int64_t ends : {int64_t{2}, int64_t{1}}) {
+                if ((m.num_layers + ends) % stages == 0) {
+                  splits.push_back({v, "", ends});
+                  accounted = true;
+                }
+              }
+            }
             if (m.num_layers % stages == 0) {
               splits.push_back({v, ""});
               // The same split with the loss counted as a layer (the last stage carries the logits).
               if (!hybrid && stages > 1) splits.push_back({v, LossBalancedLayout(m.num_layers, mtp, stages)});
-            } else if (!hybrid && m.num_layers % pp != 0 && v <= kMaxLayoutVpp && (v & (v - 1)) == 0 &&
-                       m.num_layers + 2 >= stages) {
+            } else if (!hybrid && !accounted && m.num_layers % pp != 0 && v <= kMaxLayoutVpp &&
+                       (v & (v - 1)) == 0 && m.num_layers + 2 >= stages) {
               // Layouts only where PP itself does not divide the layers (DeepSeek's 61 over PP 4).
               splits.push_back({v, BalancedLayout(m.num_layers, mtp, stages)});
             }
@@ -179,6 +192,8 @@ std::vector<ResolvedConfig> EnumerateCandidates(const ModelSpec& m, const Resolv
                 c.pipeline_layout = split.layout;
                 c.first_stage_layers = 0;
                 c.last_stage_layers = 0;
+                c.account_for_embedding = split.accounted == 2;
+                c.account_for_loss = split.accounted >= 1;
                 out.push_back(std::move(c));
               }
             }

@@ -22,6 +22,9 @@ std::string PlanLabel(const ResolvedConfig& c) {
     absl::StrAppend(&s, "(", absl::StrJoin(c.recompute_modules, ","), ")");
   }
   if (!c.pipeline_layout.empty()) absl::StrAppend(&s, " layout ", c.pipeline_layout);
+  if (c.account_for_embedding || c.account_for_loss) {
+    absl::StrAppend(&s, " split counts ", SplitAccountingName(c));
+  }
   return s;
 }
 
@@ -50,6 +53,19 @@ void AddPlanReasons(const ModelSpec& m, const SystemSpec& sys, PlanEval* p) {
   p->reasons.push_back(absl::StrFormat("Compute is %.0f%% of the step; the largest other cost is the %s (%.0f%%).",
                                        100 * b.compute_s / e.step_time_s, worst->what,
                                        100 * worst->s / e.step_time_s));
+  if (p->config.account_for_embedding || p->config.account_for_loss) {
+    const ResolvedConfig& c = p->config;
+    const int64_t ends = c.account_for_embedding + c.account_for_loss;
+    const int64_t units = m.num_layers + ends;
+    p->reasons.push_back(absl::StrCat(
+        "Pipeline split counts the ", SplitAccountingName(c), " as a layer (account_for_",
+        c.account_for_embedding ? "embedding_in_pipeline_split" : "loss_in_pipeline_split",
+        c.account_for_embedding && c.account_for_loss ? " + account_for_loss_in_pipeline_split" : "",
+        "): ", m.num_layers, " + ", ends, " = ", units, " = PP ", c.pp, c.vpp > 1 ? absl::StrCat(" x VPP ", c.vpp) : "",
+        " x ", units / (c.pp * c.vpp), ", so the end stages carrying the embedding and the logits hold fewer layers",
+        m.num_layers % c.pp != 0 ? absl::StrCat(" (", m.num_layers, " alone does not divide by PP ", c.pp, ")") : "",
+        "."));
+  }
   const int64_t domain = sys.nvlink_domain_size;
   const int64_t expert_span = p->config.ep * p->config.etp;
   if (p->config.tp > domain) {

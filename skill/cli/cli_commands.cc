@@ -198,6 +198,7 @@ model:   --model ID (catalog id, alias, HF id, or a size like "70B dense")
 config:  --tp --pp --vpp --cp --ep --etp (1..4096)  --sp | --no-sp  --mbs --gbs --seq
          --precision bf16|fp8-cs|fp8-mx|fp8-sc|fp8-ds|nvfp4  --pp-layout LAYOUT
          --first-stage-layers N --last-stage-layers N --mtp-layers N
+         --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split
          --recompute none|selective|full --recompute-modules core_attn,mlp,moe,moe_act,layernorm,...
          --recompute-method uniform|block --recompute-layers N  --dist-opt (default) | --no-dist-opt  --fsdp
          --grad-dtype fp32|bf16 --optimizer-dtype fp32|bf16 --peft none|lora

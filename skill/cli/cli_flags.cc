@@ -25,7 +25,8 @@ const std::vector<std::string>& KnownFlags() {
       "recompute", "recompute-modules", "recompute-layers", "recompute-method", "dist-opt", "no-dist-opt", "fsdp",
       "overhead-gib", "max-suggestions", "grad-dtype", "optimizer-dtype", "peft", "cpu-offload-layers",
       "offload-modules", "min-gpus", "gpus-range", "objective", "top", "max-pp", "no-cp", "no-recompute",
-      "nvlink-only", "max-candidates", "format", "tls-ca", "tls-server-name", "token-file"};
+      "nvlink-only", "max-candidates", "format", "tls-ca", "tls-server-name", "token-file",
+      "account-for-embedding-in-pipeline-split", "account-for-loss-in-pipeline-split"};
   return *flags;
 }
 
@@ -33,7 +34,9 @@ namespace {
 const std::vector<std::string>& SwitchFlags() {
   static const auto* flags =
       new std::vector<std::string>{"json",  "no-sp",   "help",         "dist-opt",    "no-dist-opt",
-                                   "fsdp",  "min-gpus", "no-cp", "no-recompute", "nvlink-only"};
+                                   "fsdp",  "min-gpus", "no-cp", "no-recompute", "nvlink-only",
+                                   "account-for-embedding-in-pipeline-split",
+                                   "account-for-loss-in-pipeline-split"};
   return *flags;
 }
 }  // namespace
@@ -240,6 +243,19 @@ absl::Status FillConfig(const Flags& flags, v1::ParallelConfig* c) {
     }
   }
   if (flags.Has("pp-layout")) c->set_pipeline_layout(flags.Get("pp-layout"));
+  // Megatron-LM's own flag names; a bare switch is true, "=false" is accepted.
+  auto account = [&](const char* name, auto setter) {
+    if (!flags.Has(name)) return;
+    const std::string s = flags.Get(name);
+    if (s == "true" || s == "1" || s == "on") {
+      setter(true);
+    } else if (s != "false" && s != "0" && s != "off") {
+      errors.Add(absl::StrCat("--", name), absl::StrCat("'", s.substr(0, 32), "' is not a boolean; use the bare flag or =false"));
+    }
+  };
+  account("account-for-embedding-in-pipeline-split",
+          [c](bool b) { c->set_account_for_embedding_in_pipeline_split(b); });
+  account("account-for-loss-in-pipeline-split", [c](bool b) { c->set_account_for_loss_in_pipeline_split(b); });
   return errors.ToStatus();
 }
 

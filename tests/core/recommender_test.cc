@@ -46,7 +46,7 @@ TEST(RecommenderTest, DenseOn64GpusRanksValidFittingDistinctPlans) {
     EXPECT_EQ(64 % (p.config.tp * p.config.pp * p.config.cp), 0);
     EXPECT_LE(p.config.tp, 8) << "TP across the NVLink domain should not rank in the top 5";
     EXPECT_GE(p.reasons.size(), 2u);
-    EXPECT_LE(p.reasons.size(), 5u);
+    EXPECT_LE(p.reasons.size(), 6u);
     // Distinct meshes.
     for (size_t j = 0; j < i; ++j) {
       EXPECT_NE(PlanLabel(p.config).substr(0, 30), PlanLabel(r.plans[j].config).substr(0, 30));
@@ -216,6 +216,36 @@ TEST(CandidateSpaceTest, GlobalBatchAndDimensions) {
   c.etp = 8;
   c.etp_defaulted = true;
   EXPECT_EQ(DimensionsInUse(c), 3);
+}
+
+// A 94-layer MoE: only PP 1, 2, 47 and 94 divide 94; NVIDIA's recipes count
+// the embedding and the loss as layers (94 + 2 = 96) to run PP 4, 8 or 16.
+TEST(RecommenderTest, NinetyFourLayersUseThePipelineSplitAccounting) {
+  for (int64_t gpus : {64, 256}) {
+    Case c = Make("qwen3_235b_a22b", "b200", gpus, 4096);
+    c.request.top_k = 5;
+    const SearchResult r = Search(c);
+    ASSERT_TRUE(r.feasible) << gpus;
+    int accounted = 0;
+    for (const PlanEval& p : r.plans) {
+      if (!(p.config.account_for_embedding && p.config.account_for_loss)) continue;
+      ++accounted;
+      EXPECT_TRUE(p.config.pp == 4 || p.config.pp == 8 || p.config.pp == 16 || p.config.pp == 2) << p.config.pp;
+      EXPECT_TRUE(p.valid);
+      bool said = false;
+      for (const auto& reason : p.reasons) {
+        said |= reason.find("94 + 2 = 96 = PP ") != std::string::npos &&
+                reason.find("account_for_embedding_in_pipeline_split") != std::string::npos;
+      }
+      EXPECT_TRUE(said) << PlanLabel(p.config);
+    }
+    EXPECT_GE(accounted, 2) << gpus;
+    bool pp4or8 = false;
+    for (const PlanEval& p : r.plans) {
+      pp4or8 |= (p.config.pp == 4 || p.config.pp == 8) && p.config.account_for_loss;
+    }
+    EXPECT_TRUE(pp4or8) << gpus;
+  }
 }
 
 }  // namespace

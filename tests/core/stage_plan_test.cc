@@ -115,3 +115,138 @@ TEST(StagePlanTest, HybridPatternWithPipes) {
 
 }  // namespace
 }  // namespace parplan
+
+namespace parplan {
+namespace {
+
+using testing_util::CatalogModel;
+
+ResolvedConfig Accounted(int64_t pp, int64_t vpp, bool embedding, bool loss) {
+  ResolvedConfig c;
+  c.pp = pp;
+  c.vpp = vpp;
+  c.vpp_given = vpp > 1;
+  c.account_for_embedding = embedding;
+  c.account_for_loss = loss;
+  return c;
+}
+
+const Violation* Find(const std::vector<Violation>& v, const std::string& rule) {
+  for (const auto& x : v) {
+    if (x.rule == rule) return &x;
+  }
+  return nullptr;
+}
+
+// Llama-3.1 405B as NVIDIA's recipe sets it: 126 + 2 = 128 = PP 16 x VPP 8 x 1.
+TEST(StagePlanAccountingTest, Llama405bPp16Vpp8) {
+  ModelSpec m = CatalogModel("llama31_405b");
+  std::vector<Violation> v;
+  auto plan = PlanStages(m, Accounted(16, 8, true, true), &v);
+  ASSERT_TRUE(plan.has_value()) << (v.empty() ? "" : v[0].message);
+  EXPECT_EQ(plan->source, StagePlan::Source::kAccounted);
+  EXPECT_EQ(plan->decoder_layers[0][0], 0);   // the embedding's unit
+  EXPECT_EQ(plan->decoder_layers[0][1], 1);
+  EXPECT_EQ(plan->decoder_layers[15][7], 0);  // the loss's unit
+  EXPECT_EQ(plan->decoder_layers[15][6], 1);
+  int64_t total = 0;
+  for (const auto& rank : plan->decoder_layers) {
+    for (int64_t n : rank) total += n;
+  }
+  EXPECT_EQ(total, 126);
+  // Megatron's offsets (transformer_layer.py get_transformer_layer_offset):
+  // chunk v of rank r starts at (v * PP + r) * 1 - 1 except rank 0 chunk 0.
+  auto first = FirstLayerIndices(*plan);
+  EXPECT_EQ(first[0][0], 0);
+  EXPECT_EQ(first[1][0], 0);
+  EXPECT_EQ(first[2][0], 1);
+  EXPECT_EQ(first[0][1], 15);
+  EXPECT_EQ(first[15][7], 126);
+}
+
+// Qwen3-235B-A22B: 94 + 2 = 96 = PP 8 x 12 per rank = VPP 4 x 3.
+TEST(StagePlanAccountingTest, Qwen3_235bPp8Vpp4) {
+  ModelSpec m = CatalogModel("qwen3_235b_a22b");
+  std::vector<Violation> v;
+  auto plan = PlanStages(m, Accounted(8, 4, true, true), &v);
+  ASSERT_TRUE(plan.has_value()) << (v.empty() ? "" : v[0].message);
+  EXPECT_EQ(plan->decoder_layers[0], (std::vector<int64_t>{2, 3, 3, 3}));
+  EXPECT_EQ(plan->decoder_layers[7], (std::vector<int64_t>{3, 3, 3, 2}));
+  EXPECT_EQ(plan->decoder_layers[3], (std::vector<int64_t>{3, 3, 3, 3}));
+  EXPECT_TRUE(plan->has_embedding[0]);
+  EXPECT_TRUE(plan->has_loss[7]);
+}
+
+TEST(StagePlanAccountingTest, LossOnlyWithoutVpp) {
+  ModelSpec m = CatalogModel("llama31_405b");  // 126 + 1 = 127: prime, PP 127 only
+  std::vector<Violation> v;
+  EXPECT_FALSE(PlanStages(m, Accounted(2, 1, false, true), &v).has_value());
+  const Violation* e = Find(v, "pp.layers_divisible");
+  ASSERT_NE(e, nullptr);
+  EXPECT_NE(e->message.find("126 + 1 (loss) = 127"), std::string::npos) << e->message;
+  // 126 + 2 = 128 divides by 2: the fix names both switches with the arithmetic.
+  EXPECT_NE(e->fix.find("126 + 2 = 128 = PP 2 x 64 per rank"), std::string::npos) << e->fix;
+}
+
+TEST(StagePlanAccountingTest, WithoutTheFlagsTheFixNamesThem) {
+  ModelSpec m = CatalogModel("qwen3_235b_a22b");
+  std::vector<Violation> v;
+  ResolvedConfig c;
+  c.pp = 8;
+  c.vpp = 4;
+  c.vpp_given = true;
+  EXPECT_FALSE(PlanStages(m, c, &v).has_value());
+  const Violation* e = Find(v, "pp.layers_divisible");
+  ASSERT_NE(e, nullptr);
+  EXPECT_NE(e->fix.find("1, 2, 47, 94"), std::string::npos) << e->fix;
+  EXPECT_NE(e->fix.find("--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split"),
+            std::string::npos)
+      << e->fix;
+  EXPECT_NE(e->fix.find("94 + 2 = 96 = PP 8 x 12 per rank = 4 chunks of 3"), std::string::npos) << e->fix;
+}
+
+TEST(StagePlanAccountingTest, VppMustDivideAccountedPerRank) {
+  ModelSpec m = CatalogModel("qwen3_235b_a22b");  // 96 / 8 = 12, VPP 5 does not divide
+  std::vector<Violation> v;
+  EXPECT_FALSE(PlanStages(m, Accounted(8, 5, true, true), &v).has_value());
+  ASSERT_NE(Find(v, "vpp.layers_divisible"), nullptr);
+}
+
+TEST(StagePlanAccountingTest, ConflictsMegatronRejects) {
+  ModelSpec m = CatalogModel("llama31_405b");
+  std::vector<Violation> v;
+  ResolvedConfig c = Accounted(16, 1, true, true);
+  c.first_stage_layers = 6;
+  EXPECT_FALSE(PlanStages(m, c, &v).has_value());
+  EXPECT_NE(Find(v, "pp.accounting_conflicts_uneven"), nullptr);
+
+  v.clear();
+  c = Accounted(2, 1, false, true);
+  c.pipeline_layout = "Et*63|t*63L";
+  EXPECT_FALSE(PlanStages(m, c, &v).has_value());
+  EXPECT_NE(Find(v, "layout.conflicts_accounting"), nullptr);
+
+  v.clear();
+  ModelSpec hybrid = CatalogModel("nemotronh_8b");
+  EXPECT_FALSE(PlanStages(hybrid, Accounted(2, 1, true, false), &v).has_value());
+  EXPECT_NE(Find(v, "hybrid.accounting_unsupported"), nullptr);
+}
+
+TEST(StagePlanAccountingTest, EndChunksMayHoldNoDecoderLayer) {
+  // 2 layers + 2 = 4 units over PP 2 x VPP 2 = 1 unit each: the first and
+  // last chunks hold only the embedding and the loss.
+  ModelSpec m = CatalogModel("llama32_1b");  // 16 layers
+  m.num_layers = 2;
+  std::vector<Violation> v;
+  auto plan = PlanStages(m, Accounted(2, 2, true, true), &v);
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_EQ(plan->decoder_layers[0], (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(plan->decoder_layers[1], (std::vector<int64_t>{1, 0}));
+  // PP 1: the switches change nothing.
+  auto single = PlanStages(m, Accounted(1, 1, true, true), &v);
+  ASSERT_TRUE(single.has_value());
+  EXPECT_EQ(single->decoder_layers[0][0], 2);
+}
+
+}  // namespace
+}  // namespace parplan

@@ -1,6 +1,8 @@
 // Validation: at least fifteen distinct bad configs, each naming its rule.
 #include "core/rules/validate.h"
 
+#include <tuple>
+
 #include "core/rules/rule_catalog.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -185,6 +187,77 @@ TEST(ValidateTest, ProductSizingIsExplained) {
   const ValidationResult r = ValidateConfig("qwen3_30b_a3b", c, "h100-sxm", 16);
   EXPECT_TRUE(r.valid);
   EXPECT_TRUE(HasRule(r, "mesh.product_sizing"));
+}
+
+}  // namespace
+}  // namespace parplan
+
+namespace parplan {
+namespace {
+
+using testing_util::ErrorRules;
+using testing_util::ValidateConfig;
+
+// NVIDIA's Megatron Bridge perf recipes as their base recipes set them
+// (perf_recipes/llama/b200/llama31.py llama31_405b_pretrain_128gpu_b200_bf16_config
+// on recipes/llama llama31_405b_pretrain_config; perf_recipes/qwen/b200/qwen3_moe.py
+// qwen3_235b_a22b_pretrain_64gpu_b200_bf16_config on recipes/qwen/h100/qwen3_moe.py):
+// both set account_for_embedding/loss_in_pipeline_split.
+ParallelConfig Llama405bB200(bool accounting) {
+  ParallelConfig c;
+  c.tp = 4;
+  c.pp = 16;
+  c.vpp = 8;
+  c.cp = 1;
+  c.sp = true;
+  c.gbs = 768;
+  c.mbs = 1;
+  c.seq_length = 8192;
+  c.account_for_embedding = accounting;
+  c.account_for_loss = accounting;
+  return c;
+}
+
+ParallelConfig Qwen235bB200(bool accounting) {
+  ParallelConfig c;
+  c.tp = 1;
+  c.pp = 8;
+  c.vpp = 4;
+  c.ep = 8;
+  c.etp = 1;
+  c.gbs = 2048;
+  c.mbs = 1;
+  c.seq_length = 4096;
+  c.account_for_embedding = accounting;
+  c.account_for_loss = accounting;
+  return c;
+}
+
+TEST(ValidateAccountingTest, NvidiaRecipesAsWrittenAreValid) {
+  const ValidationResult llama = ValidateConfig("llama31_405b", Llama405bB200(true), "b200", 128);
+  EXPECT_TRUE(llama.valid) << (ErrorRules(llama).empty() ? "" : ErrorRules(llama)[0]);
+  bool explained = false;
+  for (const auto& r : llama.reasons) {
+    explained |= r.find("126 + 2 = 128 units over PP 16 x VPP 8 = 1 per stage") != std::string::npos;
+  }
+  EXPECT_TRUE(explained);
+  const ValidationResult qwen = ValidateConfig("qwen3_235b_a22b", Qwen235bB200(true), "b200", 64);
+  EXPECT_TRUE(qwen.valid) << (ErrorRules(qwen).empty() ? "" : ErrorRules(qwen)[0]);
+}
+
+TEST(ValidateAccountingTest, WithoutTheSwitchesTheFixNamesThem) {
+  for (const auto& [model, config, gpus] :
+       {std::tuple{"llama31_405b", Llama405bB200(false), 128}, std::tuple{"qwen3_235b_a22b", Qwen235bB200(false), 64}}) {
+    const ValidationResult r = ValidateConfig(model, config, "b200", gpus);
+    EXPECT_FALSE(r.valid) << model;
+    bool named = false;
+    for (const auto& v : r.violations) {
+      if (v.rule != "pp.layers_divisible") continue;
+      named = v.fix.find("--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split") !=
+              std::string::npos;
+    }
+    EXPECT_TRUE(named) << model;
+  }
 }
 
 }  // namespace
