@@ -163,7 +163,8 @@ int main(int argc, char** argv) {
     errors.push_back(err);
     by_group["system " + r.system.id].push_back(err);
     by_group[r.moe ? "kind MoE" : "kind dense"].push_back(err);
-    std::printf("%-58s %10.0f %10.0f %+6.1f%%\n", r.label.c_str(), r.published_tokens_per_s_per_gpu, pred,
+    if (r.config.fsdp) by_group["Megatron FSDP"].push_back(err);
+    std::printf("%-58s %10.0f %10.0f %+6.1f%%\n", (r.label + (r.config.fsdp ? " fsdp" : "")).c_str(), r.published_tokens_per_s_per_gpu, pred,
                 100 * (pred / r.published_tokens_per_s_per_gpu - 1));
   }
   const Summary all_s = Summarize(errors);

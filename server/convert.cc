@@ -328,6 +328,7 @@ void ToPerformanceBreakdown(const PerfBreakdown& b, v1::PerformanceBreakdown* ou
   out->set_ep_comm_s(b.ep_comm_s);
   out->set_dp_comm_s(b.dp_comm_s);
   out->set_pp_comm_s(b.pp_comm_s);
+  out->set_fsdp_comm_s(b.fsdp_comm_s);
   out->set_bubble_s(b.bubble_s);
   out->set_optimizer_s(b.optimizer_s);
 }

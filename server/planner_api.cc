@@ -412,10 +412,11 @@ absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
                                         PrecisionName(r.config.precision)));
   const PerfBreakdown& d = p.breakdown;
   response->add_reasons(absl::StrFormat(
-      "Step %.2f s = compute %.2f + bubble %.2f + exposed comm (TP %.2f, CP %.2f, EP %.2f, DP %.2f, PP %.2f) + "
+      "Step %.2f s = compute %.2f + bubble %.2f + exposed comm (TP %.2f, CP %.2f, EP %.2f, DP %.2f, PP %.2f%s) + "
       "optimizer %.2f; %d microbatches, slowest stage PP rank %d.",
       p.step_time_s, d.compute_s, d.bubble_s, d.tp_comm_s, d.cp_comm_s, d.ep_comm_s, d.dp_comm_s, d.pp_comm_s,
-      d.optimizer_s, static_cast<int>(p.microbatches), static_cast<int>(p.slowest_stage)));
+      r.config.fsdp ? absl::StrFormat(", FSDP %.2f", d.fsdp_comm_s) : std::string(), d.optimizer_s,
+      static_cast<int>(p.microbatches), static_cast<int>(p.slowest_stage)));
   if (!a.estimate->fits) {
     response->add_reasons(absl::StrCat("Memory: peak ", HumanGiB(a.estimate->peak_bytes), " exceeds ",
                                        HumanGiB(a.estimate->capacity_bytes), ": this config would not run as is."));

@@ -61,4 +61,16 @@ bool IsFp8(Precision p) {
 
 bool IsFp4(Precision p) { return p == Precision::kNvfp4; }
 
+double GemmWeightBytes(Precision p) {
+  switch (p) {
+    case Precision::kBf16: return 2.0;
+    case Precision::kFp8Cs:
+    case Precision::kFp8Ds:
+    case Precision::kFp8Sc: return 1.0;
+    case Precision::kFp8Mx: return 2.0 * (1 + 1.0 / 32);
+    case Precision::kNvfp4: return 2.0 * (0.5 + 1.0 / 16);
+  }
+  return 2.0;
+}
+
 }  // namespace parplan

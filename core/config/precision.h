@@ -25,6 +25,14 @@ std::string BridgeMixedPrecisionRecipe(Precision p);
 // Megatron-LM flags for the precision ("--bf16 --fp8-format hybrid --fp8-recipe tensorwise").
 std::string MegatronLmPrecisionFlags(Precision p);
 
+// Bytes per GEMM weight as stored and as Megatron gathers it. Megatron
+// Bridge's FP8/FP4 recipes gather parameters in the low-precision format
+// (fp8_param_gather / fp4_param_gather, training/mixed_precision.py): the
+// weight itself is FP8 (tensorwise: one copy, its transpose built per use),
+// MXFP8/NVFP4 keep row- and column-wise data with their block scales.
+// Master weights live in the optimizer.
+double GemmWeightBytes(Precision p);
+
 bool IsFp8(Precision p);
 bool IsFp4(Precision p);
 

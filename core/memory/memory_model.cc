@@ -6,57 +6,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/memory/activation_model.h"
+#include "core/model/layer_params.h"
 #include "core/model/param_count.h"
 
 namespace parplan {
 namespace {
 
-// Parameters of one decoder layer, split into the TP-sharded (dense) and the
-// EP*ETP-sharded (routed expert) parts, before sharding.
-struct LayerParams {
-  double dense = 0;
-  double expert = 0;
-};
-
-LayerParams ParamsOfLayer(const ModelSpec& m, LayerKind kind) {
-  const double attention = static_cast<double>(AttentionParams(m));
-  const double mlp = m.ffn_hidden_size > 0 ? static_cast<double>(DenseMlpParams(m, m.ffn_hidden_size)) : 0;
-  const double experts = static_cast<double>(m.num_moe_experts) * ExpertParams(m);
-  const double moe_shared = m.num_moe_experts > 0 ? static_cast<double>(MoeSharedParams(m)) : 0;
-  switch (kind) {
-    case LayerKind::kDenseTransformer: return {attention + mlp, 0};
-    case LayerKind::kMoeTransformer: return {attention + moe_shared, experts};
-    case LayerKind::kMamba: return {static_cast<double>(MambaParams(m)), 0};
-    case LayerKind::kAttentionOnly: return {attention, 0};
-    case LayerKind::kMlpOnly: return {mlp, 0};
-    case LayerKind::kMoeOnly: return {moe_shared, experts};
-  }
-  return {};
-}
-
-LayerParams MtpParams(const ModelSpec& m) {
-  const LayerKind kind = m.num_moe_experts > 0 ? LayerKind::kMoeTransformer : LayerKind::kDenseTransformer;
-  LayerParams p = ParamsOfLayer(m, kind);
-  p.dense += 2.0 * m.hidden_size * m.hidden_size + 2.0 * m.hidden_size;  // eh projection + two norms
-  return p;
-}
-
-// Bytes per GEMM weight as stored. Megatron Bridge's FP8/FP4 recipes gather
-// parameters in the low-precision format (fp8_param_gather / fp4_param_gather,
-// training/mixed_precision.py): the weight itself is FP8 (tensorwise: one
-// copy, its transpose built per use), MXFP8/NVFP4 keep row- and column-wise
-// data with their block scales. Master weights live in the optimizer.
-double GemmWeightBytes(Precision p) {
-  switch (p) {
-    case Precision::kBf16: return 2.0;
-    case Precision::kFp8Cs:
-    case Precision::kFp8Ds:
-    case Precision::kFp8Sc: return 1.0;
-    case Precision::kFp8Mx: return 2.0 * (1 + 1.0 / 32);
-    case Precision::kNvfp4: return 2.0 * (0.5 + 1.0 / 16);
-  }
-  return 2.0;
-}
 
 // LoRA adapters Megatron Bridge adds by default (rank 32 on linear_qkv,
 // linear_proj, linear_fc1, linear_fc2) to one dense transformer layer.

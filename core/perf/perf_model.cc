@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/memory/activation_model.h"
+#include "core/model/layer_params.h"
 #include "core/model/param_count.h"
 
 namespace parplan {
@@ -36,6 +37,21 @@ double Exposed(double comm_s, double fraction, double window, double compute_s) 
 double GroupBandwidth(const SystemSpec& s, int64_t span) {
   const double scaleout = (s.scaleout_gbps_per_gpu > 0 ? s.scaleout_gbps_per_gpu : 400.0) / 8.0;
   return span <= s.nvlink_domain_size ? s.nvlink_gbps_unidirectional : scaleout;
+}
+
+// Bus bandwidth (GB/s per GPU) of a ring collective over `group` ranks
+// placed `stride` ranks apart. Inside one NVLink domain: NVLink. Across
+// domains NCCL runs one ring per NIC, so only the ring edges that leave a
+// domain use the network, and a domain's `local` members push their share
+// through their own NICs in parallel: min(NVLink, local * NIC)
+// (nccl-tests doc/PERFORMANCE.md, bus bandwidth of all-gather and
+// reduce-scatter).
+double RingBandwidth(const SystemSpec& s, int64_t group, int64_t stride) {
+  const int64_t domain = std::max(1, s.nvlink_domain_size);
+  if (group * stride <= domain) return s.nvlink_gbps_unidirectional;
+  const double nic = (s.scaleout_gbps_per_gpu > 0 ? s.scaleout_gbps_per_gpu : 400.0) / 8.0;
+  const int64_t local = std::max<int64_t>(1, std::min(group, domain / std::max<int64_t>(1, stride)));
+  return std::min(s.nvlink_gbps_unidirectional, local * nic);
 }
 
 }  // namespace
@@ -98,11 +114,39 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
   for (int k = 0; k < 6; ++k) {
     elementwise_bytes[k] = LayerActivationBytesPerToken(m, static_cast<LayerKind>(k), plain);
   }
+  // Megatron FSDP (optim_grads_params) shards dense parameters over the
+  // DP*CP group (ranks TP apart) and experts over the expert-DP group (EP*ETP
+  // apart); every microbatch all-gathers each layer's weights before its
+  // forward and again before its backward, and reduce-scatters its gradients
+  // after the backward (Megatron-LM docs/user-guide/features/megatron_fsdp.md).
+  const int64_t fsdp_dense_group = dp * c.cp;
+  const double fsdp_dense_bw = RingBandwidth(sys, fsdp_dense_group, c.tp);
+  const double fsdp_expert_bw = RingBandwidth(sys, edp, c.ep * c.etp);
+  const double gathered_bytes = GemmWeightBytes(c.precision);
+  const double grad_comm_bytes = c.grad_fp32 ? 4.0 : 2.0;
+  auto fsdp_seconds = [&](double dense_params, double expert_params, double weight_bytes, double passes) {
+    auto one = [&](double params, int64_t group, double bw) {
+      if (group <= 1 || params <= 0) return 0.0;
+      const double share = (group - 1.0) / group;
+      return LinkSeconds(params * share * (passes * weight_bytes + grad_comm_bytes), bw);
+    };
+    return one(dense_params / c.tp, fsdp_dense_group, fsdp_dense_bw) +
+           one(expert_params / (c.ep * c.etp), edp, fsdp_expert_bw);
+  };
   double worst = -1;
   for (int64_t r = 0; r < plan.pp; ++r) {
-    double seconds = 0, tp_b = 0, cp_b = 0, ep_b = 0;
+    double seconds = 0, tp_b = 0, cp_b = 0, ep_b = 0, fsdp_s = 0, first_gather_s = 0;
     auto add_layer = [&](LayerKind kind, int64_t index, bool mtp) {
       const FlopsPerToken f = LayerFlopsPerToken(m, kind, index, c.seq_length, mtp);
+      if (c.fsdp) {
+        const LayerParams lp = mtp ? MtpParams(m) : ParamsOfLayer(m, kind);
+        fsdp_s += fsdp_seconds(lp.dense, lp.expert, gathered_bytes, 2.0);
+        // The first layer's forward gather has nothing to prefetch behind.
+        if (first_gather_s == 0) {
+          first_gather_s = fsdp_seconds(lp.dense, lp.expert, gathered_bytes, 1.0) -
+                           fsdp_seconds(lp.dense, lp.expert, 0.0, 0.0);
+        }
+      }
       const bool moe = kind == LayerKind::kMoeTransformer || kind == LayerKind::kMoeOnly;
       const double mlp_share = moe ? moe_factor : mlp_factor;
       const double dense_flops = f.dense_gemm * tokens / c.tp * full_factor * (moe ? 1.0 : mlp_share);
@@ -151,12 +195,23 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
       const double vocab = static_cast<double>(PaddedVocab(m, c.tp));
       seconds += 6.0 * h * vocab * tokens / c.tp * (1 + plan.mtp_layers[r]) / (peak * e.gemm_efficiency);
     }
+    if (c.fsdp) {
+      // Embedding and output layer (bf16), also FSDP units.
+      const double vocab_params = static_cast<double>(PaddedVocab(m, c.tp)) * h;
+      const double ends = (plan.has_embedding[r] ? 1.0 : 0.0) +
+                          (plan.has_loss[r] && !m.share_embeddings_and_output_weights ? 1.0 : 0.0);
+      fsdp_s += fsdp_seconds(ends * vocab_params, 0, 2.0, 2.0);
+    }
+    // Gathers are prefetched one unit ahead and hide behind the compute of
+    // the unit before; the first gather of the forward cannot.
+    const double fsdp_exposed =
+        c.fsdp ? first_gather_s + Exposed(fsdp_s - first_gather_s, P.dp_exposed, P.overlap_window, seconds) : 0.0;
     const double tp_s = Exposed(LinkSeconds(tp_b, GroupBandwidth(sys, c.tp)), P.tp_exposed, P.overlap_window, seconds);
     const double cp_s =
         Exposed(LinkSeconds(cp_b, GroupBandwidth(sys, c.tp * c.cp)), P.cp_exposed, P.overlap_window, seconds);
     const double ep_s =
         Exposed(LinkSeconds(ep_b, GroupBandwidth(sys, c.ep * c.etp)), P.ep_exposed, P.overlap_window, seconds);
-    const double stage_total = seconds + tp_s + cp_s + ep_s;
+    const double stage_total = seconds + tp_s + cp_s + ep_s + fsdp_exposed;
     if (stage_total > worst) {
       worst = stage_total;
       e.slowest_stage = r;
@@ -164,6 +219,7 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
       e.breakdown.tp_comm_s = tp_s * mb;
       e.breakdown.cp_comm_s = cp_s * mb;
       e.breakdown.ep_comm_s = ep_s * mb;
+      e.breakdown.fsdp_comm_s = fsdp_exposed * mb;
     }
   }
   const double per_microbatch = worst;
@@ -185,17 +241,19 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
     const double bytes = (grad_b + 2.0) * local_params * (group - 1.0) / group;
     return LinkSeconds(bytes, GroupBandwidth(sys, world));
   };
-  // Gradient reduction overlaps the backward pass of the step (about 2/3 of compute).
-  e.breakdown.dp_comm_s = Exposed(dp_seconds(dense_local, dp * c.cp) + dp_seconds(expert_local, edp), P.dp_exposed,
-                                  P.overlap_window, e.breakdown.compute_s * 2.0 / 3.0);
+  // Gradient reduction overlaps the backward pass of the step (about 2/3 of
+  // compute). Under FSDP it happens per microbatch instead (fsdp_comm_s).
+  e.breakdown.dp_comm_s = c.fsdp ? 0.0
+                                 : Exposed(dp_seconds(dense_local, dp * c.cp) + dp_seconds(expert_local, edp),
+                                           P.dp_exposed, P.overlap_window, e.breakdown.compute_s * 2.0 / 3.0);
   // Optimizer: Adam reads and writes master weights, moments, gradients and weights of its shard.
   const double shard_dense = c.distributed_optimizer || c.fsdp ? dp * c.cp : 1;
   const double shard_expert = c.distributed_optimizer || c.fsdp ? edp : 1;
   e.breakdown.optimizer_s = 2.0 * 18.0 * (dense_local / shard_dense + expert_local / shard_expert) / hbm;
 
   const PerfBreakdown& b = e.breakdown;
-  e.step_time_s = b.compute_s + b.tp_comm_s + b.cp_comm_s + b.ep_comm_s + b.dp_comm_s + b.pp_comm_s + b.bubble_s +
-                  b.optimizer_s;
+  e.step_time_s = b.compute_s + b.tp_comm_s + b.cp_comm_s + b.ep_comm_s + b.dp_comm_s + b.pp_comm_s +
+                  b.fsdp_comm_s + b.bubble_s + b.optimizer_s;
   const double tokens_per_step = static_cast<double>(c.gbs) * c.seq_length;
   e.tokens_per_s_per_gpu = tokens_per_step / e.step_time_s / world;
   e.model_tflops_per_gpu = e.tokens_per_s_per_gpu * e.flops.total / 1e12;
@@ -221,6 +279,17 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
       100 * P.tp_exposed, 100 * P.cp_exposed, 100 * P.ep_exposed, 100 * P.dp_exposed, 100 * P.pp_exposed,
       sys.nvlink_gbps_unidirectional, sys.nvlink_domain_size,
       (sys.scaleout_gbps_per_gpu > 0 ? sys.scaleout_gbps_per_gpu : 400.0) / 8));
+  if (c.fsdp) {
+    e.assumptions.push_back(absl::StrFormat(
+        "Megatron FSDP: per microbatch each layer's weights are all-gathered twice (%.2f B/param, forward and "
+        "backward) and its gradients reduce-scattered (%.0f B/param) over %d GPUs at %.0f GB/s bus bandwidth%s; "
+        "exposed like DP communication (%.0f%%, or what the layer's compute cannot hide) plus the first gather.",
+        gathered_bytes, grad_comm_bytes, static_cast<int>(fsdp_dense_group), fsdp_dense_bw,
+        m.num_moe_experts > 0 ? absl::StrFormat(" (experts over %d GPUs at %.0f GB/s)", static_cast<int>(edp),
+                                                fsdp_expert_bw)
+                              : std::string(),
+        100 * P.dp_exposed));
+  }
   return e;
 }
 

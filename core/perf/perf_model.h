@@ -60,6 +60,7 @@ struct PerfBreakdown {
   double ep_comm_s = 0;
   double dp_comm_s = 0;
   double pp_comm_s = 0;
+  double fsdp_comm_s = 0;      // Megatron FSDP per-layer parameter all-gathers and gradient reduce-scatters, exposed
   double bubble_s = 0;
   double optimizer_s = 0;
 };

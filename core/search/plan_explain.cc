@@ -47,6 +47,7 @@ void AddPlanReasons(const ModelSpec& m, const SystemSpec& sys, PlanEval* p) {
   const Cost costs[] = {{"pipeline bubble", b.bubble_s}, {"exposed TP communication", b.tp_comm_s},
                         {"exposed CP communication", b.cp_comm_s}, {"exposed EP all-to-all", b.ep_comm_s},
                         {"exposed DP communication", b.dp_comm_s}, {"exposed PP communication", b.pp_comm_s},
+                        {"exposed FSDP gathers and reduce-scatters", b.fsdp_comm_s},
                         {"optimizer step", b.optimizer_s}};
   const Cost* worst = std::max_element(std::begin(costs), std::end(costs),
                                        [](const Cost& x, const Cost& y) { return x.s < y.s; });

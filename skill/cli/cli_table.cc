@@ -290,10 +290,12 @@ std::string FormatPerformance(const v1::EstimatePerformanceResponse& r) {
                                           100 * r.mfu()));
     const auto& b = r.breakdown();
     absl::StrAppend(&out, "breakdown (s):\n");
-    const std::pair<const char*, double> parts[] = {
+    std::vector<std::pair<const char*, double>> parts = {
         {"compute", b.compute_s()}, {"bubble", b.bubble_s()}, {"TP comm (exposed)", b.tp_comm_s()},
         {"CP comm (exposed)", b.cp_comm_s()}, {"EP comm (exposed)", b.ep_comm_s()},
-        {"DP comm (exposed)", b.dp_comm_s()}, {"PP comm (exposed)", b.pp_comm_s()}, {"optimizer", b.optimizer_s()}};
+        {"DP comm (exposed)", b.dp_comm_s()}, {"PP comm (exposed)", b.pp_comm_s()}};
+    if (c.use_megatron_fsdp()) parts.push_back({"FSDP comm (exposed)", b.fsdp_comm_s()});
+    parts.push_back({"optimizer", b.optimizer_s()});
     for (const auto& [name, seconds] : parts) {
       absl::StrAppend(&out, absl::StrFormat("  %-20s %8.3f  %5.1f%%\n", name, seconds, 100 * seconds / r.step_time_s()));
     }

@@ -46,7 +46,7 @@ TEST(PerfModelTest, ThroughputFollowsFromStepTime) {
   const PerfEstimate e = Estimate(Make("llama3_70b", 4, 8, 5, 256), 64);
   const PerfBreakdown& b = e.breakdown;
   EXPECT_DOUBLE_EQ(e.step_time_s, b.compute_s + b.tp_comm_s + b.cp_comm_s + b.ep_comm_s + b.dp_comm_s +
-                                      b.pp_comm_s + b.bubble_s + b.optimizer_s);
+                                      b.pp_comm_s + b.fsdp_comm_s + b.bubble_s + b.optimizer_s);
   // 256 sequences of 8192 tokens over 64 GPUs.
   EXPECT_DOUBLE_EQ(e.tokens_per_s_per_gpu, 256.0 * 8192 / e.step_time_s / 64);
   const PerfCase c = Make("llama3_70b", 4, 8, 5, 256);
@@ -101,6 +101,48 @@ TEST(PerfModelTest, CalibratedAccuracyOnPublishedRuns) {
   std::sort(errors.begin(), errors.end());
   EXPECT_LE(errors[errors.size() / 2], 0.12);
   EXPECT_LE(errors[static_cast<size_t>(std::ceil(0.9 * errors.size())) - 1], 0.30);
+}
+
+// Megatron FSDP: per-microbatch weight gathers and gradient reduce-scatters
+// replace the once-per-step DP reduction.
+TEST(PerfModelTest, FsdpGathersEveryMicrobatch) {
+  PerfCase r = Make("llama31_405b", 2, 1, 1, 768);
+  r.config.fsdp = true;
+  r.config.grad_fp32 = false;
+  const PerfEstimate one = Estimate(r, 128, "gb300-nvl72");
+  EXPECT_GT(one.breakdown.fsdp_comm_s, 0);
+  EXPECT_EQ(one.breakdown.dp_comm_s, 0);
+  bool named = false;
+  for (const auto& a : one.assumptions) named |= a.find("Megatron FSDP") != std::string::npos;
+  EXPECT_TRUE(named);
+  // Twice the microbatches: twice the gathers.
+  r.config.gbs = 1536;
+  const PerfEstimate two = Estimate(r, 128, "gb300-nvl72");
+  EXPECT_NEAR(two.breakdown.fsdp_comm_s / one.breakdown.fsdp_comm_s, 2.0, 0.01);
+  // Without FSDP the gradients go once per step and no gathers are charged.
+  r.config.fsdp = false;
+  const PerfEstimate ddp = Estimate(r, 128, "gb300-nvl72");
+  EXPECT_EQ(ddp.breakdown.fsdp_comm_s, 0);
+  EXPECT_GT(ddp.breakdown.dp_comm_s, 0);
+}
+
+// An FSDP group spread over 8-GPU NVLink domains sends its collectives
+// through the NICs (8 local members x 50 GB/s = 400 GB/s bus bandwidth here);
+// the same 64 GPUs in one NVLink domain gather at NVLink speed. Compute is
+// identical, so only the FSDP term differs.
+TEST(PerfModelTest, FsdpAcrossNodesCostsMoreThanInsideNvlink) {
+  PerfCase r = Make("llama3_70b", 1, 1, 1, 256);
+  r.config.fsdp = true;
+  r.config.sp = false;
+  SystemSpec nodes = *Catalog::Get().FindSystem("h100-sxm");
+  nodes.nvlink_gbps_unidirectional = 900;
+  SystemSpec one_domain = nodes;
+  one_domain.nvlink_domain_size = 64;
+  const PerfParams& p = CalibratedPerfParams();
+  const PerfEstimate across = EstimatePerformance(r.model, r.config, r.plan, 64, nodes, p);
+  const PerfEstimate inside = EstimatePerformance(r.model, r.config, r.plan, 64, one_domain, p);
+  EXPECT_DOUBLE_EQ(across.breakdown.compute_s, inside.breakdown.compute_s);
+  EXPECT_GT(across.breakdown.fsdp_comm_s, inside.breakdown.fsdp_comm_s * 1.5);
 }
 
 }  // namespace
