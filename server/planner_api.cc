@@ -295,7 +295,9 @@ absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::Estima
   if (!errors.empty()) return errors.ToStatus();
   Resolved r;
   if (absl::Status s = Resolve(&request.model(), request.placement(), request.config(), &r); !s.ok()) return s;
-  if (absl::Status s = RequireComplete(*r.model, "model"); !s.ok()) return s;
+  auto assumed = CompleteForEstimate(&*r.model, "model");
+  if (!assumed.ok()) return assumed.status();
+  for (const auto& a : *assumed) response->add_assumptions(absl::StrCat("Model field assumed (estimate approximate): ", a));
   MemoryOptions options;
   if (request.has_overhead_gib()) options.overhead_gib = request.overhead_gib();
   const MemoryAnswer a = AnswerMemory(*r.model, r.config, r.placement, options);
@@ -362,7 +364,9 @@ absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
   if (!errors.empty()) return errors.ToStatus();
   Resolved r;
   if (absl::Status s = Resolve(&request.model(), request.placement(), request.config(), &r); !s.ok()) return s;
-  if (absl::Status s = RequireComplete(*r.model, "model"); !s.ok()) return s;
+  auto assumed = CompleteForEstimate(&*r.model, "model");
+  if (!assumed.ok()) return assumed.status();
+  for (const auto& a : *assumed) response->add_assumptions(absl::StrCat("Model field assumed (estimate approximate): ", a));
   const int64_t world = r.placement.gpus > 0 ? r.placement.gpus : ComputeMinGpus(MeshOf(r.config)).min_gpus;
   if (r.config.gbs == 0 && r.config.seq_length > 0 && world % (r.config.tp * r.config.pp * r.config.cp) == 0) {
     r.config.gbs = DefaultGlobalBatch(r.config, world / (r.config.tp * r.config.pp * r.config.cp));

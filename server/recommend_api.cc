@@ -76,7 +76,9 @@ absl::Status Recommend(const v1::RecommendRequest& request, v1::RecommendRespons
 
   Resolved r;
   if (absl::Status s = Resolve(&request.model(), request.placement(), request.config(), &r); !s.ok()) return s;
-  if (absl::Status s = RequireComplete(*r.model, "model"); !s.ok()) return s;
+  auto assumed = CompleteForEstimate(&*r.model, "model");
+  if (!assumed.ok()) return assumed.status();
+  for (const auto& a : *assumed) response->add_reasons(absl::StrCat("Model field assumed (plans approximate): ", a));
   if (r.config.seq_length <= 0) return FieldError("config.seq_length", "no sequence length: set config.seq_length");
 
   SearchRequest q;

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/model/assume_missing.h"
 #include "core/catalog/catalog.h"
 #include "core/model/hf_config.h"
 #include "core/model/model_checks.h"
@@ -39,11 +40,13 @@ absl::StatusOr<ModelSpec> ResolveModel(const ModelSource& source, const std::str
   return FieldError(field, "unknown model source");
 }
 
-absl::Status RequireComplete(const ModelSpec& model, const std::string& field) {
-  if (model.complete()) return absl::OkStatus();
-  return FieldError(field, absl::StrCat("model '", model.id, "' is incomplete: unknown ",
-                                        absl::StrJoin(model.missing_fields, ", "),
-                                        "; pass an inline spec or its config.json with these fields"));
+absl::StatusOr<std::vector<std::string>> CompleteForEstimate(ModelSpec* model, const std::string& field) {
+  std::vector<std::string> assumed = AssumeMissingFields(model);
+  if (model->complete()) return assumed;
+  return FieldError(field, absl::StrCat("model '", model->id, "' is incomplete: unknown ",
+                                        absl::StrJoin(model->missing_fields, ", "),
+                                        " and no rule can assume them; pass an inline spec or its config.json "
+                                        "with these fields"));
 }
 
 }  // namespace parplan

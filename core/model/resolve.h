@@ -3,6 +3,7 @@
 #define PARPLAN_CORE_MODEL_RESOLVE_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "core/model/model_spec.h"
@@ -21,9 +22,12 @@ struct ModelSource {
 // an inline spec gets Megatron's defaults, bounds checks and missing fields.
 absl::StatusOr<ModelSpec> ResolveModel(const ModelSource& source, const std::string& field);
 
-// FAILED_PRECONDITION-free guard for math: INVALID_ARGUMENT naming the
-// missing fields when the model is incomplete, OK otherwise.
-absl::Status RequireComplete(const ModelSpec& model, const std::string& field);
+// Makes `model` usable for an estimate: unknown fields are filled by the
+// named rules of AssumeMissingFields (the model is then marked approximate).
+// Returns one line per assumed field (empty for a complete model), or
+// INVALID_ARGUMENT naming the fields no rule can fill (a hybrid model without
+// its layer pattern; a layer count with no published size to solve it from).
+absl::StatusOr<std::vector<std::string>> CompleteForEstimate(ModelSpec* model, const std::string& field);
 
 }  // namespace parplan
 

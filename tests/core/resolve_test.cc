@@ -37,9 +37,15 @@ TEST(ResolveTest, InlineSpecNamesMissingFields) {
   auto m = ResolveModel(s, "model");
   ASSERT_TRUE(m.ok());
   EXPECT_THAT(m->missing_fields, ElementsAre("moe_ffn_hidden_size", "moe_router_topk", "vocab_size"));
-  const absl::Status guard = RequireComplete(*m, "model");
-  EXPECT_EQ(guard.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(guard.message()), HasSubstr("moe_router_topk"));
+  // Estimates still answer, with each unknown field assumed by a named rule.
+  ModelSpec filled = *m;
+  auto assumed = CompleteForEstimate(&filled, "model");
+  ASSERT_TRUE(assumed.ok()) << assumed.status();
+  EXPECT_TRUE(filled.complete());
+  EXPECT_TRUE(filled.approximate);
+  EXPECT_EQ(filled.moe_router_topk, 2);
+  EXPECT_EQ(filled.moe_ffn_hidden_size, 2048);  // 4 * 1024 / top-2
+  EXPECT_EQ(assumed->size(), 3u);
 }
 
 TEST(ResolveTest, InlineSpecBounds) {

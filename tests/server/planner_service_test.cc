@@ -201,14 +201,27 @@ TEST_F(PlannerServiceTest, EstimateMemoryFitsAndSuggests) {
   EXPECT_EQ(st.total_bytes(), remote.peak_bytes());
 }
 
-TEST_F(PlannerServiceTest, EstimateMemoryRefusesIncompleteModels) {
+// An incomplete model is estimated with named assumptions; only a field no
+// rule can fill (no layer count and no published size to solve it) refuses.
+TEST_F(PlannerServiceTest, EstimateMemoryAssumesOrNamesMissingFields) {
+  v1::EstimateMemoryRequest partial;
+  partial.mutable_model()->mutable_spec()->set_num_layers(32);
+  partial.mutable_model()->mutable_spec()->set_hidden_size(4096);
+  v1::EstimateMemoryResponse approx;
+  auto ctx0 = Context();
+  ASSERT_TRUE(stub_->EstimateMemory(ctx0.get(), partial, &approx).ok());
+  EXPECT_TRUE(approx.model().approximate());
+  bool named = false;
+  for (const auto& a : approx.assumptions()) named |= a.find("vocab_size = 131072") != std::string::npos;
+  EXPECT_TRUE(named);
+
   v1::EstimateMemoryRequest req;
-  req.mutable_model()->set_id("nemotron_3_ultra");
+  req.mutable_model()->mutable_spec()->set_hidden_size(4096);
   v1::EstimateMemoryResponse resp;
   auto ctx = Context();
   const grpc::Status status = stub_->EstimateMemory(ctx.get(), req, &resp);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_NE(status.error_message().find("hidden_size"), std::string::npos) << status.error_message();
+  EXPECT_NE(status.error_message().find("num_layers"), std::string::npos) << status.error_message();
   v1::EstimateMemoryRequest none;
   auto ctx2 = Context();
   EXPECT_EQ(stub_->EstimateMemory(ctx2.get(), none, &resp).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
