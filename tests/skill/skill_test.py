@@ -97,7 +97,7 @@ for section in sections:
     call = re.search(r"```json\n(\{\"tool\".*?)\n```", section, re.S)
     if title.startswith("Q") and command and call:
         examples[title] = (command.group(1).strip(), json.loads(call.group(1)))
-check(len(examples) == 3, f"SKILL.md has 3 worked examples with a command and a tool call ({len(examples)})")
+check(len(examples) == 4, f"SKILL.md has 4 worked examples with a command and a tool call ({len(examples)})")
 
 answers = {}
 for title, (command, call) in examples.items():
@@ -126,6 +126,14 @@ check(q3["starting_point"]["config"]["cp"] == 2 and "CP" in q3["starting_point_c
       "Q3: compares with the rule of thumb's CP=2")
 check(any(p["config"]["cp"] > 1 for p in q3["plans"]) or "CP" in q3["starting_point_comparison"],
       "Q3: the answer speaks to CP")
+
+q4 = next(a for t, a in answers.items() if "94-layer" in t)
+fix = next((v["fix"] for v in q4["violations"] if v["rule"] == "pp.layers_divisible"), "")
+check(not q4["valid"] and "94 + 2 = 96 = PP 8 x 12" in fix and "--account-for-loss-in-pipeline-split" in fix,
+      "Q4: rejected, and the fix names the accounting flags with the arithmetic")
+q4_fixed = cli_json(examples[next(t for t in examples if "94-layer" in t)][0] +
+                    " --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split")
+check(q4_fixed["valid"], "Q4: valid with both accounting flags, as the answer says")
 
 # ---------------------------------------------------------------- README: Python gRPC snippet
 readme = open(os.path.join(src, "README.md"), encoding="utf-8").read()
