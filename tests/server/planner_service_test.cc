@@ -202,8 +202,12 @@ TEST_F(PlannerServiceTest, EstimateMemoryFitsAndSuggests) {
 }
 
 TEST_F(PlannerServiceTest, EstimateMemoryRefusesIncompleteModels) {
+  // Every catalog model is complete; an inline spec without a width is not.
   v1::EstimateMemoryRequest req;
-  req.mutable_model()->set_id("nemotron_3_ultra");
+  auto* spec = req.mutable_model()->mutable_spec();
+  spec->set_num_layers(8);
+  spec->set_num_attention_heads(8);
+  spec->set_vocab_size(32000);
   v1::EstimateMemoryResponse resp;
   auto ctx = Context();
   const grpc::Status status = stub_->EstimateMemory(ctx.get(), req, &resp);
