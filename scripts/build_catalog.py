@@ -59,6 +59,253 @@ NEMOTRON_VOCAB = (131072, "Nemotron tokenizer: NVIDIA-NeMo/Megatron-Bridge src/m
 for _m in ("nemotronh_4b", "nemotronh_8b", "nemotronh_47b", "nemotronh_56b", "nemotron_3_nano"):
     COMPLETIONS[_m] = {"vocab_size": NEMOTRON_VOCAB}
 
+# ---------------------------------------------------------------------------
+# Nemotron 3 Super / Ultra, Nemotron 3.5 Lightning, DeepSeek-V4-Flash.
+# Megatron Bridge builds all four from the HF config at runtime (AutoBridge),
+# so its repository has no literal provider; the strongest sources are the
+# Megatron-LM argument bundles / functional tests for the same checkpoints and
+# the Megatron Bridge recipes and bridges.  Weak values (third-party copies of
+# the HF config, derivations, sister-model assumptions) say so in the citation
+# and are listed again in the model's notes.
+MLM = "NVIDIA/Megatron-LM:"
+MLM_AT = "@d98e8a64dd"
+MB = "NVIDIA-NeMo/Megatron-Bridge:"
+MB_AT = "@067f987df0"
+SUPER_CONF = MLM + "examples/post_training/modelopt/conf/nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16.sh" + MLM_AT
+SUPER_TEST = MLM + "tests/functional_tests/test_cases/nemotron/nemotron3_super_release_gb200/model_config.yaml" + MLM_AT
+ULTRA_CONF = MLM + "examples/post_training/modelopt/conf/nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16.sh" + MLM_AT
+LIGHTNING_TEST = (MLM + "tests/functional_tests/test_cases/nemotron/"
+                  "nemotron3_5_lightning_nightly_tp1_pp1_cp1_ep8_dgx_gb200/model_config.yaml" + MLM_AT)
+LIGHTNING_TEST_WHAT = " (block '# Nemotron 3 Nano / Nemotron 3.5 Lightning architecture.')"
+MCORE_CONFIG = MLM + "megatron/core/transformer/transformer_config.py" + MLM_AT
+DSV4_BRIDGE = MB + "src/megatron/bridge/models/deepseek/deepseek_v4_bridge.py" + MB_AT
+DSV4_ARCH = ("third-party: yzlnew/infra-skills:hf-architecture-tikz/examples/deepseek-v4-flash/arch.json@26f9dd4dc5 "
+             "(dims read from the HF config.json)")
+DSV4_MILES = "third-party: radixark/miles:scripts/models/deepseek-v4-flash.py@12cab3e31c (Megatron args for V4-Flash)"
+MAMBA_GROUPS_DEFAULT = ("Megatron-Core default: " + MCORE_CONFIG + ":1265 mamba_num_groups = 8, "
+                        "which the Megatron-LM bundle leaves unset")
+NEMOTRON3_SEQ = "training sequence length of the Megatron-LM bundle and the Megatron Bridge recipes (the model serves up to 1M)"
+
+COMPLETIONS["nemotron_3_super"] = {
+    "num_attention_heads": (32, SUPER_CONF + ":48 --num-attention-heads 32; also " + SUPER_TEST),
+    "num_query_groups": (2, SUPER_CONF + ":50 --group-query-attention --num-query-groups 2; also " + SUPER_TEST),
+    "kv_channels": (128, SUPER_CONF + ":52 --kv-channels 128; also " + SUPER_TEST),
+    "ffn_hidden_size": (2688, SUPER_CONF + ":51 --ffn-hidden-size 2688 (no dense MLP layer in the pattern; "
+                        "Megatron uses it as moe_ffn_hidden_size, which matches the Bridge unit test's 2688)"),
+    "mamba_num_groups": (8, MAMBA_GROUPS_DEFAULT + " (" + SUPER_CONF + "); third-party: "
+                         "shifangx/slime:scripts/models/nemotron-3-super-120b-a12b.sh@63a6acaf94 reads "
+                         "n_groups=8 from the HF config.json"),
+    "vocab_size": (131072, MB + "src/megatron/bridge/recipes/nemotronh/h100/nemotron_3_super.py" + MB_AT + ":59 "
+                   "trains Super with the Nemotron-3-Nano tokenizer (131072 tokens, see nemotron_3_nano); "
+                   "third-party: shifangx/slime:scripts/models/nemotron-3-super-120b-a12b.sh@63a6acaf94 "
+                   "--vocab-size 131072 from the HF config.json"),
+    "make_vocab_size_divisible_by": (128, "Megatron-LM default (megatron/training/arguments.py" + MLM_AT + ":2441 "
+                                     "--make-vocab-size-divisible-by default=128), not overridden by " + SUPER_CONF),
+    "seq_length": (8192, SUPER_CONF + ":59 --seq-length 8192; " + NEMOTRON3_SEQ),
+    "share_embeddings_and_output_weights": (False, SUPER_CONF + ":42 --untie-embeddings-and-output-weights"),
+    "multi_latent_attention": (False, SUPER_CONF + " uses --group-query-attention (GQA), no --multi-latent-attention"),
+}
+
+ULTRA_PATTERN = ("MEMEMEM*EMEMEM*EMEMEMEM*EMEMEMEM*EMEMEM*EMEMEMEM*EMEMEMEM*EMEMEM*EMEMEMEM*"
+                 "EMEMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME")
+ULTRA_HF_COPY = ("third-party: willccbb/miles:scripts/models/nemotron-3-ultra-550b-a55b.sh@176722dd6c "
+                 "(header quotes the HF config.json)")
+COMPLETIONS["nemotron_3_ultra"] = {
+    "hybrid_layer_pattern": (ULTRA_PATTERN, ULTRA_CONF + ":38 --hybrid-override-pattern (108 symbols: 48 M, 48 E, 12 *)"),
+    "num_layers": (108, ULTRA_CONF + ":45 --num-layers 108 (= pattern length)"),
+    "hidden_size": (8192, ULTRA_CONF + ":46 --hidden-size 8192"),
+    "num_attention_heads": (64, ULTRA_CONF + ":47 --num-attention-heads 64"),
+    "num_query_groups": (2, ULTRA_CONF + ":49 --group-query-attention --num-query-groups 2"),
+    "kv_channels": (128, ULTRA_CONF + ":51 --kv-channels 128"),
+    "ffn_hidden_size": (5120, ULTRA_CONF + ":50 --ffn-hidden-size 5120"),
+    "moe_ffn_hidden_size": (5120, "Megatron-Core sets moe_ffn_hidden_size = ffn_hidden_size when unset (" +
+                            MCORE_CONFIG + ":1685), and " + ULTRA_CONF + " leaves it unset with "
+                            "--ffn-hidden-size 5120; " + ULTRA_HF_COPY + " gives moe_intermediate_size=5120"),
+    "num_moe_experts": (512, ULTRA_CONF + ":23 --num-experts 512"),
+    "moe_router_topk": (22, ULTRA_CONF + ":24 --moe-router-topk 22"),
+    "moe_shared_expert_intermediate_size": (10240, ULTRA_CONF + ":25 --moe-shared-expert-intermediate-size 10240"),
+    "moe_latent_size": (2048, ULTRA_CONF + ":20 --moe-latent-size 2048"),
+    "moe_layer_freq": (1, "hybrid model: every 'E' symbol of the pattern is an MoE layer (Megatron-Core "
+                       "moe_layer_freq default 1, " + MCORE_CONFIG + ")"),
+    "mamba_num_heads": (256, ULTRA_CONF + ":36 --mamba-num-heads 256"),
+    "mamba_head_dim": (64, ULTRA_CONF + ":37 --mamba-head-dim 64"),
+    "mamba_state_dim": (128, "Megatron-Core default mamba_state_dim = 128 (" + MCORE_CONFIG + ":1259), "
+                        "not overridden by " + ULTRA_CONF),
+    "mamba_num_groups": (8, MAMBA_GROUPS_DEFAULT + " (" + ULTRA_CONF + "); " + ULTRA_HF_COPY + ": mamba n_groups=8"),
+    "gated_linear_unit": (False, ULTRA_CONF + ":44 --squared-relu (no --swiglu)"),
+    "share_embeddings_and_output_weights": (False, ULTRA_CONF + ":40 --untie-embeddings-and-output-weights"),
+    "multi_latent_attention": (False, ULTRA_CONF + " uses --group-query-attention (GQA)"),
+    "seq_length": (8192, ULTRA_CONF + ":56 --seq-length 8192; " + NEMOTRON3_SEQ),
+    "make_vocab_size_divisible_by": (128, "Megatron-LM default (megatron/training/arguments.py" + MLM_AT + ":2441), "
+                                     "not overridden by " + ULTRA_CONF),
+    "vocab_size": (131072, "WEAK: " + ULTRA_HF_COPY + " --vocab-size 131072; same as the Nemotron 3 Nano/Super "
+                   "tokenizer. Ultra ships its own tokenizer (Megatron Bridge recipes/nemotronh/h100/"
+                   "nemotron_3_ultra.py" + MB_AT + " tokenizer_model = the Ultra checkpoint) and the official "
+                   "config.json was not retrievable here"),
+    "mtp_num_layers": (1, "one shared MTP block: " + MB + "src/megatron/bridge/recipes/nemotronh/h100/"
+                       "nemotron_3_ultra.py" + MB_AT + " runs mtp_num_layers=2 with mtp_use_repeated_layer=True "
+                       "(one set of weights applied twice, as its Super recipe explains: 'HF config has "
+                       "num_nextn_predict_layers=1 for the shared block'); " + ULTRA_HF_COPY +
+                       ": num_nextn_predict_layers=1"),
+}
+
+LIGHTNING_FROM_NANO = (" -- the Lightning recipes build the Nano provider unchanged: " + MB +
+                       "src/megatron/bridge/perf_recipes/nemotronh/gb200/nemotronh.py" + MB_AT +
+                       ":478 nemotron_3_5_lightning_pretrain_8gpu_gb200_bf16_config starts from "
+                       "nemotron_3_nano_pretrain_8gpu_gb200_bf16_config and swaps only hf_model_id, tokenizer "
+                       "and MTP (Nano shape: recipes/nemotronh/h100/nemotron_3_nano.py" + MB_AT + ":78-91)")
+def _lt(line, arg):
+    return LIGHTNING_TEST + ":" + str(line) + " " + arg + LIGHTNING_TEST_WHAT
+COMPLETIONS["nemotron_3_5_lightning"] = {
+    "hybrid_layer_pattern": ("MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME",
+                             _lt(48, "--hybrid-layer-pattern MEMEM*...EMEMEMEME/*E/*E (main decoder part; "
+                                 "'/*E/*E' are the two MTP depths)") + LIGHTNING_FROM_NANO),
+    "num_layers": (52, _lt(49, "--num-layers 52")),
+    "hidden_size": (2688, _lt(50, "--hidden-size 2688") + LIGHTNING_FROM_NANO),
+    "ffn_hidden_size": (1856, _lt(51, "--ffn-hidden-size 1856")),
+    "moe_ffn_hidden_size": (1856, _lt(52, "--moe-ffn-hidden-size 1856")),
+    "num_attention_heads": (32, _lt(53, "--num-attention-heads 32")),
+    "num_query_groups": (2, _lt(55, "--num-query-groups 2")),
+    "kv_channels": (128, _lt(56, "--kv-channels 128")),
+    "mamba_num_heads": (64, _lt(57, "--mamba-num-heads 64")),
+    "mamba_head_dim": (64, _lt(58, "--mamba-head-dim 64")),
+    "mamba_state_dim": (128, _lt(59, "--mamba-state-dim 128")),
+    "mamba_num_groups": (8, _lt(60, "--mamba-num-groups 8")),
+    "share_embeddings_and_output_weights": (False, _lt(64, "--untie-embeddings-and-output-weights")),
+    "gated_linear_unit": (False, _lt(66, "--squared-relu")),
+    "make_vocab_size_divisible_by": (128, _lt(69, "--make-vocab-size-divisible-by 128")),
+    "moe_shared_expert_intermediate_size": (3712, _lt(84, "--moe-shared-expert-intermediate-size 3712")),
+    "multi_latent_attention": (False, _lt(55, "--group-query-attention") + " (GQA, no MLA)"),
+    "seq_length": (8192, LIGHTNING_TEST + " --seq-length 8192; every Lightning perf recipe asserts seq_length "
+                   "8192 (" + MB + "tests/unit_tests/recipes/test_nemotron_3_5_lightning_perf_recipes.py" + MB_AT + ")"),
+    "vocab_size": (131072, "ASSUMED from the sister model: the Lightning recipes keep the Nano provider, whose "
+                   "Nemotron tokenizer has 131072 tokens (see nemotron_3_nano), but tokenize with the "
+                   "Lightning checkpoint's own tokenizer, whose size is not stated in any source read here "
+                   "(the Megatron-LM functional test uses a GPT-2 vocabulary for mock data)"),
+}
+
+COMPLETIONS["deepseek_v4_flash"] = {
+    "multi_latent_attention": (True, DSV4_BRIDGE + ":398 provider.multi_latent_attention = True "
+                               "(experimental_attention_variant='dsv4_hybrid' on the MLA provider)"),
+    "num_attention_heads": (64, "HF num_attention_heads, mapped by " + MB + "src/megatron/bridge/models/conversion/"
+                            "model_bridge.py" + MB_AT + ":461; value from " + DSV4_ARCH + " H=64 and " +
+                            DSV4_MILES + " --num-attention-heads 64"),
+    "q_lora_rank": (1024, DSV4_BRIDGE + ":419 provider.q_lora_rank = hf_config.q_lora_rank  # 1024"),
+    "qk_pos_emb_head_dim": (64, DSV4_BRIDGE + ":411 provider.qk_pos_emb_head_dim = hf_config.qk_rope_head_dim  # 64"),
+    "v_head_dim": (512, DSV4_BRIDGE + ":410 provider.v_head_dim = hf_config.head_dim  # 512"),
+    "qk_head_dim": (448, DSV4_BRIDGE + ":409 '# head_dim = 512 (nope_dim + rope_dim = 448 + 64)' and :418 "
+                    "'qk_head_dim ... derived automatically'; Megatron Bridge's dsv4_hybrid FLOPs "
+                    "(src/megatron/bridge/training/utils/flop_utils.py" + MB_AT + ":1088) size wq_b as "
+                    "q_lora_rank x heads x (qk_head_dim + qk_pos_emb_head_dim) = 1024 x 64 x 512"),
+    "kv_lora_rank": (448, "APPROXIMATION (derived): V4 has no KV up-projection; its single shared 512-wide KV "
+                     "head (wkv: hidden 4096 -> 512, " + DSV4_ARCH + ") is written as an MLA KV down-projection "
+                     "of kv_lora_rank + qk_pos_emb_head_dim = 512, so 448 (the bridge derives kv_lora_rank "
+                     "in DSv4HybridConfig, " + DSV4_BRIDGE + ":418; " + DSV4_MILES + " passes 512 with a "
+                     "different nope/rope split)"),
+    "moe_ffn_hidden_size": (2048, "HF moe_intermediate_size, mapped by " + MB + "src/megatron/bridge/models/"
+                            "conversion/model_bridge.py" + MB_AT + ":482; value from " + DSV4_ARCH + " f_moe=2048 "
+                            "and " + DSV4_MILES + " --moe-ffn-hidden-size 2048"),
+    "moe_shared_expert_intermediate_size": (2048, DSV4_BRIDGE + ":508 moe_intermediate_size * n_shared_experts "
+                                            "= 2048 x 1 (values from " + DSV4_ARCH + ")"),
+    "gated_linear_unit": (True, DSV4_BRIDGE + ":481 provider.gated_linear_unit = True (SwiGLU, clamped at 10)"),
+    "share_embeddings_and_output_weights": (False, DSV4_BRIDGE + ":514 bool(hf_config.tie_word_embeddings); "
+                                            "tie_word_embeddings=False per " + DSV4_MILES +
+                                            " (--untie-embeddings-and-output-weights) and " + DSV4_ARCH +
+                                            " (separate lm_head)"),
+    "make_vocab_size_divisible_by": (1280, DSV4_BRIDGE + ":523 provider.make_vocab_size_divisible_by = 1280"),
+    "seq_length": (4096, DSV4_BRIDGE + ":524 provider.seq_length = 4096 (also every V4-Flash recipe)"),
+}
+
+# Notes that replace the reference data's notes for these models (which said
+# the fields were left null); every weak value and approximation is named.
+NOTES = {
+    "nemotron_3_super": [
+        "Architecture built at runtime from the HF config via AutoBridge (Megatron Bridge recipes/nemotronh/"
+        "h100/nemotron_3_super.py); the shape here is Megatron-LM's own argument bundle for this checkpoint "
+        "(examples/post_training/modelopt/conf/nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16.sh@d98e8a64dd), "
+        "which also confirms the pattern, hidden 4096, Mamba 128 heads x 64, 512 experts top-22, latent 1024 "
+        "and shared 5376 that the reference data took from third-party summaries.",
+        "LatentMoE: experts operate in a 1024-d latent space (hidden 4096 -> latent 1024).",
+        "Weaker values: mamba_num_groups=8 is Megatron-Core's default, which the bundle does not override "
+        "(third-party copies of the HF config agree: n_groups=8); vocab_size=131072 is the Nano tokenizer "
+        "that the Megatron Bridge Super recipe trains with (third-party copies of the HF config agree).",
+        "MTP: one shared MTP block in the checkpoint (mtp_num_layers=1 here); the Megatron Bridge recipes run "
+        "it twice (mtp_num_layers=2, mtp_use_repeated_layer=True), so a run's config should say "
+        "mtp_num_layers=2 for compute while the weights are one block.",
+        "Parameter count here: 123.6B total / 13.0B active with the MTP block, 120.7B / 12.8B without it "
+        "(published 120B / 12B; the technical report's 120.6B excludes MTP).",
+    ],
+    "nemotron_3_ultra": [
+        "Architecture built at runtime from the HF config via AutoBridge (Megatron Bridge recipes/nemotronh/"
+        "h100/nemotron_3_ultra.py); the shape here is Megatron-LM's own argument bundle for this checkpoint "
+        "(examples/post_training/modelopt/conf/nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16.sh@d98e8a64dd).",
+        "LatentMoE: experts operate in a 2048-d latent space (hidden 8192 -> latent 2048).",
+        "Weaker values: mamba_state_dim=128 and mamba_num_groups=8 are Megatron-Core defaults the bundle does "
+        "not override; vocab_size=131072 comes only from a third-party copy of the HF config "
+        "(willccbb/miles) and equals the Nano/Super tokenizer -- Ultra has its own tokenizer, not verified "
+        "here; mtp_num_layers=1 (one shared block, run twice by the Megatron Bridge recipes) rests on the "
+        "recipes' mtp_use_repeated_layer and the same third-party copy.",
+        "Parameter count here: 560.5B total / 57.0B active with the MTP block, 549.3B / 56.1B without it "
+        "(published 550B / 55B). With MTP in BF16 that is 1.12 TB, matching the 'about 1.1 TB' BF16 "
+        "checkpoint of NVIDIA-NeMo/Megatron-Bridge:examples/models/nemotron/nemotron_3/ultra/README.md"
+        "@067f987df0 -- a check of the whole shape including the assumed vocabulary, though a coarse one.",
+    ],
+    "nemotron_3_5_lightning": [
+        "Perf recipe pins HF revision b3caaabed0263651a17dc1f2d4ce97e794f76c44 (perf_recipes/nemotronh/gb200/"
+        "nemotronh.py).",
+        "Same architecture as Nemotron 3 Nano plus one MTP block: Megatron-LM's Lightning functional test "
+        "(tests/functional_tests/test_cases/nemotron/nemotron3_5_lightning_nightly_tp1_pp1_cp1_ep8_dgx_gb200/"
+        "model_config.yaml@d98e8a64dd) spells out the shape under '# Nemotron 3 Nano / Nemotron 3.5 Lightning "
+        "architecture.', and every Megatron Bridge Lightning recipe builds the explicit Nano provider and only "
+        "swaps the checkpoint id, tokenizer and MTP settings; the NeMo Customizer page also says it shares "
+        "Nano's architecture.",
+        "ASSUMPTION: vocab_size=131072 (the Nano tokenizer) -- Lightning tokenizes with its own checkpoint's "
+        "tokenizer, whose size no source read here states. A third-party size table lists the BF16 "
+        "checkpoint at 65.8 GB (~32.9B parameters), which matches this shape with a 131072 vocabulary and one "
+        "MTP block (32.9B).",
+        "MTP: one shared MTP block ('*E'); the recipes and the Megatron-LM test run it twice "
+        "(mtp_num_layers=2, mtp_use_repeated_layer=True).",
+        "Parameter count here: 32.9B total / 3.7B active with the MTP block, 31.6B / 3.6B without it "
+        "(published 30B / ~3B, like Nano's 31.6B / 3.6B).",
+    ],
+    "deepseek_v4_flash": [
+        "Megatron Bridge builds it from the HF config with trust_remote_code (recipes/deepseek/h100/"
+        "deepseek_v4.py) as an MLA model: provider.multi_latent_attention=True with "
+        "experimental_attention_variant='dsv4_hybrid' (models/deepseek/deepseek_v4_bridge.py@067f987df0). "
+        "This entry uses the same MLA fields, so the tuned recipes' 'mla_up_proj' recompute is valid.",
+        "APPROXIMATION -- not representable exactly: V4 attention is per-layer hybrid (2 sliding-window-only "
+        "layers, 21 CSA layers with compress ratio 4 and a top-512 lightning indexer, 20 HCA layers with "
+        "ratio 128, each plus a 128-token sliding window: csa_window_size=128), with one shared 512-wide KV "
+        "head, a grouped low-rank output projection (o_groups=8, o_lora_rank=1024), compressor/indexer "
+        "weights, 4-stream hyper-connections (hc_mult=4) and 3 hash-routed MoE layers. Here it is standard "
+        "MLA: q_lora_rank 1024, 64 heads, qk 448+64, v 512, kv_lora_rank 448 (the 512-wide KV head as an MLA "
+        "down-projection). Consequences: (1) parameters: attention counts 201.6M per layer (a spurious KV "
+        "up-projection of 27.5M and a full 64x512->4096 output projection of 134M) against V4's ~107M plus "
+        "~14M of compressor/indexer on average, so active parameters come out ~3.5B high; (2) FLOPs: the "
+        "planner's MLA path counts full causal attention and the larger projections, ~56% more model FLOPs "
+        "per token at seq 4096 than Megatron Bridge's dsv4_hybrid count (141.7 vs 90.95 GFLOP/token in the "
+        "calibration rows), so predicted step times are pessimistic; (3) window_size is left null: Megatron "
+        "Bridge sets csa_window_size, not Megatron's sliding window_size, and the planner applies "
+        "window_size only to non-MLA attention.",
+        "Megatron Bridge requires TP=1 for V4 ('MLA tensor parallelism is not supported alongside the DSv4 "
+        "hybrid attention path', examples/models/deepseek_v4/README.md@067f987df0:163). The catalog has no "
+        "field for that, so the planner's validation and search may accept or propose TP>1 for this model; "
+        "pin --tp 1.",
+        "Weaker values: num_attention_heads=64 and moe_ffn_hidden_size=2048 are HF-config values read from "
+        "third-party copies (yzlnew/infra-skills arch.json, radixark/miles V4-Flash args); kv_lora_rank=448 "
+        "is derived (see completions).",
+        "Parameter count here: 294.6B total / 17.8B active with the MTP layer, 287.9B / 17.3B without it "
+        "(published 284B / 13B; infra-skills' exact count from the HF config: 284.44B, 13.90B active, "
+        "6.61B MTP).",
+    ],
+}
+PRIMARY_SOURCE = {
+    "nemotron_3_super": SUPER_CONF + " + " + SUPER_TEST + " (the HF config.json itself not retrieved)",
+    "nemotron_3_ultra": ULTRA_CONF + " (the HF config.json itself not retrieved)",
+    "nemotron_3_5_lightning": LIGHTNING_TEST + " + Megatron Bridge Lightning recipes (Nano provider)" ,
+    "deepseek_v4_flash": DSV4_BRIDGE + " (field mapping) + HF config values via third-party copies",
+}
+
 ALIASES = {
     "llama3_8b": ["llama-3-8b", "llama3-8b"],
     "llama3_70b": ["llama-3-70b", "llama3-70b"],
@@ -124,13 +371,14 @@ def build_model(key, m):
     completions = {}
     if arch["num_moe_experts"]:
         arch["moe_layer_freq"] = 1 if arch["moe_layer_freq"] is not None or m["kind"] != "dense" else None
-    if arch["multi_latent_attention"] and arch["num_query_groups"] is None and arch["num_attention_heads"]:
-        arch["num_query_groups"] = arch["num_attention_heads"]
-        completions["num_query_groups"] = MLA_QUERY_GROUPS
     for field, (value, cite) in COMPLETIONS.get(key, {}).items():
         assert arch[field] is None, (key, field)
         arch[field] = value
         completions[field] = cite
+    # After the completions: they may supply multi_latent_attention and the heads.
+    if arch["multi_latent_attention"] and arch["num_query_groups"] is None and arch["num_attention_heads"]:
+        arch["num_query_groups"] = arch["num_attention_heads"]
+        completions["num_query_groups"] = MLA_QUERY_GROUPS
     pub = m.get("published_params", {})
     return {
         "id": key,
@@ -145,8 +393,8 @@ def build_model(key, m):
         "arch": arch,
         "sources": sources,
         "completions": completions,
-        "notes": m.get("notes", []),
-        "primary_source": m.get("primary_source"),
+        "notes": NOTES.get(key, m.get("notes", [])),
+        "primary_source": PRIMARY_SOURCE.get(key, m.get("primary_source")),
     }
 
 

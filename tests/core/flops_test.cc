@@ -32,6 +32,17 @@ TEST(FlopsTest, Llama3_8bByHand) {
 //    other Llama-3 70B 8K row; we match 447.4 exactly, so this row reads 2.3% off.
 const std::set<std::string> kInconsistentRows = {"docs/performance-summary-archive.md:207"};
 
+// Complete models whose FLOPs the planner's formulas do not yet reproduce,
+// and why (compared below only for the direction of the gap):
+//  * nemotron_3_5_lightning (28.15 GF/token at 8K): the run uses two MTP depths
+//    of a hybrid model ('*E' each, mtp_use_repeated_layer) while the catalog
+//    holds the checkpoint's one shared block, and flops.cc counts hybrid MTP
+//    depths by their logits only, not their attention + MoE layers;
+//  * deepseek_v4_flash (90.95 GF/token at 4K): V4's CSA/HCA sparse attention and
+//    grouped low-rank output projection are approximated as standard MLA in the
+//    catalog, whose full causal attention and full-width projections count more.
+const std::map<std::string, double> kKnownGaps = {{"nemotron_3_5_lightning", -1}, {"deepseek_v4_flash", +1}};
+
 TEST(FlopsTest, MatchesEveryCompleteCalibrationModel) {
   const auto rows = ReadCsv(std::string(PARPLAN_TEST_DATA_DIR) + "/benchmarks_calibration.csv");
   std::set<std::string> checked;
@@ -41,10 +52,17 @@ TEST(FlopsTest, MatchesEveryCompleteCalibrationModel) {
     if (r.at("task") != "pretrain" || r.at("variant") != "primary" || !r.at("flags").empty()) continue;
     if (kInconsistentRows.count(r.at("source_file") + ":" + r.at("source_line"))) continue;
     const ModelSpec m = CatalogModel(r.at("model_key"));
-    if (!m.complete()) continue;  // Nemotron 3.5 Lightning, DeepSeek-V4-Flash: incomplete architectures
+    ASSERT_TRUE(m.complete()) << r.at("model_key");
     const int64_t tp = std::stoll(r.at("tp"));
     const double want = std::stod(r.at("gflops_per_token_derived")) * 1e9;
     const double got = ModelFlopsPerToken(m, std::stoll(r.at("seq_len")), tp, m.mtp_num_layers).total;
+    auto gap = kKnownGaps.find(r.at("model_key"));
+    if (gap != kKnownGaps.end()) {
+      std::printf("known gap %s seq %s: %.2f vs %.2f GF/token (%+.1f%%)\n", r.at("model_key").c_str(),
+                  r.at("seq_len").c_str(), got / 1e9, want / 1e9, 100 * (got / want - 1));
+      EXPECT_GT(gap->second * (got / want - 1), 0.02) << r.at("model_key") << ": gap closed? update kKnownGaps";
+      continue;
+    }
     EXPECT_NEAR(got / want, 1.0, 0.02) << r.at("model_key") << " seq " << r.at("seq_len") << " row "
                                        << r.at("source_line");
     checked.insert(r.at("model_key"));

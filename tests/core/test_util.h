@@ -3,6 +3,7 @@
 #define PARPLAN_TESTS_CORE_TEST_UTIL_H_
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,11 +21,9 @@ inline ModelSpec CatalogModel(const std::string& id) {
   return m.ok() ? *m : ModelSpec{};
 }
 
-// Validates `config` for `model_id` (may be empty) on `system` with `gpus`.
-inline ValidationResult ValidateConfig(const std::string& model_id, const ParallelConfig& config,
-                                       const std::string& system = "", int64_t gpus = 0) {
-  std::optional<ModelSpec> model;
-  if (!model_id.empty()) model = CatalogModel(model_id);
+// Validates `config` for `model` (may be absent) on `system` with `gpus`.
+inline ValidationResult ValidateConfigFor(const std::optional<ModelSpec>& model, const ParallelConfig& config,
+                                          const std::string& system = "", int64_t gpus = 0) {
   Placement placement;
   placement.system = system;
   placement.gpus = gpus;
@@ -37,6 +36,14 @@ inline ValidationResult ValidateConfig(const std::string& model_id, const Parall
   in.config = *resolved;
   in.placement = *resolved_placement;
   return Validate(in);
+}
+
+// Validates `config` for the catalog model `model_id` (may be empty) on `system` with `gpus`.
+inline ValidationResult ValidateConfig(const std::string& model_id, const ParallelConfig& config,
+                                       const std::string& system = "", int64_t gpus = 0) {
+  std::optional<ModelSpec> model;
+  if (!model_id.empty()) model = CatalogModel(model_id);
+  return ValidateConfigFor(model, config, system, gpus);
 }
 
 inline std::vector<std::string> ErrorRules(const ValidationResult& r) {

@@ -3,6 +3,7 @@
 
 #include <tuple>
 
+#include "core/model/model_checks.h"
 #include "core/rules/rule_catalog.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -14,6 +15,7 @@ namespace {
 using testing_util::ErrorRules;
 using testing_util::HasRule;
 using testing_util::ValidateConfig;
+using testing_util::ValidateConfigFor;
 using ::testing::Contains;
 
 ParallelConfig Cfg(int64_t tp, int64_t pp = 1, int64_t cp = 1, int64_t ep = 0) {
@@ -165,14 +167,22 @@ TEST(ValidateTest, EtpDefaultsToTpLikeMegatron) {
 }
 
 TEST(ValidateTest, IncompleteModelSkipsWhatItCannotCheck) {
+  // Every catalog model is complete, so blank the attention and expert widths
+  // of one (DeepSeek-V4-Flash, as a spec without them would arrive).
+  ModelSpec m = testing_util::CatalogModel("deepseek_v4_flash");
+  m.num_attention_heads = 0;
+  m.num_query_groups = 0;
+  m.moe_ffn_hidden_size = 0;
+  m.missing_fields = MissingFields(m);
+  ASSERT_FALSE(m.complete());
   ParallelConfig c = Cfg(1, 1, 1, 64);
   c.etp = 1;
-  const ValidationResult r = ValidateConfig("deepseek_v4_flash", c, "gb200-nvl72", 128);
+  const ValidationResult r = ValidateConfigFor(m, c, "gb200-nvl72", 128);
   EXPECT_TRUE(r.valid);
   EXPECT_TRUE(HasRule(r, "model.incomplete"));
   // Known fields still count: 256 experts % 64 == 0, but EP=96 fails.
   c.ep = 96;
-  EXPECT_THAT(ErrorRules(ValidateConfig("deepseek_v4_flash", c, "", 0)), Contains(std::string("ep.experts_divisible")));
+  EXPECT_THAT(ErrorRules(ValidateConfigFor(m, c, "", 0)), Contains(std::string("ep.experts_divisible")));
 }
 
 TEST(ValidateTest, WithoutModelChecksTheMesh) {
