@@ -64,6 +64,8 @@ absl::StatusOr<ModelSpec> ParseHfConfig(absl::string_view text, const std::strin
     m.first_k_dense_layers = r.Int({"first_k_dense_replace"});
     // Dense layers (DeepSeek's first-k) use intermediate_size.
     m.ffn_hidden_size = intermediate;
+    // DeepSeek, GLM-4.5 (Megatron Bridge glm45_bridge.py: moe_shared_expert_intermediate_size =
+    // moe_intermediate_size for its one shared expert, moe_layer_freq [0] * first_k_dense_replace + [1] * rest).
     const int64_t n_shared = r.Int({"n_shared_experts"});
     const int64_t shared_size = r.Int({"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size"});
     if (shared_size > 0) {

@@ -131,6 +131,10 @@ void ApplyAttentionLayout(HfReader& r, const std::string& t, ModelSpec* m) {
   }
 }
 
+// Megatron Bridge's Llama4 providers (src/megatron/bridge/models/llama/llama_provider.py,
+// removed in 217de1a2e: Llama4ModelProvider moe_shared_expert_intermediate_size 8192,
+// attention_chunk_size 8192, nope_layer_interval 4; Llama4Experts128ModelProvider
+// moe_layer_freq [0, 1] * 24) and llama4_utils.py (chunked attention) follow the same layout.
 void ApplyLlama4Moe(HfReader& r, ModelSpec* m) {
   const int64_t layers = m->num_layers;
   if (layers > kMaxLayers) return;  // reported by CheckArchitectureBounds
