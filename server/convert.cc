@@ -68,6 +68,11 @@ ModelSpec FromModelArchitecture(const v1::ModelArchitecture& a) {
   m.mamba_num_groups = a.mamba_num_groups();
   m.window_size = a.window_size();
   m.window_attn_skip_freq = a.window_attn_skip_freq();
+  m.window_attn_pattern = a.window_attn_pattern();
+  m.attention_chunk_size = a.attention_chunk_size();
+  m.add_bias_linear = a.add_bias_linear();
+  m.add_qkv_bias = a.add_qkv_bias();
+  m.softmax_type = a.softmax_type().empty() ? "vanilla" : a.softmax_type();
   return m;
 }
 
@@ -104,6 +109,11 @@ void ToModelArchitecture(const ModelSpec& m, v1::ModelArchitecture* a) {
   a->set_mamba_num_groups(m.mamba_num_groups);
   a->set_window_size(m.window_size);
   a->set_window_attn_skip_freq(m.window_attn_skip_freq);
+  a->set_window_attn_pattern(m.window_attn_pattern);
+  a->set_attention_chunk_size(m.attention_chunk_size);
+  a->set_add_bias_linear(m.add_bias_linear);
+  a->set_add_qkv_bias(m.add_qkv_bias);
+  a->set_softmax_type(m.softmax_type);
 }
 
 void ToModelSummary(const ModelSpec& m, v1::ModelSummary* out) {

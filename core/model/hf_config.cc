@@ -1,76 +1,17 @@
 #include "core/model/hf_config.h"
 
 #include <algorithm>
-#include <initializer_list>
 
 #include "absl/strings/str_cat.h"
+#include "core/model/hf_families.h"
+#include "core/model/hf_reader.h"
 #include "core/model/model_checks.h"
 #include "core/util/field_error.h"
 #include "nlohmann/json.hpp"
 
 namespace parplan {
-namespace {
 
 using nlohmann::json;
-
-// Reads the first present key among `keys` as a non-negative integer.
-// A present key with a wrong type is an error; absent gives 0.
-class Reader {
- public:
-  Reader(const json& obj, const std::string& field) : obj_(obj), field_(field) {}
-
-  int64_t Int(std::initializer_list<const char*> keys) {
-    for (const char* key : keys) {
-      auto it = obj_.find(key);
-      if (it == obj_.end() || it->is_null()) continue;
-      if (it->is_number_integer() || it->is_number_unsigned()) {
-        int64_t v = it->get<int64_t>();
-        if (v < 0 || v > (int64_t{1} << 40)) {
-          errors_.Add(field_, absl::StrCat("\"", key, "\" = ", v, " is out of range; allowed 0..2^40"));
-          return 0;
-        }
-        return v;
-      }
-      if (it->is_number_float()) {
-        double d = it->get<double>();
-        if (d >= 0 && d <= 1e12 && d == static_cast<double>(static_cast<int64_t>(d))) {
-          return static_cast<int64_t>(d);
-        }
-      }
-      errors_.Add(field_, absl::StrCat("\"", key, "\" must be a non-negative integer, got ",
-                                       it->dump().substr(0, 64)));
-      return 0;
-    }
-    return 0;
-  }
-
-  bool Has(const char* key) const { return obj_.contains(key) && !obj_[key].is_null(); }
-
-  bool Bool(const char* key, bool fallback) {
-    auto it = obj_.find(key);
-    if (it == obj_.end() || it->is_null()) return fallback;
-    if (it->is_boolean()) return it->get<bool>();
-    errors_.Add(field_, absl::StrCat("\"", key, "\" must be true or false"));
-    return fallback;
-  }
-
-  std::string String(const char* key) {
-    auto it = obj_.find(key);
-    if (it == obj_.end() || it->is_null()) return "";
-    if (it->is_string()) return it->get<std::string>();
-    errors_.Add(field_, absl::StrCat("\"", key, "\" must be a string"));
-    return "";
-  }
-
-  FieldErrors& errors() { return errors_; }
-
- private:
-  const json& obj_;
-  std::string field_;
-  FieldErrors errors_;
-};
-
-}  // namespace
 
 absl::StatusOr<ModelSpec> ParseHfConfig(absl::string_view text, const std::string& field) {
   if (text.size() > kMaxHfConfigBytes) {
@@ -85,11 +26,13 @@ absl::StatusOr<ModelSpec> ParseHfConfig(absl::string_view text, const std::strin
   const json& cfg = (root.contains("text_config") && root["text_config"].is_object())
                         ? root["text_config"]
                         : root;
-  Reader r(cfg, field);
+  HfReader r(cfg, field);
+  HfReader top(root, field);  // identity keys only; its errors are not reported
   ModelSpec m;
   m.origin = "hf_config";
   std::string model_type = r.String("model_type");
-  std::string name = Reader(root, field).String("_name_or_path");
+  if (model_type.empty() && &cfg != &root) model_type = top.String("model_type");
+  std::string name = top.String("_name_or_path");
   if (name.empty() && root.contains("architectures") && root["architectures"].is_array() &&
       !root["architectures"].empty() && root["architectures"][0].is_string()) {
     name = root["architectures"][0].get<std::string>();
@@ -105,13 +48,15 @@ absl::StatusOr<ModelSpec> ParseHfConfig(absl::string_view text, const std::strin
   m.vocab_size = r.Int({"vocab_size"});
   m.share_embeddings_and_output_weights = r.Bool("tie_word_embeddings", false);
   m.seq_length = std::min<int64_t>(r.Int({"max_position_embeddings", "n_positions"}), 131072);
-  const std::string act = r.String("hidden_act");
+  const std::string act = r.Has("hidden_act") ? r.String("hidden_act") : r.String("hidden_activation");
   m.gated_linear_unit = !(act == "relu2" || act == "gelu" || act == "gelu_new" || act == "relu");
-  if (model_type == "gpt_oss") m.gated_linear_unit = true;
+  // Megatron Bridge model_bridge.py CONFIG_MAPPING: attention_bias -> add_qkv_bias, mlp_bias -> add_bias_linear.
+  m.add_qkv_bias = r.Bool("attention_bias", false);
+  m.add_bias_linear = r.Bool("mlp_bias", false);
 
   // MoE.
   m.num_moe_experts = r.Int({"num_local_experts", "n_routed_experts", "num_experts"});
-  m.moe_router_topk = r.Int({"num_experts_per_tok", "moe_topk"});
+  m.moe_router_topk = r.Int({"num_experts_per_tok", "experts_per_token", "moe_topk"});
   const int64_t intermediate = r.Int({"intermediate_size", "n_inner"});
   const int64_t moe_intermediate = r.Int({"moe_intermediate_size"});
   if (m.num_moe_experts > 0) {
@@ -119,6 +64,8 @@ absl::StatusOr<ModelSpec> ParseHfConfig(absl::string_view text, const std::strin
     m.first_k_dense_layers = r.Int({"first_k_dense_replace"});
     // Dense layers (DeepSeek's first-k) use intermediate_size.
     m.ffn_hidden_size = intermediate;
+    // DeepSeek, GLM-4.5 (Megatron Bridge glm45_bridge.py: moe_shared_expert_intermediate_size =
+    // moe_intermediate_size for its one shared expert, moe_layer_freq [0] * first_k_dense_replace + [1] * rest).
     const int64_t n_shared = r.Int({"n_shared_experts"});
     const int64_t shared_size = r.Int({"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size"});
     if (shared_size > 0) {
@@ -158,10 +105,11 @@ absl::StatusOr<ModelSpec> ParseHfConfig(absl::string_view text, const std::strin
     if (m.num_moe_experts > 0 && m.ffn_hidden_size == 0) m.ffn_hidden_size = m.moe_ffn_hidden_size;
   }
 
-  // Sliding window.
-  if (r.Has("sliding_window") && r.Bool("use_sliding_window", true)) {
-    m.window_size = r.Int({"sliding_window"});
-  }
+  // Families.
+  if (IsLlama4(model_type)) ApplyLlama4Moe(r, &m);
+  if (model_type == "gpt_oss") ApplyGptOss(r, &m);
+  if (IsGemma(model_type)) ApplyGemma(r, model_type, &m);
+  ApplyAttentionLayout(r, model_type, &m);
 
   if (!r.errors().empty()) return r.errors().ToStatus();
 
@@ -180,8 +128,11 @@ absl::StatusOr<ModelSpec> ParseHfConfig(absl::string_view text, const std::strin
   ApplyMegatronDefaults(&m);
   if (absl::Status s = CheckArchitectureBounds(m, field); !s.ok()) return s;
   m.missing_fields = MissingFields(m);
-  m.notes.push_back(absl::StrCat("Parsed from a Hugging Face config.json (model_type \"",
-                                 model_type.substr(0, 64), "\")."));
+  m.notes.insert(m.notes.begin(), absl::StrCat("Parsed from a Hugging Face config.json (model_type \"",
+                                                 model_type.substr(0, 64), "\")."));
+  if (&cfg != &root) {
+    m.notes.push_back("Only the language model (text_config) is counted, not the vision or other towers.");
+  }
   return m;
 }
 

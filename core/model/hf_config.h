@@ -19,8 +19,21 @@
 //   num_nextn_predict_layers -> mtp_num_layers
 //   Nemotron-H: hybrid_override_pattern -> hybrid_layer_pattern, mamba_num_heads, mamba_head_dim,
 //        ssm_state_size -> mamba_state_dim, n_groups -> mamba_num_groups
-//   sliding_window (when use_sliding_window is not false) -> window_size
-// A nested "text_config" (multimodal checkpoints) is read instead of the top level.
+//   attention_bias -> add_qkv_bias, mlp_bias -> add_bias_linear (Megatron Bridge CONFIG_MAPPING)
+//   experts_per_token (older GPT-OSS configs) -> moe_router_topk
+//   Local attention (hf_families.h): sliding_window (when use_sliding_window is not false)
+//        -> window_size = sliding_window - 1; which layers use it from layer_types, else the
+//        family rule (Gemma 2 and GPT-OSS alternate, Gemma 3 sliding_window_pattern, Llama 4
+//        chunked attention_chunk_size on its no_rope_layers), else every layer;
+//        -> window_attn_skip_freq when periodic in Megatron's sense, else window_attn_pattern
+//   Llama 4: moe_layers | interleave_moe_layer_step -> first_k_dense_layers + moe_layer_freq,
+//        intermediate_size -> moe_ffn_hidden_size and the shared expert, intermediate_size_mlp
+//        -> ffn_hidden_size
+//   GPT-OSS: add_bias_linear, softmax_type "learnable" (sinks); Gemma: GeGLU, tied embeddings
+//   Read by nothing (no effect on parameters or model FLOPs): partial_rotary_factor, rope_*,
+//        use_qk_norm (GLM-4.5's and Gemma 3's q/k norm vectors are not counted), softcapping.
+// A nested "text_config" (multimodal checkpoints) is read instead of the top level; only
+// the language model is counted.
 #ifndef PARPLAN_CORE_MODEL_HF_CONFIG_H_
 #define PARPLAN_CORE_MODEL_HF_CONFIG_H_
 

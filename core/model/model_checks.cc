@@ -26,6 +26,7 @@ void ApplyMegatronDefaults(ModelSpec* m) {
   if (m->ffn_hidden_size == 0 && CountLayers(*m).dense_mlp > 0) m->ffn_hidden_size = 4 * m->hidden_size;
   if (m->num_moe_experts > 0 && m->moe_ffn_hidden_size == 0) m->moe_ffn_hidden_size = m->ffn_hidden_size;
   if (m->make_vocab_size_divisible_by == 0) m->make_vocab_size_divisible_by = 128;
+  if (m->softmax_type.empty()) m->softmax_type = "vanilla";
   if (m->kind.empty()) m->kind = DeriveKind(*m);
 }
 
@@ -74,6 +75,48 @@ std::vector<std::string> MissingFields(const ModelSpec& m) {
   return missing;
 }
 
+namespace {
+
+// Consistency of the local-attention fields: one local kind (window or
+// chunk), and a per-layer pattern of 'S'/'F' that is as long as the model,
+// has a local size to use and is not combined with the integer frequency.
+template <typename FieldName>
+void CheckLocalAttention(const ModelSpec& m, const FieldName& f, FieldErrors* errors) {
+  if (m.window_size > 0 && m.attention_chunk_size > 0) {
+    errors->Add(f("attention_chunk_size"),
+                absl::StrCat("attention_chunk_size = ", m.attention_chunk_size, " and window_size = ",
+                             m.window_size, " are both set; local layers use one or the other"));
+  }
+  const std::string& p = m.window_attn_pattern;
+  if (p.empty()) return;
+  if (static_cast<int64_t>(p.size()) > kMaxPatternChars) {
+    errors->Add(f("window_attn_pattern"), absl::StrCat("pattern has ", p.size(), " characters; allowed at most ",
+                                                       kMaxPatternChars));
+    return;
+  }
+  const size_t bad = p.find_first_not_of("SF");
+  if (bad != std::string::npos) {
+    errors->Add(f("window_attn_pattern"),
+                absl::StrCat("character '", std::string(1, p[bad]), "' at layer ", bad,
+                             " is not an attention kind; allowed S (local: sliding window or chunk), F (full)"));
+    return;
+  }
+  if (m.num_layers > 0 && static_cast<int64_t>(p.size()) != m.num_layers) {
+    errors->Add(f("window_attn_pattern"), absl::StrCat("pattern has ", p.size(), " layers but num_layers = ",
+                                                       m.num_layers, "; they must agree"));
+  }
+  if (m.window_attn_skip_freq > 0) {
+    errors->Add(f("window_attn_skip_freq"),
+                "window_attn_skip_freq and window_attn_pattern are both set; give one of them");
+  }
+  if (p.find('S') != std::string::npos && m.window_size <= 0 && m.attention_chunk_size <= 0) {
+    errors->Add(f("window_attn_pattern"),
+                "pattern has local (S) layers but neither window_size nor attention_chunk_size is set");
+  }
+}
+
+}  // namespace
+
 absl::Status CheckArchitectureBounds(const ModelSpec& m, const std::string& prefix) {
   FieldErrors errors;
   auto f = [&prefix](const char* name) { return absl::StrCat(prefix, ".", name); };
@@ -106,6 +149,12 @@ absl::Status CheckArchitectureBounds(const ModelSpec& m, const std::string& pref
   errors.CheckRange(f("mamba_num_groups"), m.mamba_num_groups, 0, kMaxWidth);
   errors.CheckRange(f("window_size"), m.window_size, 0, 1 << 24);
   errors.CheckRange(f("window_attn_skip_freq"), m.window_attn_skip_freq, 0, kMaxLayers);
+  errors.CheckRange(f("attention_chunk_size"), m.attention_chunk_size, 0, 1 << 24);
+  CheckLocalAttention(m, f, &errors);
+  if (m.softmax_type != "vanilla" && m.softmax_type != "off-by-one" && m.softmax_type != "learnable") {
+    errors.Add(f("softmax_type"), absl::StrCat("\"", m.softmax_type.substr(0, 32),
+                                               "\" is not a softmax type; allowed vanilla, off-by-one, learnable"));
+  }
   if (static_cast<int64_t>(m.hybrid_layer_pattern.size()) > kMaxPatternChars) {
     errors.Add(f("hybrid_layer_pattern"),
                absl::StrCat("pattern has ", m.hybrid_layer_pattern.size(),

@@ -21,8 +21,8 @@ inline constexpr int64_t kMaxPatternChars = 1024;
 // (transformer_config.py __post_init__): num_query_groups = heads,
 // kv_channels = hidden / heads, ffn_hidden_size = 4 * hidden (when the model
 // has dense MLP layers), moe_ffn_hidden_size = ffn_hidden_size,
-// num_layers = pattern length for hybrid models, and derives `kind`.
-// Used for inline specs and HF configs, never for catalog nulls (a catalog
+// num_layers = pattern length for hybrid models, softmax_type = "vanilla",
+// and derives `kind`. Used for inline specs and HF configs, never for catalog nulls (a catalog
 // null means "unverified", not "default").
 void ApplyMegatronDefaults(ModelSpec* model);
 
@@ -32,7 +32,8 @@ std::vector<std::string> MissingFields(const ModelSpec& model);
 
 // Range checks on every architecture field; `prefix` is the request path of
 // the spec (e.g. "model.spec"). Also checks consistency that would make the
-// math meaningless (top-k > experts, pattern length vs num_layers).
+// math meaningless (top-k > experts, pattern lengths vs num_layers, a window
+// and a chunk size together, an unknown softmax_type).
 absl::Status CheckArchitectureBounds(const ModelSpec& model, const std::string& prefix);
 
 // Derives kind from the fields (dense, moe, mla_moe, hybrid_mamba, ...).

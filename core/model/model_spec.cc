@@ -41,4 +41,15 @@ int64_t HybridPatternLayers(const std::string& pattern) {
   return n;
 }
 
+bool IsLocalAttentionLayer(const ModelSpec& m, int64_t index) {
+  if (m.window_size <= 0 && m.attention_chunk_size <= 0) return false;
+  if (!m.window_attn_pattern.empty()) {
+    return index >= 0 && index < static_cast<int64_t>(m.window_attn_pattern.size()) &&
+           m.window_attn_pattern[index] == 'S';
+  }
+  // Megatron (transformer/utils.py): layer_number % freq != 0 is local, layer_number 1-based.
+  if (m.window_attn_skip_freq > 0) return (index + 1) % m.window_attn_skip_freq != 0;
+  return true;
+}
+
 }  // namespace parplan

@@ -50,8 +50,20 @@ struct ModelSpec {
   int64_t mamba_head_dim = 0;
   int64_t mamba_num_heads = 0;
   int64_t mamba_num_groups = 0;
-  int64_t window_size = 0;
-  int64_t window_attn_skip_freq = 0;
+  int64_t window_size = 0;            // Megatron's (left, 0) window: a local layer sees window_size + 1 tokens
+  int64_t window_attn_skip_freq = 0;  // every n-th layer (1-based) uses full attention
+  // Megatron's list form of window_attn_skip_freq, one character per decoder
+  // layer: 'S' = local attention (sliding window, or a chunk when
+  // attention_chunk_size is set), 'F' = full. Empty = window_attn_skip_freq decides.
+  std::string window_attn_pattern;
+  // Chunked local attention (Llama 4; Megatron Bridge's Llama4 provider field):
+  // a local layer attends causally within its own chunk of this many tokens.
+  int64_t attention_chunk_size = 0;
+  bool add_bias_linear = false;  // biases on QKV, output projection, MLP/expert fc1+fc2 and the router
+  bool add_qkv_bias = false;     // bias on the QKV projection only
+  // "vanilla" | "off-by-one" | "learnable" (one learned softmax offset, an
+  // attention sink, per head and attention layer).
+  std::string softmax_type = "vanilla";
 
   // Provenance.
   std::string published_total_params;
@@ -86,6 +98,11 @@ LayerCounts CountLayers(const ModelSpec& model);
 
 // Layers in a hybrid pattern: every symbol except the '|' stage breaks.
 int64_t HybridPatternLayers(const std::string& pattern);
+
+// Whether decoder layer `index` (0-based) attends locally (a sliding window of
+// window_size + 1 tokens, or a chunk of attention_chunk_size tokens) rather
+// than over the whole causal prefix. Layers past the pattern (MTP) are full.
+bool IsLocalAttentionLayer(const ModelSpec& model, int64_t index);
 
 }  // namespace parplan
 

@@ -19,18 +19,33 @@ int64_t AttentionParams(const ModelSpec& m) {
     return q + kv_down + kv_up + out + h;  // + input layernorm
   }
   const int64_t kv = m.kv_channels;
-  const int64_t qkv = h * kv * (m.num_attention_heads + 2 * m.num_query_groups);
-  const int64_t out = m.num_attention_heads * kv * h;
-  return qkv + out + h;
+  const int64_t qkv_width = kv * (m.num_attention_heads + 2 * m.num_query_groups);
+  const int64_t qkv = h * qkv_width + (m.add_bias_linear || m.add_qkv_bias ? qkv_width : 0);
+  const int64_t out = m.num_attention_heads * kv * h + (m.add_bias_linear ? h : 0);
+  // softmax_type "learnable": one offset (sink logit) per head (Megatron's core_attention.softmax_offset).
+  const int64_t sinks = m.softmax_type == "learnable" ? m.num_attention_heads : 0;
+  return qkv + out + sinks + h;
 }
 
+namespace {
+
+// fc1 (two matrices when gated) and fc2 of one MLP `width` -> `ffn` -> `width`,
+// with their biases when add_bias_linear.
+int64_t MlpMatrices(const ModelSpec& m, int64_t width, int64_t ffn) {
+  const int64_t fc1 = (m.gated_linear_unit ? 2 : 1) * ffn;
+  const int64_t weights = width * fc1 + ffn * width;
+  return weights + (m.add_bias_linear ? fc1 + width : 0);
+}
+
+}  // namespace
+
 int64_t DenseMlpParams(const ModelSpec& m, int64_t ffn) {
-  return (m.gated_linear_unit ? 3 : 2) * m.hidden_size * ffn + m.hidden_size;
+  return MlpMatrices(m, m.hidden_size, ffn) + m.hidden_size;
 }
 
 int64_t ExpertParams(const ModelSpec& m) {
   const int64_t width = m.moe_latent_size > 0 ? m.moe_latent_size : m.hidden_size;
-  return (m.gated_linear_unit ? 3 : 2) * width * m.moe_ffn_hidden_size;
+  return MlpMatrices(m, width, m.moe_ffn_hidden_size);
 }
 
 int64_t MambaParams(const ModelSpec& m) {
@@ -66,10 +81,9 @@ MoeBlock MoeParams(const ModelSpec& m) {
 
 int64_t MoeSharedParams(const ModelSpec& m) {
   const int64_t shared = m.moe_shared_expert_intermediate_size > 0
-                             ? (m.gated_linear_unit ? 3 : 2) * m.hidden_size *
-                                   m.moe_shared_expert_intermediate_size
+                             ? MlpMatrices(m, m.hidden_size, m.moe_shared_expert_intermediate_size)
                              : 0;
-  const int64_t router = m.hidden_size * m.num_moe_experts;
+  const int64_t router = (m.hidden_size + (m.add_bias_linear ? 1 : 0)) * m.num_moe_experts;
   const int64_t latent = m.moe_latent_size > 0 ? 2 * m.hidden_size * m.moe_latent_size : 0;
   return shared + router + latent + m.hidden_size;
 }

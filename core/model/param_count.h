@@ -26,6 +26,9 @@ int64_t PaddedVocab(const ModelSpec& model, int64_t tp);
 
 // Parameters of one attention block, one dense MLP, one MoE block (all
 // experts) and one Mamba mixer; used by the counts below and by later models.
+// Biases follow add_bias_linear (every linear layer, experts and router
+// included) and add_qkv_bias (QKV only); softmax_type "learnable" adds one
+// sink per head to each attention block.
 int64_t AttentionParams(const ModelSpec& model);
 int64_t DenseMlpParams(const ModelSpec& model, int64_t ffn);
 int64_t ExpertParams(const ModelSpec& model);  // one routed expert

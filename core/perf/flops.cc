@@ -1,5 +1,7 @@
 #include "core/perf/flops.h"
 
+#include <cmath>
+
 #include "core/model/param_count.h"
 
 namespace parplan {
@@ -47,6 +49,23 @@ FlopsPerToken HybridLayer(const ModelSpec& m, LayerKind kind, double s) {
   return f;
 }
 
+// Keys one token of a local-attention layer sees on average, out of a
+// sequence of s tokens. Sliding window of w = window_size + 1 tokens: the first
+// w tokens see 1..w keys, the rest w. Chunked attention is causal attention
+// within each chunk, counted like full attention (L^2 / 2 per chunk of L
+// tokens), so a chunk as long as the sequence gives the full s / 2.
+double LocalContext(const ModelSpec& m, double s) {
+  if (m.attention_chunk_size > 0) {
+    const double c = static_cast<double>(m.attention_chunk_size);
+    if (c >= s) return s / 2;
+    const double chunks = std::floor(s / c);
+    const double rest = s - chunks * c;
+    return (chunks * c * c + rest * rest) / (2 * s);
+  }
+  const double w = static_cast<double>(m.window_size) + 1;  // (left, 0) window
+  return w < s ? w - w * (w - 1) / (2 * s) : s / 2;
+}
+
 // Transformer branch of flop_utils.py (transformer_flops), fwd + bwd per token of one layer.
 FlopsPerToken TransformerLayer(const ModelSpec& m, LayerKind kind, int64_t index, double s) {
   const double h = static_cast<double>(m.hidden_size);
@@ -73,13 +92,7 @@ FlopsPerToken TransformerLayer(const ModelSpec& m, LayerKind kind, int64_t index
     const double kvp = static_cast<double>(m.kv_channels * m.num_query_groups);
     f.dense_gemm += 6 * (h * (qp + 2 * kvp) + qp * h);
     // Causal attention: QK^T and AV over s/2 keys on average -> qp * s per token.
-    double context = s / 2;
-    const bool full = m.window_size <= 0 ||
-                      (m.window_attn_skip_freq > 0 && (index + 1) % m.window_attn_skip_freq == 0);
-    if (!full) {
-      const double w = static_cast<double>(m.window_size) + 1;  // (left, 0) window
-      context = w < s ? w - w * (w - 1) / (2 * s) : s / 2;
-    }
+    const double context = IsLocalAttentionLayer(m, index) ? LocalContext(m, s) : s / 2;
     f.attention_core = 6 * qp * context * 2;
   }
   f.total = f.dense_gemm + f.attention_core + f.expert_gemm;

@@ -4,6 +4,9 @@
 // formula). Forward + backward = 3x the forward matmul FLOPs; causal
 // attention counted at half; logits on the TP-padded vocabulary; MTP depths
 // counted as extra layers of the last layer's type plus their projections.
+// Local-attention layers (IsLocalAttentionLayer: sliding window or Llama 4
+// chunks) count only the keys they see; the MLP of each layer follows its
+// kind (dense or MoE, per first_k_dense_layers / moe_layer_freq).
 // Hybrid (Mamba) models use the hybrid branch, which sizes the Mamba mixer as
 // d_in = 2h as the upstream code does.
 #ifndef PARPLAN_CORE_PERF_FLOPS_H_
@@ -25,7 +28,7 @@ struct FlopsPerToken {
 };
 
 // Model FLOPs (fwd + bwd) per token of one decoder layer (`index` matters for
-// sliding-window layers), split as above (logits 0). MTP depths: pass
+// local-attention layers), split as above (logits 0). MTP depths: pass
 // index = num_layers + depth with kind MtpLayerKind; the projection is added.
 FlopsPerToken LayerFlopsPerToken(const ModelSpec& model, LayerKind kind, int64_t index, int64_t seq_length,
                                  bool mtp_depth);

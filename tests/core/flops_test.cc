@@ -25,6 +25,37 @@ TEST(FlopsTest, Llama3_8bByHand) {
   EXPECT_DOUBLE_EQ(f.attention_core, 6442450944.0);
 }
 
+// Local attention on an inline spec: h = 1024, 8 heads of 128, 4 layers, no MLP
+// FLOPs checked. A chunk of 3000 over 8192 tokens leaves chunks 3000, 3000, 2192:
+// (2*3000^2 + 2192^2) / (2*8192) keys per token.
+TEST(FlopsTest, LocalAttentionPatternsAndPartialChunks) {
+  ModelSpec m;
+  m.num_layers = 4;
+  m.hidden_size = 1024;
+  m.ffn_hidden_size = 4096;
+  m.num_attention_heads = 8;
+  m.num_query_groups = 8;
+  m.kv_channels = 128;
+  m.vocab_size = 1024;
+  auto core = [&m](int64_t index) {
+    return LayerFlopsPerToken(m, KindOfLayer(m, index), index, 8192, false).attention_core;
+  };
+  const double full = 12 * 1024 * 4096.0;
+  EXPECT_DOUBLE_EQ(core(0), full);
+  m.attention_chunk_size = 3000;
+  m.window_attn_pattern = "FSSF";
+  EXPECT_DOUBLE_EQ(core(0), full);
+  EXPECT_DOUBLE_EQ(core(1), 12 * 1024 * ((2 * 3000.0 * 3000 + 2192.0 * 2192) / (2 * 8192)));
+  EXPECT_DOUBLE_EQ(core(3), full);
+  EXPECT_DOUBLE_EQ(core(4), full);  // an MTP depth past the pattern
+  m.attention_chunk_size = 0;
+  m.window_size = 1023;  // 1024 keys: 1024 - 1024*1023/(2*8192)
+  m.window_attn_pattern.clear();
+  m.window_attn_skip_freq = 4;  // layers 0-2 local, layer 3 full
+  EXPECT_DOUBLE_EQ(core(2), 12 * 1024 * (1024 - 1024.0 * 1023 / (2 * 8192)));
+  EXPECT_DOUBLE_EQ(core(3), full);
+}
+
 // Rows whose own numbers disagree with the other rows of the same model and
 // sequence length (the TFLOP/s column does not match tokens/s x FLOPs/token):
 //  * performance-summary-archive.md:207 (26.04.01, H100, FP8, Llama-3 70B 8K):

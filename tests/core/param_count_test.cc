@@ -24,6 +24,37 @@ TEST(ParamCountTest, Llama3_70bByHand) {
   EXPECT_EQ(c.active, c.total);
 }
 
+// Biases and sinks by hand on a small MoE: h = 64, 4 heads of 16 (2 groups),
+// gated experts of width 32, 4 experts, top-2, a shared expert of 32.
+TEST(ParamCountTest, BiasesAndSinksByHand) {
+  ModelSpec m;
+  m.num_layers = 2;
+  m.hidden_size = 64;
+  m.num_attention_heads = 4;
+  m.num_query_groups = 2;
+  m.kv_channels = 16;
+  m.vocab_size = 128;
+  m.num_moe_experts = 4;
+  m.moe_router_topk = 2;
+  m.moe_ffn_hidden_size = 32;
+  m.moe_shared_expert_intermediate_size = 32;
+  m.ffn_hidden_size = 32;
+  const int64_t qkv = 64 * 16 * (4 + 2 * 2), out = 4 * 16 * 64;
+  EXPECT_EQ(AttentionParams(m), qkv + out + 64);
+  m.add_qkv_bias = true;  // + 16 * (4 + 2 * 2) = 128
+  EXPECT_EQ(AttentionParams(m), qkv + out + 64 + 128);
+  m.add_bias_linear = true;  // + output projection bias 64
+  m.softmax_type = "learnable";  // + one sink per head
+  EXPECT_EQ(AttentionParams(m), qkv + out + 64 + 128 + 64 + 4);
+  // Gated MLP 64 -> 2*32 -> 64: weights 64*64 + 32*64, biases 64 + 64.
+  EXPECT_EQ(ExpertParams(m), 64 * 64 + 32 * 64 + 64 + 64);
+  EXPECT_EQ(DenseMlpParams(m, 32), 64 * 64 + 32 * 64 + 64 + 64 + 64);
+  // Router 64*4 + bias 4; shared expert as an expert; pre-MLP norm 64.
+  EXPECT_EQ(MoeSharedParams(m), (64 * 4 + 4) + ExpertParams(m) + 64);
+  const ParamCounts c = CountParams(m);
+  EXPECT_EQ(c.total - c.active, 2 * 2 * ExpertParams(m));  // 2 of 4 experts idle in each layer
+}
+
 TEST(ParamCountTest, TiedEmbeddingsCountOnce) {
   const ParamCounts c = CountParams(CatalogModel("llama32_1b"));
   EXPECT_EQ(c.output_layer, 0);

@@ -61,6 +61,59 @@ TEST(ResolveTest, InlineSpecBounds) {
   EXPECT_THAT(std::string(m.status().message()), HasSubstr("'Z'"));
 }
 
+TEST(ResolveTest, InlineLocalAttentionAndSoftmaxChecks) {
+  auto message = [](const ModelSpec& spec) {
+    ModelSource s;
+    s.kind = ModelSource::Kind::kSpec;
+    s.spec = spec;
+    auto m = ResolveModel(s, "model");
+    EXPECT_FALSE(m.ok());
+    return std::string(m.status().message());
+  };
+  ModelSpec base;
+  base.num_layers = 4;
+  base.hidden_size = 1024;
+  base.num_attention_heads = 8;
+  base.vocab_size = 1000;
+
+  ModelSpec p = base;
+  p.window_size = 127;
+  p.window_attn_pattern = "SFX";
+  EXPECT_THAT(message(p), HasSubstr("model.spec.window_attn_pattern: character 'X' at layer 2"));
+  p.window_attn_pattern = "SFS";
+  EXPECT_THAT(message(p), HasSubstr("pattern has 3 layers but num_layers = 4"));
+  p.window_attn_pattern = "SFSF";
+  p.window_attn_skip_freq = 2;
+  EXPECT_THAT(message(p), HasSubstr("model.spec.window_attn_skip_freq: window_attn_skip_freq and "
+                                    "window_attn_pattern are both set"));
+  p.window_attn_skip_freq = 0;
+  p.window_size = 0;
+  EXPECT_THAT(message(p), HasSubstr("neither window_size nor attention_chunk_size"));
+
+  ModelSpec c = base;
+  c.window_size = 127;
+  c.attention_chunk_size = 8192;
+  EXPECT_THAT(message(c), HasSubstr("model.spec.attention_chunk_size: attention_chunk_size = 8192 and "
+                                    "window_size = 127 are both set"));
+  c.window_size = 0;
+  c.attention_chunk_size = int64_t{1} << 30;
+  EXPECT_THAT(message(c), HasSubstr("model.spec.attention_chunk_size"));
+
+  ModelSpec t = base;
+  t.softmax_type = "sparsemax";
+  EXPECT_THAT(message(t), HasSubstr("model.spec.softmax_type: \"sparsemax\" is not a softmax type"));
+
+  ModelSource ok;
+  ok.kind = ModelSource::Kind::kSpec;
+  ok.spec = base;
+  ok.spec.attention_chunk_size = 8192;
+  ok.spec.window_attn_pattern = "SSSF";
+  ok.spec.softmax_type = "learnable";
+  auto m = ResolveModel(ok, "model");
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_TRUE(m->complete());
+}
+
 TEST(ResolveTest, HybridPatternSetsLayers) {
   ModelSource s;
   s.kind = ModelSource::Kind::kSpec;
