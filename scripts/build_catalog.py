@@ -27,7 +27,7 @@ ARCH_FIELDS = [
     "moe_ffn_hidden_size", "moe_shared_expert_intermediate_size", "moe_layer_freq",
     "moe_latent_size", "mtp_num_layers", "hybrid_layer_pattern", "mamba_state_dim",
     "mamba_head_dim", "mamba_num_heads", "mamba_num_groups", "window_size",
-    "window_attn_skip_freq",
+    "window_attn_skip_freq", "add_bias_linear", "add_qkv_bias", "softmax_type",
 ]
 
 MLA_QUERY_GROUPS = ("derived: MLA has no grouped KV heads; Megatron-Core sets num_query_groups = "

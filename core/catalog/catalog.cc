@@ -97,6 +97,9 @@ ModelSpec ParseModel(const json& j) {
   m.moe_latent_size = IntOr0(a, "moe_latent_size");
   m.mtp_num_layers = IntOr0(a, "mtp_num_layers");
   m.hybrid_layer_pattern = StringOrEmpty(a, "hybrid_layer_pattern");
+  m.add_bias_linear = BoolOr(a, "add_bias_linear", false);
+  m.add_qkv_bias = BoolOr(a, "add_qkv_bias", false);
+  if (!StringOrEmpty(a, "softmax_type").empty()) m.softmax_type = StringOrEmpty(a, "softmax_type");
   m.mamba_state_dim = IntOr0(a, "mamba_state_dim");
   m.mamba_head_dim = IntOr0(a, "mamba_head_dim");
   m.mamba_num_heads = IntOr0(a, "mamba_num_heads");
