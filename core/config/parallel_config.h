@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -92,14 +93,14 @@ struct ResolvedConfig {
   std::vector<std::string> offload_modules;
   std::vector<std::string> notes;  // which defaults were applied, in words
 
-  bool Offloads(const std::string& module) const {
+  bool Offloads(std::string_view module) const {
     for (const auto& m : offload_modules) {
       if (m == module) return true;
     }
     return false;
   }
 
-  bool Recomputes(const std::string& module) const {
+  bool Recomputes(std::string_view module) const {
     if (recompute != RecomputeGranularity::kSelective) return false;
     for (const auto& m : recompute_modules) {
       if (m == module) return true;
