@@ -178,5 +178,74 @@ TEST_F(CliTest, ServerUnreachableIsExitOne) {
   EXPECT_EQ(Run({"models", "--server", "127.0.0.1:1", "--timeout-ms", "500"}, &out, &err), 1);
 }
 
+// NVIDIA's recipes as written (pipeline-split accounting), through every
+// command that takes a config, in-process and through the server.
+TEST_F(CliTest, AccountedRecipesAnswerEveryCommand) {
+  const std::vector<std::vector<std::string>> recipes = {
+      {"--model", "llama31_405b", "--system", "b200", "--gpus", "128", "--tp", "4", "--pp", "16", "--vpp", "8",
+       "--sp", "--mbs", "1", "--gbs", "768", "--seq", "8192"},
+      {"--model", "qwen3_235b_a22b", "--system", "b200", "--gpus", "64", "--tp", "1", "--pp", "8", "--vpp", "4",
+       "--ep", "8", "--etp", "1", "--mbs", "1", "--gbs", "2048", "--seq", "4096"}};
+  for (const auto& recipe : recipes) {
+    for (const char* command : {"validate", "memory", "perf", "render"}) {
+      std::vector<std::string> args = {command};
+      args.insert(args.end(), recipe.begin(), recipe.end());
+      args.push_back("--account-for-embedding-in-pipeline-split");
+      args.push_back("--account-for-loss-in-pipeline-split");
+      std::string local, remote, err;
+      ASSERT_EQ(Run(args, &local, &err), 0) << command << ": " << err;
+      EXPECT_EQ(local.find("INVALID"), std::string::npos) << command << "\n" << local;
+      EXPECT_EQ(local.find("[error"), std::string::npos) << command << "\n" << local;
+      if (std::string(command) == "render") {
+        EXPECT_NE(local.find("cfg.model.account_for_embedding_in_pipeline_split = True"), std::string::npos);
+        EXPECT_NE(local.find("--account-for-loss-in-pipeline-split"), std::string::npos);
+      }
+      if (std::string(command) == "perf") EXPECT_NE(local.find("tokens/s/GPU"), std::string::npos) << local;
+      args.push_back("--server");
+      args.push_back(address_);
+      ASSERT_EQ(Run(args, &remote, &err), 0) << command << ": " << err;
+      EXPECT_EQ(local, remote) << command;
+    }
+  }
+}
+
+TEST_F(CliTest, PerfNamesFsdpCommunication) {
+  std::string out, err;
+  ASSERT_EQ(Run({"perf", "--model", "llama3_70b", "--system", "gb200-nvl72", "--gpus", "64", "--tp", "1", "--fsdp",
+                 "--mbs", "2", "--gbs", "256", "--seq", "8192", "--precision", "fp8-cs"},
+                &out, &err),
+            0)
+      << err;
+  EXPECT_NE(out.find("FSDP comm (exposed)"), std::string::npos) << out;
+  EXPECT_NE(out.find("Megatron FSDP: per microbatch"), std::string::npos) << out;
+  ASSERT_EQ(Run({"perf", "--model", "llama3_70b", "--system", "gb200-nvl72", "--gpus", "64", "--tp", "8"}, &out, &err),
+            0);
+  EXPECT_EQ(out.find("FSDP comm"), std::string::npos);
+}
+
+// Every catalog model is complete and gets a performance estimate and a
+// search answer (a plan, or the reason none fits).
+TEST_F(CliTest, EveryCatalogModelIsEstimatedAndSearched) {
+  std::string out, err;
+  ASSERT_EQ(Run({"models"}, &out, &err), 0);
+  EXPECT_EQ(out.find("incomplete"), std::string::npos) << out;
+  ASSERT_EQ(Run({"models", "--json"}, &out, &err), 0);
+  std::vector<std::string> ids;
+  for (size_t at = out.find("\"id\": \""); at != std::string::npos; at = out.find("\"id\": \"", at + 1)) {
+    const size_t start = at + 7;
+    ids.push_back(out.substr(start, out.find('"', start) - start));
+  }
+  ASSERT_GE(ids.size(), 32u);
+  for (const auto& id : ids) {
+    EXPECT_EQ(Run({"perf", "--model", id, "--system", "gb200-nvl72", "--seq", "4096"}, &out, &err), 0)
+        << id << ": " << err;
+    EXPECT_EQ(Run({"recommend", "--model", id, "--system", "gb200-nvl72", "--gpus", "64", "--seq", "4096",
+                   "--max-candidates", "400", "--top", "1"},
+                  &out, &err),
+              0)
+        << id << ": " << err;
+  }
+}
+
 }  // namespace
 }  // namespace parplan
