@@ -398,8 +398,46 @@ def build_model(key, m):
     }
 
 
+# Host PCIe link per GPU of the reference systems (GB/s per direction):
+# A100 hosts are PCIe Gen4 x16, Hopper and Blackwell Gen5 x16.
+PCIE = {
+    "ampere": (32, "PCIe Gen4 x16: 16 GT/s x 16 lanes, 128b/130b = 31.5 GB/s per direction (A100 datasheet: "
+                   "'PCIe Gen4: 64GB/s' both directions)"),
+    "hopper": (64, "PCIe Gen5 x16: 32 GT/s x 16 lanes = 63 GB/s per direction (H100 datasheet: 'PCIe Gen5: "
+                   "128GB/s' both directions)"),
+    "blackwell": (64, "PCIe Gen5 x16 host link (DGX B200 user guide; Grace-Blackwell trays use NVLink-C2C to the "
+                      "CPU, GPU-to-GPU traffic stays on NVLink)"),
+}
+EXTRA_SYSTEMS = "scripts/catalog/extra_systems.json"
+# Figures the reference data left null, each with its public source.
+SYSTEM_COMPLETIONS = {
+    "GB200_NVL72": {
+        "scaleout_gbps_per_gpu": (400, "https://docs.nvidia.com/dgx/dgxgb200-user-guide/hardware.html (DGX GB200 "
+                                       "compute tray: 'Cluster network | 4x NVIDIA ConnectX-7 single port 400G OSFP "
+                                       "NIC' per tray of 4 GPUs) -> 400 Gb/s per GPU"),
+    },
+}
+
+
+def build_extra_system(s):
+    out = {k: s.get(k) for k in (
+        "id", "name", "aliases", "gpu_arch", "bf16_dense_tflops", "fp8_dense_tflops", "fp4_dense_tflops", "hbm_gb",
+        "hbm_bw_tbps", "nvlink_gbps_unidirectional", "nvlink_domain_size", "gpus_per_node",
+        "pcie_gbps_unidirectional", "scaleout_gbps_per_gpu", "description", "sources", "notes")}
+    out["node_note"] = None
+    return out
+
+
 def build_system(key, g):
     sid, aliases, per_node, gpu_arch, node_note = SYSTEMS[key]
+    pcie, pcie_source = PCIE[gpu_arch]
+    sources = dict(g.get("sources", {}))
+    sources["pcie_gbps_unidirectional"] = pcie_source
+    g = dict(g)
+    for field, (value, cite) in SYSTEM_COMPLETIONS.get(key, {}).items():
+        assert g.get(field) is None, (key, field)
+        g[field] = value
+        sources[field] = cite
     return {
         "id": sid,
         "name": g["name"],
@@ -414,9 +452,10 @@ def build_system(key, g):
         "nvlink_domain_size": g.get("nvlink_domain_size"),
         "gpus_per_node": per_node,
         "scaleout_gbps_per_gpu": g.get("scaleout_gbps_per_gpu"),
+        "pcie_gbps_unidirectional": pcie,
         "description": g.get("system"),
         "node_note": node_note,
-        "sources": g.get("sources", {}),
+        "sources": sources,
         "notes": g.get("notes", []) + g.get("conflicts", []),
     }
 
@@ -427,11 +466,13 @@ def main(data_dir, out_path):
     out = {
         "_meta": {
             "generated_by": "scripts/build_catalog.py",
-            "from": "shared/data/models.json and hardware.json (Megatron-Bridge 067f987df0)",
+            "from": "shared/data/models.json and hardware.json (Megatron-Bridge 067f987df0); systems beyond "
+                    "them from scripts/catalog/extra_systems.json (each figure cited there)",
             "null_means": "not verified; the planner lists the model as incomplete and names the field",
         },
         "models": [build_model(k, m) for k, m in models["models"].items()],
-        "systems": [build_system(k, g) for k, g in hardware["gpus"].items()],
+        "systems": [build_system(k, g) for k, g in hardware["gpus"].items()] +
+                   [build_extra_system(s) for s in json.load(open(EXTRA_SYSTEMS))["systems"]],
     }
     with open(out_path, "w") as f:
         json.dump(out, f, indent=1, sort_keys=False)

@@ -174,6 +174,7 @@ void ToSystemInfo(const SystemSpec& s, v1::SystemInfo* out) {
   out->set_fp4_dense_tflops(s.fp4_dense_tflops);
   out->set_nvlink_gbps_unidirectional(s.nvlink_gbps_unidirectional);
   out->set_scaleout_gbps_per_gpu(s.scaleout_gbps_per_gpu);
+  out->set_pcie_gbps_unidirectional(s.pcie_gbps_unidirectional);
   out->set_description(s.description);
   for (const auto& [k, v] : s.sources) (*out->mutable_sources())[k] = v;
   for (const auto& n : s.notes) out->add_notes(n);
@@ -212,11 +213,31 @@ ParallelConfig ToParallelConfig(const v1::ParallelConfig& c) {
   return r;
 }
 
+SystemFigures ToSystemFigures(const v1::SystemSpec& f) {
+  SystemFigures r;
+  r.name = f.name();
+  r.gpu_arch = f.gpu_arch();
+  if (f.has_hbm_gib()) r.hbm_gib = f.hbm_gib();
+  if (f.has_hbm_tbps()) r.hbm_tbps = f.hbm_tbps();
+  if (f.has_bf16_tflops()) r.bf16_tflops = f.bf16_tflops();
+  if (f.has_fp8_tflops()) r.fp8_tflops = f.fp8_tflops();
+  if (f.has_fp4_tflops()) r.fp4_tflops = f.fp4_tflops();
+  if (f.has_nvlink_domain_size()) r.nvlink_domain_size = f.nvlink_domain_size();
+  if (f.has_nvlink_gbps()) r.nvlink_gbps = f.nvlink_gbps();
+  if (f.has_gpus_per_node()) r.gpus_per_node = f.gpus_per_node();
+  if (f.has_scaleout_gbps()) r.scaleout_gbps = f.scaleout_gbps();
+  if (f.has_nics_per_node()) r.nics_per_node = f.nics_per_node();
+  if (f.has_nic_gbps()) r.nic_gbps = f.nic_gbps();
+  if (f.has_pcie_gbps()) r.pcie_gbps = f.pcie_gbps();
+  return r;
+}
+
 Placement ToPlacement(const v1::Placement& p) {
   Placement r;
   r.system = p.system();
   r.gpus = p.gpus();
   r.gpus_per_node = p.gpus_per_node();
+  r.system_figures = ToSystemFigures(p.system_spec());
   return r;
 }
 

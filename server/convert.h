@@ -24,6 +24,8 @@ namespace parplan {
 ModelSource ToModelSource(const v1::ModelRef& ref);
 bool HasModel(const v1::ModelRef& ref);
 ParallelConfig ToParallelConfig(const v1::ParallelConfig& config);
+// The figures of a v1::SystemSpec (unset optional fields stay unset).
+SystemFigures ToSystemFigures(const v1::SystemSpec& spec);
 Placement ToPlacement(const v1::Placement& placement);
 
 // Core -> response.

@@ -63,12 +63,13 @@ absl::Status ListSystems(const v1::ListSystemsRequest&, v1::ListSystemsResponse*
 }
 
 absl::Status GetSystem(const v1::GetSystemRequest& request, v1::GetSystemResponse* response) {
-  if (request.system().empty() || request.system().size() > 256) {
-    return FieldError("system", "system must be 1..256 characters, e.g. h100-sxm");
-  }
-  auto system = Catalog::Get().FindSystem(request.system());
+  SystemRef ref;
+  ref.id = request.system();
+  ref.figures = ToSystemFigures(request.system_spec());
+  auto system = ResolveSystem(ref, "system", "system_spec");
   if (!system.ok()) return system.status();
-  ToSystemInfo(*system, response->mutable_system());
+  ToSystemInfo(system->spec, response->mutable_system());
+  for (const auto& note : system->notes) response->mutable_system()->add_notes(note);
   return absl::OkStatus();
 }
 
@@ -298,6 +299,7 @@ absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::Estima
   auto assumed = CompleteForEstimate(&*r.model, "model");
   if (!assumed.ok()) return assumed.status();
   for (const auto& a : *assumed) response->add_assumptions(absl::StrCat("Model field assumed (estimate approximate): ", a));
+  for (const auto& n : r.placement.notes) response->add_assumptions(n);
   MemoryOptions options;
   if (request.has_overhead_gib()) options.overhead_gib = request.overhead_gib();
   const MemoryAnswer a = AnswerMemory(*r.model, r.config, r.placement, options);
@@ -358,8 +360,8 @@ absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
                                  v1::EstimatePerformanceResponse* response) {
   FieldErrors errors;
   if (!HasModel(request.model())) errors.Add("model", "EstimatePerformance needs a model (id, spec, hf_config_json or size)");
-  if (request.placement().system().empty()) {
-    errors.Add("placement.system", "EstimatePerformance needs a system (peaks and links), e.g. h100-sxm");
+  if (request.placement().system().empty() && request.placement().system_spec().gpu_arch().empty()) {
+    errors.Add("placement.system", "EstimatePerformance needs a system (peaks and links): a catalog id (e.g. h100-sxm) or system_spec with gpu_arch");
   }
   if (!errors.empty()) return errors.ToStatus();
   Resolved r;
@@ -373,6 +375,7 @@ absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
     response->add_reasons(absl::StrCat("gbs not given: ", r.config.gbs, " sequences (about 4M tokens per step)."));
   }
   if (r.config.seq_length <= 0) return FieldError("config.seq_length", "no sequence length: set config.seq_length");
+  for (const auto& n : r.placement.notes) response->add_assumptions(n);
   const MemoryAnswer a = AnswerMemory(*r.model, r.config, r.placement, MemoryOptions{});
   ToModelSummary(*r.model, response->mutable_model());
   ToResolvedConfig(r.config, response->mutable_resolved_config());

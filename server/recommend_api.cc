@@ -56,8 +56,8 @@ absl::StatusOr<Objective> ParseObjective(const std::string& text, bool find_min_
 absl::Status Recommend(const v1::RecommendRequest& request, v1::RecommendResponse* response, absl::Time deadline) {
   FieldErrors errors;
   if (!HasModel(request.model())) errors.Add("model", "Recommend needs a model (id, spec, hf_config_json or size)");
-  if (request.placement().system().empty()) {
-    errors.Add("placement.system", "Recommend needs a system (peaks, memory, links), e.g. h100-sxm");
+  if (request.placement().system().empty() && request.placement().system_spec().gpu_arch().empty()) {
+    errors.Add("placement.system", "Recommend needs a system (peaks, memory, links): a catalog id (e.g. h100-sxm) or system_spec with gpu_arch");
   }
   errors.CheckRange("min_gpus", request.min_gpus(), 0, kMaxGpus);
   errors.CheckRange("max_gpus", request.max_gpus(), 0, kMaxGpus);
@@ -84,7 +84,6 @@ absl::Status Recommend(const v1::RecommendRequest& request, v1::RecommendRespons
   SearchRequest q;
   q.model = &*r.model;
   q.system = *r.placement.system;
-  if (r.placement.gpus_per_node > 0) q.system.gpus_per_node = static_cast<int>(r.placement.gpus_per_node);
   q.gpus = request.placement().gpus();
   q.find_min_gpus = request.find_min_gpus();
   q.min_gpus = request.min_gpus();
@@ -113,6 +112,7 @@ absl::Status Recommend(const v1::RecommendRequest& request, v1::RecommendRespons
   if (!result.ok()) return result.status();
   const SearchResult& s = *result;
   ToModelSummary(*r.model, response->mutable_model());
+  for (const auto& n : r.placement.notes) response->add_reasons(n);
   response->set_feasible(s.feasible);
   response->set_infeasible_reason(s.infeasible_reason);
   int rank = 1;

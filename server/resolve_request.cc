@@ -26,6 +26,9 @@ absl::Status Resolve(const v1::ModelRef* model_ref, const v1::Placement& placeme
   auto resolved_config = ResolveConfig(ToParallelConfig(config), out->model_ptr(), "config");
   if (!resolved_config.ok()) return resolved_config.status();
   out->config = *resolved_config;
+  // The system's overrides and defaults travel with the config's defaults
+  // into every answer's reasons.
+  out->config.notes.insert(out->config.notes.begin(), out->placement.notes.begin(), out->placement.notes.end());
   return absl::OkStatus();
 }
 

@@ -141,6 +141,7 @@ SystemSpec ParseSystem(const json& j) {
   s.fp4_dense_tflops = DoubleOr0(j, "fp4_dense_tflops");
   s.nvlink_gbps_unidirectional = DoubleOr0(j, "nvlink_gbps_unidirectional");
   s.scaleout_gbps_per_gpu = DoubleOr0(j, "scaleout_gbps_per_gpu");
+  s.pcie_gbps_unidirectional = DoubleOr0(j, "pcie_gbps_unidirectional");
   s.description = StringOrEmpty(j, "description");
   s.sources = StringMap(j, "sources");
   s.notes = Strings(j, "notes");

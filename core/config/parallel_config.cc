@@ -4,7 +4,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/catalog/catalog.h"
 #include "core/util/field_error.h"
 #include "core/util/text.h"
 
@@ -177,20 +176,30 @@ absl::StatusOr<ResolvedPlacement> ResolvePlacement(const Placement& p, const std
   FieldErrors errors;
   errors.CheckRange(absl::StrCat(prefix, ".gpus"), p.gpus, 0, kMaxGpus);
   errors.CheckRange(absl::StrCat(prefix, ".gpus_per_node"), p.gpus_per_node, 0, kMaxGpusPerNode);
-  if (p.system.size() > 256) errors.Add(absl::StrCat(prefix, ".system"), "system name longer than 256 characters");
+  if (p.gpus_per_node > 0 && p.system_figures.gpus_per_node.has_value() &&
+      *p.system_figures.gpus_per_node != p.gpus_per_node) {
+    errors.Add(absl::StrCat(prefix, ".gpus_per_node"),
+               absl::StrCat(p.gpus_per_node, " differs from system_spec.gpus_per_node = ",
+                            *p.system_figures.gpus_per_node, "; give one"));
+  }
   if (!errors.empty()) return errors.ToStatus();
   ResolvedPlacement r;
   r.gpus = p.gpus;
-  if (!p.system.empty()) {
-    auto system = Catalog::Get().FindSystem(p.system);
+  SystemRef ref;
+  ref.id = p.system;
+  ref.figures = p.system_figures;
+  if (p.gpus_per_node > 0) ref.figures.gpus_per_node = p.gpus_per_node;
+  const bool node_size_only = p.system.empty() && p.system_figures.empty();
+  if (!node_size_only) {
+    auto system = ResolveSystem(ref, absl::StrCat(prefix, ".system"), absl::StrCat(prefix, ".system_spec"));
     if (!system.ok()) return system.status();
-    r.system = *system;
-    r.gpus_per_node = system->gpus_per_node;
-    r.nvlink_domain_size = system->nvlink_domain_size;
-  }
-  if (p.gpus_per_node > 0) {
+    r.system = system->spec;
+    r.notes = system->notes;
+    r.gpus_per_node = r.system->gpus_per_node;
+    r.nvlink_domain_size = r.system->nvlink_domain_size;
+  } else if (p.gpus_per_node > 0) {
     r.gpus_per_node = p.gpus_per_node;
-    if (!r.system.has_value()) r.nvlink_domain_size = p.gpus_per_node;
+    r.nvlink_domain_size = p.gpus_per_node;
   }
   return r;
 }

@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "core/config/precision.h"
 #include "core/model/model_spec.h"
+#include "core/system/system_resolve.h"
 #include "core/system/system_spec.h"
 
 namespace parplan {
@@ -117,6 +118,9 @@ struct Placement {
   std::string system;     // id or alias; empty = none
   int64_t gpus = 0;       // 0 = not given
   int64_t gpus_per_node = 0;  // 0 = the system's
+  // Inline figures: overrides of `system`, or (with gpu_arch and no
+  // `system`) a whole inline system. See core/system/system_resolve.h.
+  SystemFigures system_figures;
 };
 
 struct ResolvedPlacement {
@@ -124,6 +128,7 @@ struct ResolvedPlacement {
   int64_t gpus = 0;
   int64_t gpus_per_node = 0;       // 0 = unknown
   int64_t nvlink_domain_size = 0;  // 0 = unknown
+  std::vector<std::string> notes;  // overrides applied and defaults used, in words
 };
 
 // Range checks; field names are prefixed with `prefix` ("config").
@@ -150,7 +155,11 @@ int64_t DefaultGlobalBatch(const ResolvedConfig& config, int64_t dp);
 // `gpus` GPUs of `system` with its node and NVLink-domain sizes.
 ResolvedPlacement PlacementOn(const SystemSpec& system, int64_t gpus);
 
-// Looks up the system and checks bounds; NOT_FOUND for an unknown system.
+// Resolves the system (catalog id, inline figures, or both: see
+// ResolveSystem) and checks bounds; NOT_FOUND for an unknown system.
+// `gpus_per_node` is the same override as system_figures.gpus_per_node
+// (both given and different: INVALID_ARGUMENT). Without a system, a node
+// size alone still sizes nodes (the NVLink domain taken as the node).
 absl::StatusOr<ResolvedPlacement> ResolvePlacement(const Placement& placement,
                                                    const std::string& prefix);
 

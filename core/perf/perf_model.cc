@@ -8,6 +8,7 @@
 #include "core/memory/activation_model.h"
 #include "core/model/layer_params.h"
 #include "core/model/param_count.h"
+#include "core/system/links.h"
 
 namespace parplan {
 namespace {
@@ -33,26 +34,8 @@ double Exposed(double comm_s, double fraction, double window, double compute_s) 
   return std::max(fraction * comm_s, comm_s - window * compute_s);
 }
 
-// GB/s per GPU for a group of `span` consecutive ranks (span <= domain: NVLink).
-double GroupBandwidth(const SystemSpec& s, int64_t span) {
-  const double scaleout = (s.scaleout_gbps_per_gpu > 0 ? s.scaleout_gbps_per_gpu : 400.0) / 8.0;
-  return span <= s.nvlink_domain_size ? s.nvlink_gbps_unidirectional : scaleout;
-}
-
-// Bus bandwidth (GB/s per GPU) of a ring collective over `group` ranks
-// placed `stride` ranks apart. Inside one NVLink domain: NVLink. Across
-// domains NCCL runs one ring per NIC, so only the ring edges that leave a
-// domain use the network, and a domain's `local` members push their share
-// through their own NICs in parallel: min(NVLink, local * NIC)
-// (nccl-tests doc/PERFORMANCE.md, bus bandwidth of all-gather and
-// reduce-scatter).
-double RingBandwidth(const SystemSpec& s, int64_t group, int64_t stride) {
-  const int64_t domain = std::max(1, s.nvlink_domain_size);
-  if (group * stride <= domain) return s.nvlink_gbps_unidirectional;
-  const double nic = (s.scaleout_gbps_per_gpu > 0 ? s.scaleout_gbps_per_gpu : 400.0) / 8.0;
-  const int64_t local = std::max<int64_t>(1, std::min(group, domain / std::max<int64_t>(1, stride)));
-  return std::min(s.nvlink_gbps_unidirectional, local * nic);
-}
+// GB/s per GPU for a group of `span` consecutive ranks (NVLink, PCIe or network).
+double GroupBandwidth(const SystemSpec& s, int64_t span) { return LinkGbytesPerSecond(s, LinkOfSpan(s, span)); }
 
 }  // namespace
 
@@ -275,10 +258,14 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
       P.elementwise_passes, P.layer_latency_us, P.moe_latency_us));
   e.assumptions.push_back(absl::StrFormat(
       "Communication exposed after overlap: TP %.0f%%, CP %.0f%%, EP %.0f%%, DP %.0f%%, PP %.0f%%; NVLink %.0f GB/s "
-      "inside the %d-GPU domain, scale-out %.0f GB/s per GPU outside.",
+      "inside the %d-GPU domain%s, scale-out %.0f GB/s per GPU outside.",
       100 * P.tp_exposed, 100 * P.cp_exposed, 100 * P.ep_exposed, 100 * P.dp_exposed, 100 * P.pp_exposed,
       sys.nvlink_gbps_unidirectional, sys.nvlink_domain_size,
-      (sys.scaleout_gbps_per_gpu > 0 ? sys.scaleout_gbps_per_gpu : 400.0) / 8));
+      sys.gpus_per_node > sys.nvlink_domain_size
+          ? absl::StrFormat(", PCIe %.0f GB/s between domains of a %d-GPU host",
+                            LinkGbytesPerSecond(sys, Link::kPcie), sys.gpus_per_node)
+          : std::string(),
+      LinkGbytesPerSecond(sys, Link::kNetwork)));
   if (c.fsdp) {
     e.assumptions.push_back(absl::StrFormat(
         "Megatron FSDP: per microbatch each layer's weights are all-gathered twice (%.2f B/param, forward and "

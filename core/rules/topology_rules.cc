@@ -4,22 +4,28 @@
 #include "absl/strings/str_format.h"
 #include "core/layout/rank_layout.h"
 #include "core/rules/rule_context.h"
+#include "core/system/links.h"
 
 namespace parplan {
 namespace {
 
-// "NVLink 450 GB/s vs scale-out 50 GB/s per GPU (9x slower)".
-std::string CostPhrase(const ResolvedPlacement& p) {
+// "NVLink 450 GB/s vs the network (50 GB/s per GPU): that traffic runs ~9x
+// slower", for a group of `span` consecutive ranks that leaves the NVLink
+// domain (over PCIe when it stays on one host of a PCIe system).
+std::string CostPhrase(const ResolvedPlacement& p, int64_t span) {
   if (!p.system.has_value()) return "traffic leaves NVLink for the scale-out network";
   const SystemSpec& s = *p.system;
-  if (s.scaleout_gbps_per_gpu <= 0) {
+  const Link link = LinkOfSpan(s, span);
+  const double slow = LinkGbytesPerSecond(s, link);
+  if (s.nvlink_gbps_unidirectional <= 0 || s.nvlink_domain_size <= 1) {
+    return absl::StrCat("these GPUs have no NVLink peers: that traffic runs over ", DescribeLink(s, link));
+  }
+  if (link == Link::kNetwork && s.scaleout_gbps_per_gpu <= 0) {
     return absl::StrFormat("traffic leaves NVLink (%.0f GB/s per GPU) for the scale-out network",
                            s.nvlink_gbps_unidirectional);
   }
-  const double scaleout_gbytes = s.scaleout_gbps_per_gpu / 8.0;
-  return absl::StrFormat("NVLink %.0f GB/s vs scale-out %.0f GB/s per GPU: that traffic runs ~%.0fx slower",
-                         s.nvlink_gbps_unidirectional, scaleout_gbytes,
-                         s.nvlink_gbps_unidirectional / scaleout_gbytes);
+  return absl::StrFormat("NVLink %.0f GB/s vs %s: that traffic runs ~%.0fx slower", s.nvlink_gbps_unidirectional,
+                         DescribeLink(s, link), s.nvlink_gbps_unidirectional / slow);
 }
 
 }  // namespace
@@ -46,12 +52,11 @@ void CheckTopologyRules(const RuleContext& ctx) {
     return;
   }
   const RankLayout layout(d, world);
-  const std::string cost = CostPhrase(p);
   const int64_t tp_cross = layout.CountCrossing(GroupKind::kTp, domain);
   if (d.tp > 1 && tp_cross > 0) {
     ctx.Add("topology.tp_crosses_nvlink", {"tp", "system"},
             absl::StrCat(tp_cross, " of ", layout.GroupCount(GroupKind::kTp), " TP groups (size ", d.tp,
-                         ") span NVLink domains of ", domain, " GPUs; ", cost),
+                         ") span NVLink domains of ", domain, " GPUs; ", CostPhrase(p, d.tp)),
             absl::StrCat("keep TP <= ", domain, " and a divisor of it; cross domains with PP or DP"));
   } else if (d.tp > 1 && node < domain && layout.CountCrossing(GroupKind::kTp, node) > 0) {
     ctx.Add("topology.tp_crosses_node", {"tp"},
@@ -64,7 +69,7 @@ void CheckTopologyRules(const RuleContext& ctx) {
     if (cp_cross > 0) {
       ctx.Add("topology.cp_crosses_nvlink", {"cp", "tp", "system"},
               absl::StrCat("TP*CP = ", d.tp * d.cp, " exceeds or straddles the ", domain,
-                           "-GPU NVLink domain: ", cp_cross, " CP groups cross it; ", cost),
+                           "-GPU NVLink domain: ", cp_cross, " CP groups cross it; ", CostPhrase(p, d.tp * d.cp)),
               "use cp_comm_type a2a+p2p (hierarchical CP) or keep TP*CP within the domain");
     }
   }
@@ -74,7 +79,7 @@ void CheckTopologyRules(const RuleContext& ctx) {
       ctx.Add("topology.ep_crosses_nvlink", {"ep", "etp", "system"},
               absl::StrCat(ep_cross, " of ", layout.GroupCount(GroupKind::kEp), " EP groups (EP*ETP = ",
                            d.ep * d.etp, ") span NVLink domains of ", domain,
-                           " GPUs: token all-to-all crosses the scale-out network; ", cost),
+                           " GPUs: the token all-to-all leaves NVLink; ", CostPhrase(p, d.ep * d.etp)),
               absl::StrCat("keep EP*ETP <= ", domain,
                            " where the model allows, or use a DeepEP/HybridEP flex dispatcher"));
     }

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/system/links.h"
 #include "core/util/text.h"
 
 namespace parplan {
@@ -71,10 +72,13 @@ void AddPlanReasons(const ModelSpec& m, const SystemSpec& sys, PlanEval* p) {
   const int64_t expert_span = p->config.ep * p->config.etp;
   if (p->config.tp > domain) {
     p->reasons.push_back(absl::StrCat("TP=", p->config.tp, " crosses the ", domain,
-                                      "-GPU NVLink domain: its collectives run over the scale-out network."));
+                                      "-GPU NVLink domain: its collectives run over ",
+                                      DescribeLink(sys, LinkOfSpan(sys, p->config.tp)), " instead of ",
+                                      domain > 1 ? DescribeLink(sys, Link::kNvlink) : "NVLink", "."));
   } else if (m.num_moe_experts > 0 && expert_span > domain) {
     p->reasons.push_back(absl::StrCat("EP*ETP=", expert_span, " spans more than the ", domain,
-                                      "-GPU NVLink domain: the all-to-all crosses the scale-out network."));
+                                      "-GPU NVLink domain: the all-to-all runs over ",
+                                      DescribeLink(sys, LinkOfSpan(sys, expert_span)), "."));
   } else if (p->config.tp > 1 || expert_span > 1) {
     p->reasons.push_back(absl::StrCat("TP=", p->config.tp,
                                       m.num_moe_experts > 0 ? absl::StrCat(" and EP*ETP=", expert_span, " stay")

@@ -22,6 +22,9 @@ struct SystemSpec {
   double fp4_dense_tflops = 0;    // 0 = no FP4 tensor cores
   double nvlink_gbps_unidirectional = 0;  // GB/s per GPU per direction
   double scaleout_gbps_per_gpu = 0;       // Gb/s per GPU; 0 = unknown
+  // Host PCIe link per GPU, GB/s per direction: the path between GPUs of one
+  // host that do not share an NVLink domain (PCIe cards); 0 = unknown.
+  double pcie_gbps_unidirectional = 0;
   std::string description;
   std::map<std::string, std::string> sources;
   std::vector<std::string> notes;

@@ -172,7 +172,7 @@ commands:
   models     [--filter TEXT]                      catalog models (complete or not)
   model      --model ID | --size TEXT | --model-file PATH   one model in full
   systems                                         catalog systems
-  system     --system ID                          one system in full
+  system     --system ID [system figures]         one system in full, each figure's source
   min-gpus   --tp --pp --cp --ep --etp [--gpus N] [--model ..] [--next K]
                                                   minimum GPUs, DP/EDP, valid world sizes
   validate   --model .. [--system ..] [--gpus N] [config flags]
@@ -203,8 +203,13 @@ config:  --tp --pp --vpp --cp --ep --etp (1..4096)  --sp | --no-sp  --mbs --gbs 
          --recompute-method uniform|block --recompute-layers N  --dist-opt (default) | --no-dist-opt  --fsdp
          --grad-dtype fp32|bf16 --optimizer-dtype fp32|bf16 --peft none|lora
          --cpu-offload-layers N --offload-modules core_attn,attn_proj,expert_fc1,...
-where:   --system a100-80gb|h100-sxm|h200-sxm|b200|b300|gb200-nvl72|gb300-nvl72 (dgx-h100 ...)
+where:   --system ID (parplan systems: h100-sxm, h800-sxm, a100-40gb, rtx-pro-6000, gb200-nvl72, ...)
          --gpus N  --gpus-per-node N
+system figures (override --system's, or describe your own with --gpu-arch):
+         --system-file spec.json (SystemSpec JSON)  --gpu-arch ampere|hopper|blackwell
+         --hbm-gib X  --hbm-tbps X  --bf16-tflops X  --fp8-tflops X  --fp4-tflops X (dense, per GPU)
+         --nvlink-gbps X (GB/s per GPU, both directions as marketed; 0 = none)  --nvlink-domain N
+         --scaleout-gbps X (Gb/s per GPU) | --nics-per-node N --nic-gbps X   --pcie-gbps X (GB/s per direction)
 output:  --json (proto3 JSON, snake_case)   --server HOST:PORT [--timeout-ms MS]
          [--tls-ca PEM [--tls-server-name NAME]] [--token-file FILE | env PARPLAN_AUTH_TOKEN]
 
@@ -235,7 +240,10 @@ int RunCommand(const Flags& flags, std::string* out, std::string* err) {
   }
   if (cmd == "system") {
     v1::GetSystemRequest req;
-    req.set_system(flags.Get("system"));
+    v1::Placement placement;
+    if (absl::Status s = FillPlacement(flags, &placement); !s.ok()) return Fail(s, err);
+    req.set_system(placement.system());
+    *req.mutable_system_spec() = placement.system_spec();
     return Invoke(flags, req, &api::GetSystem, "GetSystem", &FormatSystem, out, err);
   }
   if (cmd == "min-gpus") {

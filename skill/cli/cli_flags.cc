@@ -1,6 +1,7 @@
 #include "skill/cli/cli_flags.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -12,6 +13,7 @@
 #include "core/catalog/catalog.h"
 #include "core/model/size_model.h"
 #include "core/util/field_error.h"
+#include "server/json_codec.h"
 #include "google/protobuf/util/json_util.h"
 
 namespace parplan {
@@ -26,7 +28,9 @@ const std::vector<std::string>& KnownFlags() {
       "overhead-gib", "max-suggestions", "grad-dtype", "optimizer-dtype", "peft", "cpu-offload-layers",
       "offload-modules", "min-gpus", "gpus-range", "objective", "top", "max-pp", "no-cp", "no-recompute",
       "nvlink-only", "max-candidates", "format", "tls-ca", "tls-server-name", "token-file",
-      "account-for-embedding-in-pipeline-split", "account-for-loss-in-pipeline-split"};
+      "account-for-embedding-in-pipeline-split", "account-for-loss-in-pipeline-split", "system-file", "gpu-arch",
+      "hbm-gib", "hbm-tbps", "bf16-tflops", "fp8-tflops", "fp4-tflops", "nvlink-gbps", "nvlink-domain",
+      "scaleout-gbps", "nics-per-node", "nic-gbps", "pcie-gbps"};
   return *flags;
 }
 
@@ -259,6 +263,18 @@ absl::Status FillConfig(const Flags& flags, v1::ParallelConfig* c) {
   return errors.ToStatus();
 }
 
+absl::Status DoubleFlag(const Flags& flags, const std::string& name, double* out) {
+  const std::string text = flags.Get(name);
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end == text.c_str() || *end != '\0' || errno == ERANGE) {
+    return FieldError(absl::StrCat("--", name), absl::StrCat("'", text.substr(0, 64), "' is not a number"));
+  }
+  *out = v;
+  return absl::OkStatus();
+}
+
 absl::Status FillPlacement(const Flags& flags, v1::Placement* p) {
   long long v = 0;
   if (absl::Status s = IntFlag(flags, "gpus", 1, 1 << 20, &v); !s.ok()) return s;
@@ -266,7 +282,46 @@ absl::Status FillPlacement(const Flags& flags, v1::Placement* p) {
   if (absl::Status s = IntFlag(flags, "gpus-per-node", 1, 1024, &v); !s.ok()) return s;
   if (flags.Has("gpus-per-node")) p->set_gpus_per_node(static_cast<int32_t>(v));
   if (flags.Has("system")) p->set_system(flags.Get("system"));
-  return absl::OkStatus();
+  // The system's figures: a spec file (proto3 JSON of SystemSpec), then
+  // single-figure flags on top of it.
+  v1::SystemSpec* spec = p->mutable_system_spec();
+  if (flags.Has("system-file")) {
+    auto text = ReadFileFlag(flags, "system-file", 1 << 16);
+    if (!text.ok()) return text.status();
+    if (absl::Status s = api::JsonToMessage(*text, "--system-file", spec); !s.ok()) return s;
+  }
+  FieldErrors errors;
+  auto real = [&](const char* name, auto setter) {
+    if (!flags.Has(name)) return;
+    double x = 0;
+    if (absl::Status s = DoubleFlag(flags, name, &x); !s.ok()) {
+      for (const auto& fv : FieldViolationsOf(s)) errors.Add(fv.field, fv.description);
+      return;
+    }
+    setter(x);
+  };
+  auto count = [&](const char* name, long long hi, auto setter) {
+    if (!flags.Has(name)) return;
+    long long n = 0;
+    if (absl::Status s = IntFlag(flags, name, 1, hi, &n); !s.ok()) {
+      for (const auto& fv : FieldViolationsOf(s)) errors.Add(fv.field, fv.description);
+      return;
+    }
+    setter(static_cast<int32_t>(n));
+  };
+  if (flags.Has("gpu-arch")) spec->set_gpu_arch(flags.Get("gpu-arch"));
+  real("hbm-gib", [spec](double x) { spec->set_hbm_gib(x); });
+  real("hbm-tbps", [spec](double x) { spec->set_hbm_tbps(x); });
+  real("bf16-tflops", [spec](double x) { spec->set_bf16_tflops(x); });
+  real("fp8-tflops", [spec](double x) { spec->set_fp8_tflops(x); });
+  real("fp4-tflops", [spec](double x) { spec->set_fp4_tflops(x); });
+  real("nvlink-gbps", [spec](double x) { spec->set_nvlink_gbps(x); });
+  count("nvlink-domain", 4096, [spec](int32_t n) { spec->set_nvlink_domain_size(n); });
+  real("scaleout-gbps", [spec](double x) { spec->set_scaleout_gbps(x); });
+  count("nics-per-node", 64, [spec](int32_t n) { spec->set_nics_per_node(n); });
+  real("nic-gbps", [spec](double x) { spec->set_nic_gbps(x); });
+  real("pcie-gbps", [spec](double x) { spec->set_pcie_gbps(x); });
+  return errors.ToStatus();
 }
 
 }  // namespace cli

@@ -1,5 +1,7 @@
 #include "skill/cli/cli_table.h"
 
+#include <map>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -117,13 +119,20 @@ std::string FormatSystems(const v1::ListSystemsResponse& r) {
 std::string FormatSystem(const v1::GetSystemResponse& r) {
   const auto& s = r.system();
   std::string out = absl::StrCat(s.id(), ": ", s.name(), " [", s.gpu_arch(), "]\n");
-  absl::StrAppend(&out, absl::StrFormat("  HBM %.0f GB at %.2f TB/s; dense TFLOP/s bf16 %.0f, fp8 %.0f, fp4 %.0f\n",
+  absl::StrAppend(&out, absl::StrFormat("  HBM %.0f GiB at %.2f TB/s; dense TFLOP/s bf16 %.0f, fp8 %.0f, fp4 %.0f\n",
                                         s.hbm_gb(), s.hbm_bw_tbps(), s.bf16_dense_tflops(), s.fp8_dense_tflops(),
                                         s.fp4_dense_tflops()));
-  absl::StrAppend(&out, absl::StrFormat("  NVLink domain %d GPUs at %.0f GB/s per direction; %d GPUs per node; "
-                                        "scale-out %.0f Gb/s per GPU\n",
-                                        s.nvlink_domain_size(), s.nvlink_gbps_unidirectional(), s.gpus_per_node(),
-                                        s.scaleout_gbps_per_gpu()));
+  absl::StrAppend(&out, absl::StrFormat("  NVLink domain %d GPUs at %.0f GB/s per direction (%.0f both); %d GPUs per "
+                                        "node; PCIe %.0f GB/s; scale-out %.0f Gb/s per GPU\n",
+                                        s.nvlink_domain_size(), s.nvlink_gbps_unidirectional(),
+                                        2 * s.nvlink_gbps_unidirectional(), s.gpus_per_node(),
+                                        s.pcie_gbps_unidirectional(), s.scaleout_gbps_per_gpu()));
+  if (!s.description().empty()) absl::StrAppend(&out, "  ", s.description(), "\n");
+  if (!s.sources().empty()) {
+    absl::StrAppend(&out, "sources:\n");
+    std::map<std::string, std::string> sorted(s.sources().begin(), s.sources().end());
+    for (const auto& [field, source] : sorted) absl::StrAppend(&out, "  ", field, ": ", source, "\n");
+  }
   for (const auto& n : s.notes()) absl::StrAppend(&out, "  note: ", n, "\n");
   return out;
 }

@@ -11,11 +11,37 @@ namespace {
 
 TEST(CatalogTest, HoldsEveryReferenceModelAndSystem) {
   EXPECT_EQ(Catalog::Get().models().size(), 32u);
-  EXPECT_EQ(Catalog::Get().systems().size(), 7u);
+  EXPECT_EQ(Catalog::Get().systems().size(), 18u);
   std::vector<std::string> ids;
   for (const auto& s : Catalog::Get().systems()) ids.push_back(s.id);
-  EXPECT_THAT(ids, ::testing::UnorderedElementsAre("a100-80gb", "h100-sxm", "h200-sxm", "b200", "b300",
-                                                   "gb200-nvl72", "gb300-nvl72"));
+  EXPECT_THAT(ids, ::testing::UnorderedElementsAre(
+                       "a100-80gb", "h100-sxm", "h200-sxm", "b200", "b300", "gb200-nvl72", "gb300-nvl72",
+                       // beyond the reference data (scripts/catalog/extra_systems.json)
+                       "a100-40gb", "a100-80gb-pcie", "h100-pcie", "h100-nvl", "h800-sxm", "h20", "h200-nvl",
+                       "gb200-nvl36", "b200-400g", "b200-800g", "rtx-pro-6000"));
+}
+
+// Every figure of every system cites a source, and PCIe-only cards have no
+// NVLink peers.
+TEST(CatalogTest, SystemFiguresAreSourced) {
+  for (const auto& s : Catalog::Get().systems()) {
+    EXPECT_GT(s.bf16_dense_tflops, 0) << s.id;
+    EXPECT_GT(s.hbm_gb, 0) << s.id;
+    EXPECT_GT(s.pcie_gbps_unidirectional, 0) << s.id;
+    EXPECT_GT(s.scaleout_gbps_per_gpu, 0) << s.id;
+    EXPECT_FALSE(s.sources.empty()) << s.id;
+  }
+  for (const char* id : {"a100-40gb", "h800-sxm", "rtx-pro-6000", "h20", "gb200-nvl36", "b200-800g"}) {
+    const SystemSpec s = *Catalog::Get().FindSystem(id);
+    for (const char* field : {"bf16_dense_tflops", "hbm_gb", "hbm_bw_tbps", "nvlink_gbps_unidirectional",
+                              "nvlink_domain_size", "pcie_gbps_unidirectional", "scaleout_gbps_per_gpu"}) {
+      EXPECT_TRUE(s.sources.count(field)) << id << " " << field;
+    }
+  }
+  const SystemSpec rtx = *Catalog::Get().FindSystem("rtx-pro-6000");
+  EXPECT_EQ(rtx.nvlink_domain_size, 1);
+  EXPECT_EQ(rtx.nvlink_gbps_unidirectional, 0);
+  EXPECT_EQ(Catalog::Get().FindSystem("h800")->nvlink_gbps_unidirectional, 200);
 }
 
 TEST(CatalogTest, FindsModelsByIdAliasAndHfId) {
@@ -46,7 +72,7 @@ TEST(CatalogTest, SystemsByAlias) {
   ASSERT_TRUE(gb.ok());
   EXPECT_EQ(gb->nvlink_domain_size, 72);
   EXPECT_EQ(gb->gpus_per_node, 4);
-  auto bad = Catalog::Get().FindSystem("h100-pcie");
+  auto bad = Catalog::Get().FindSystem("h100-sxm6");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kNotFound);
   EXPECT_NE(std::string(bad.status().message()).find("h100-sxm"), std::string::npos);

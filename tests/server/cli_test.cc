@@ -200,7 +200,9 @@ TEST_F(CliTest, AccountedRecipesAnswerEveryCommand) {
         EXPECT_NE(local.find("cfg.model.account_for_embedding_in_pipeline_split = True"), std::string::npos);
         EXPECT_NE(local.find("--account-for-loss-in-pipeline-split"), std::string::npos);
       }
-      if (std::string(command) == "perf") EXPECT_NE(local.find("tokens/s/GPU"), std::string::npos) << local;
+      if (std::string(command) == "perf") {
+        EXPECT_NE(local.find("tokens/s/GPU"), std::string::npos) << local;
+      }
       args.push_back("--server");
       args.push_back(address_);
       ASSERT_EQ(Run(args, &remote, &err), 0) << command << ": " << err;

@@ -129,7 +129,7 @@ TEST_F(PlannerServiceTest, ListsModelsAndSystems) {
   v1::ListSystemsResponse systems;
   auto ctx2 = Context();
   ASSERT_TRUE(stub_->ListSystems(ctx2.get(), v1::ListSystemsRequest(), &systems).ok());
-  EXPECT_EQ(systems.systems_size(), 7);
+  EXPECT_EQ(systems.systems_size(), 18);
   v1::GetSystemRequest sreq;
   sreq.set_system("DGX-GB300");
   v1::GetSystemResponse sresp;
