@@ -57,7 +57,9 @@ void CheckTopologyRules(const RuleContext& ctx) {
     ctx.Add("topology.tp_crosses_nvlink", {"tp", "system"},
             absl::StrCat(tp_cross, " of ", layout.GroupCount(GroupKind::kTp), " TP groups (size ", d.tp,
                          ") span NVLink domains of ", domain, " GPUs; ", CostPhrase(p, d.tp)),
-            absl::StrCat("keep TP <= ", domain, " and a divisor of it; cross domains with PP or DP"));
+            domain <= 1 ? std::string("these GPUs have no NVLink peers: prefer TP=1 and split the model with PP, "
+                                      "FSDP or DP, whose traffic is lighter")
+                        : absl::StrCat("keep TP <= ", domain, " and a divisor of it; cross domains with PP or DP"));
   } else if (d.tp > 1 && node < domain && layout.CountCrossing(GroupKind::kTp, node) > 0) {
     ctx.Add("topology.tp_crosses_node", {"tp"},
             absl::StrCat("TP=", d.tp, " spans hosts of ", node, " GPUs but stays inside the ", domain,

@@ -145,5 +145,44 @@ TEST(PerfModelTest, FsdpAcrossNodesCostsMoreThanInsideNvlink) {
   EXPECT_GT(across.breakdown.fsdp_comm_s, inside.breakdown.fsdp_comm_s * 1.5);
 }
 
+// Half the scale-out bandwidth: every collective that leaves the nodes (the
+// EP all-to-all of EP=32, the PP p2p, the DP reduction) is exposed longer.
+TEST(PerfModelTest, HalvingScaleoutRaisesCrossNodeCommunication) {
+  PerfCase r = Make("qwen3_30b_a3b", 1, 2, 1, 512, 4096);
+  r.config.ep = 32;
+  r.config.etp = 1;
+  r.config.sp = false;
+  r.config.distributed_optimizer = true;
+  std::vector<Violation> v;
+  r.plan = *PlanStages(r.model, r.config, &v);
+  const SystemSpec full = *Catalog::Get().FindSystem("h100-sxm");
+  SystemSpec half = full;
+  half.scaleout_gbps_per_gpu = full.scaleout_gbps_per_gpu / 2;
+  const PerfParams& p = CalibratedPerfParams();
+  const PerfEstimate a = EstimatePerformance(r.model, r.config, r.plan, 128, full, p);
+  const PerfEstimate b = EstimatePerformance(r.model, r.config, r.plan, 128, half, p);
+  EXPECT_GT(b.breakdown.ep_comm_s, a.breakdown.ep_comm_s * 1.5);
+  EXPECT_GT(b.breakdown.pp_comm_s, a.breakdown.pp_comm_s * 1.5);
+  EXPECT_GT(b.breakdown.dp_comm_s, a.breakdown.dp_comm_s * 1.5);
+  EXPECT_GT(b.step_time_s, a.step_time_s);
+}
+
+// A PCIe-only card: TP traffic between GPUs of a host runs over PCIe, far
+// slower than the same TP over NVLink on otherwise equal hardware.
+TEST(PerfModelTest, TpWithoutNvlinkRunsOverPcie) {
+  PerfCase r = Make("llama3_8b", 8, 1, 1, 128);
+  const SystemSpec pcie = *Catalog::Get().FindSystem("rtx-pro-6000");
+  SystemSpec nvlink = pcie;
+  nvlink.nvlink_domain_size = 8;
+  nvlink.nvlink_gbps_unidirectional = 900;
+  const PerfParams& p = CalibratedPerfParams();
+  const PerfEstimate slow = EstimatePerformance(r.model, r.config, r.plan, 8, pcie, p);
+  const PerfEstimate fast = EstimatePerformance(r.model, r.config, r.plan, 8, nvlink, p);
+  EXPECT_GT(slow.breakdown.tp_comm_s, fast.breakdown.tp_comm_s * 5);
+  bool named = false;
+  for (const auto& a : slow.assumptions) named |= a.find("PCIe 64 GB/s") != std::string::npos;
+  EXPECT_TRUE(named);
+}
+
 }  // namespace
 }  // namespace parplan

@@ -248,5 +248,38 @@ TEST(RecommenderTest, NinetyFourLayersUseThePipelineSplitAccounting) {
   }
 }
 
+// The hardware decides: with half the scale-out bandwidth per GPU, the
+// EP=32 all-to-all over InfiniBand stops paying and the top plan keeps EP
+// inside the node.
+TEST(RecommenderTest, HalvingScaleoutChangesTheTopPlan) {
+  Case full = Make("qwen3_30b_a3b", "h100-sxm", 32, 4096);
+  Case half = Make("qwen3_30b_a3b", "h100-sxm", 32, 4096);
+  half.request.system.scaleout_gbps_per_gpu /= 2;
+  const SearchResult a = Search(full);
+  const SearchResult b = Search(half);
+  ASSERT_TRUE(a.feasible && b.feasible);
+  EXPECT_GT(a.plans[0].config.ep, 8);
+  EXPECT_LE(b.plans[0].config.ep, 8);
+}
+
+// PCIe-only cards: every plan that puts TP (or CP) beyond one GPU says what it
+// costs: the link it runs over.
+TEST(RecommenderTest, TpOnPcieSaysWhatItCosts) {
+  Case c = Make("llama3_8b", "rtx-pro-6000", 8, 8192);
+  c.request.top_k = 10;
+  const SearchResult r = Search(c);
+  ASSERT_TRUE(r.feasible);
+  int with_tp = 0;
+  for (const PlanEval& p : r.plans) {
+    if (p.config.tp <= 1) continue;
+    ++with_tp;
+    bool said = false;
+    for (const auto& reason : p.reasons) said |= reason.find("over PCIe (64 GB/s per GPU)") != std::string::npos;
+    EXPECT_TRUE(said) << PlanLabel(p.config);
+  }
+  EXPECT_GE(with_tp, 1);
+  EXPECT_EQ(r.plans[0].config.tp, 1);
+}
+
 }  // namespace
 }  // namespace parplan

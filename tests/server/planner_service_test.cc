@@ -407,5 +407,59 @@ TEST_F(PlannerServiceTest, OversizeMessageRejected) {
   EXPECT_TRUE(stub_->MinGpus(ctx2.get(), MinGpusRequest(1, 1, 1, 1, 1), &ok).ok());
 }
 
+// Lowering the HBM of the system flips `fits` exactly at the predicted peak.
+TEST_F(PlannerServiceTest, HbmOverrideFlipsFitsAtThePredictedPeak) {
+  v1::EstimateMemoryRequest req;
+  req.mutable_model()->set_id("llama3_70b");
+  req.mutable_placement()->set_system("h100-sxm");
+  req.mutable_placement()->set_gpus(64);
+  req.mutable_config()->set_tp(8);
+  req.mutable_config()->set_pp(4);
+  req.mutable_config()->set_seq_length(8192);
+  req.mutable_config()->set_gbs(256);
+  v1::EstimateMemoryResponse base;
+  auto ctx = Context();
+  ASSERT_TRUE(stub_->EstimateMemory(ctx.get(), req, &base).ok());
+  ASSERT_TRUE(base.fits());
+  const double peak_gib = static_cast<double>(base.peak_bytes()) / (1024.0 * 1024 * 1024);
+  for (double delta : {0.05, -0.05}) {
+    v1::EstimateMemoryRequest r2 = req;
+    r2.mutable_placement()->mutable_system_spec()->set_hbm_gib(peak_gib + delta);
+    v1::EstimateMemoryResponse resp;
+    auto c2 = Context();
+    ASSERT_TRUE(stub_->EstimateMemory(c2.get(), r2, &resp).ok());
+    EXPECT_EQ(resp.fits(), delta > 0) << peak_gib + delta;
+    EXPECT_EQ(resp.peak_bytes(), base.peak_bytes());
+    bool said = false;
+    for (const auto& a : resp.assumptions()) said |= a.find("hbm_gib 80 -> ") != std::string::npos;
+    EXPECT_TRUE(said);
+  }
+}
+
+// Bad system figures come back as field violations naming the field.
+TEST_F(PlannerServiceTest, BadSystemSpecIsFieldExact) {
+  v1::ValidateRequest req;
+  req.mutable_model()->set_id("llama3_8b");
+  req.mutable_placement()->set_system("h100-sxm");
+  req.mutable_placement()->mutable_system_spec()->set_nvlink_gbps(-1);
+  req.mutable_placement()->mutable_system_spec()->set_hbm_gib(0);
+  v1::ValidateResponse resp;
+  auto ctx = Context();
+  const grpc::Status status = stub_->Validate(ctx.get(), req, &resp);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(status.error_message().find("placement.system_spec.nvlink_gbps"), std::string::npos)
+      << status.error_message();
+  EXPECT_NE(status.error_message().find("placement.system_spec.hbm_gib"), std::string::npos);
+  v1::GetSystemRequest inline_req;
+  inline_req.mutable_system_spec()->set_gpu_arch("hopper");
+  inline_req.mutable_system_spec()->set_nvlink_gbps(400);
+  v1::GetSystemResponse sys;
+  auto c2 = Context();
+  ASSERT_TRUE(stub_->GetSystem(c2.get(), inline_req, &sys).ok());
+  EXPECT_EQ(sys.system().nvlink_gbps_unidirectional(), 200);
+  EXPECT_EQ(sys.system().sources().at("nvlink_gbps"), "given in the request");
+  EXPECT_NE(sys.system().sources().at("compute").find("default from h100-sxm"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace parplan
