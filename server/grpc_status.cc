@@ -1,13 +1,31 @@
 #include "server/grpc_status.h"
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "server/rpc_status_details.h"
 
 namespace parplan {
 
+namespace {
+
+// gRPC sends an error's message and details as trailing metadata, which a
+// client refuses beyond its metadata limit (8 KiB by default): the message
+// is cut at kMaxStatusMessage bytes (on a UTF-8 character boundary).
+constexpr size_t kMaxStatusMessage = 2048;
+
+std::string BoundedMessage(absl::string_view message) {
+  if (message.size() <= kMaxStatusMessage) return std::string(message);
+  size_t cut = kMaxStatusMessage;
+  while (cut > 0 && (static_cast<unsigned char>(message[cut]) & 0xC0) == 0x80) --cut;
+  return absl::StrCat(message.substr(0, cut), " ... (", message.size() - cut, " more bytes)");
+}
+
+}  // namespace
+
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
   const auto code = static_cast<grpc::StatusCode>(status.code());
-  const std::string message(status.message());
+  const std::string message = BoundedMessage(status.message());
   const std::string details = RpcStatusDetails(status);
   if (details.empty()) return grpc::Status(code, message);
   return grpc::Status(code, message, details);

@@ -1,5 +1,7 @@
 #include "server/rpc_status_details.h"
 
+#include <string>
+
 #include "core/util/field_error.h"
 #include "google/rpc/error_details.pb.h"
 #include "google/rpc/status.pb.h"
@@ -9,15 +11,30 @@ namespace parplan {
 std::string RpcStatusDetails(const absl::Status& status) {
   const auto violations = FieldViolationsOf(status);
   if (violations.empty()) return "";
+  // Bounded to stay well inside gRPC's metadata limit (see grpc_status.cc):
+  // at most kMaxViolations violations, descriptions cut at kMaxDescription
+  // bytes; the message is the violations' own text, so it is not repeated.
+  constexpr size_t kMaxViolations = 16;
+  constexpr size_t kMaxDescription = 240;
   google::rpc::BadRequest bad_request;
-  for (const auto& v : violations) {
+  for (size_t i = 0; i < violations.size() && i < kMaxViolations; ++i) {
     auto* fv = bad_request.add_field_violations();
-    fv->set_field(v.field);
-    fv->set_description(v.description);
+    fv->set_field(violations[i].field.substr(0, 128));
+    std::string text = violations[i].description;
+    if (text.size() > kMaxDescription) {
+      size_t cut = kMaxDescription;
+      while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+      text = text.substr(0, cut) + " ...";
+    }
+    fv->set_description(text);
+  }
+  if (violations.size() > kMaxViolations) {
+    auto* more = bad_request.add_field_violations();
+    more->set_field("request");
+    more->set_description(std::to_string(violations.size() - kMaxViolations) + " more problems not listed");
   }
   google::rpc::Status rpc_status;
   rpc_status.set_code(static_cast<int>(status.code()));
-  rpc_status.set_message(std::string(status.message()));
   rpc_status.add_details()->PackFrom(bad_request);
   return rpc_status.SerializeAsString();
 }

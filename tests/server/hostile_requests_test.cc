@@ -1,5 +1,6 @@
 // A few thousand random and hostile requests over real gRPC: every one is
 // answered with OK, INVALID_ARGUMENT or NOT_FOUND, and the server stays up.
+#include <limits>
 #include <random>
 
 #include "tests/server/server_fixture.h"
@@ -107,12 +108,48 @@ class Chaos {
     if (Coin()) c->set_peft(Coin() ? "lora" : String());
     if (Coin()) c->set_cpu_offloading_num_layers(Int32());
     if (Coin()) c->add_offload_modules(Coin() ? "core_attn" : String());
+    if (rng_() % 4 == 0) {
+      c->set_account_for_embedding_in_pipeline_split(Coin());
+      c->set_account_for_loss_in_pipeline_split(Coin());
+    }
+  }
+
+  // Hostile reals: negative, zero, huge, NaN, infinities, denormals.
+  double Real() {
+    switch (rng_() % 8) {
+      case 0: return -1;
+      case 1: return 0;
+      case 2: return 1e300;
+      case 3: return std::numeric_limits<double>::quiet_NaN();
+      case 4: return std::numeric_limits<double>::infinity();
+      case 5: return std::numeric_limits<double>::denorm_min();
+      case 6: return static_cast<double>(Int());
+      default: return 400;
+    }
+  }
+
+  void SystemFigures(v1::SystemSpec* f) {
+    if (Coin()) f->set_gpu_arch(Coin() ? "hopper" : String());
+    if (Coin()) f->set_name(String());
+    if (Coin()) f->set_hbm_gib(Real());
+    if (Coin()) f->set_hbm_tbps(Real());
+    if (Coin()) f->set_bf16_tflops(Real());
+    if (Coin()) f->set_fp8_tflops(Real());
+    if (Coin()) f->set_fp4_tflops(Real());
+    if (Coin()) f->set_nvlink_domain_size(Int32());
+    if (Coin()) f->set_nvlink_gbps(Real());
+    if (Coin()) f->set_gpus_per_node(Int32());
+    if (Coin()) f->set_scaleout_gbps(Real());
+    if (Coin()) f->set_nics_per_node(Int32());
+    if (Coin()) f->set_nic_gbps(Real());
+    if (Coin()) f->set_pcie_gbps(Real());
   }
 
   void Placement(v1::Placement* p) {
     if (Coin()) p->set_system(Coin() ? "gb200-nvl72" : String());
     if (Coin()) p->set_gpus(Int() == (1 << 20) ? 4096 : Int());
     if (Coin()) p->set_gpus_per_node(Int32());
+    if (rng_() % 5 == 0) SystemFigures(p->mutable_system_spec());
   }
 
   uint32_t Next() { return rng_(); }
@@ -218,7 +255,8 @@ TEST_F(HostileRequestsTest, EveryRequestGetsAnAcceptableAnswer) {
       }
       default: {
         v1::GetSystemRequest req;
-        req.set_system(chaos.String());
+        if (chaos.Coin()) req.set_system(chaos.String());
+        if (chaos.Coin()) chaos.SystemFigures(req.mutable_system_spec());
         v1::GetSystemResponse resp;
         status = stub_->GetSystem(ctx.get(), req, &resp);
         break;
@@ -230,7 +268,10 @@ TEST_F(HostileRequestsTest, EveryRequestGetsAnAcceptableAnswer) {
                 code == grpc::StatusCode::NOT_FOUND || (recommend && code == grpc::StatusCode::DEADLINE_EXCEEDED))
         << "request " << i << ": " << code << " " << status.error_message();
   }
-  EXPECT_GT(codes[grpc::StatusCode::OK], 100);
+  // About 3% of these requests are valid by construction (most fields are
+  // hostile); the bound guards against a generator that reaches no handler.
+  EXPECT_GT(codes[grpc::StatusCode::OK], 60) << "OK " << codes[grpc::StatusCode::OK] << ", INVALID_ARGUMENT "
+                                              << codes[grpc::StatusCode::INVALID_ARGUMENT];
   EXPECT_GT(codes[grpc::StatusCode::INVALID_ARGUMENT], 100);
   // Still up.
   v1::MinGpusRequest req;

@@ -97,7 +97,7 @@ for section in sections:
     call = re.search(r"```json\n(\{\"tool\".*?)\n```", section, re.S)
     if title.startswith("Q") and command and call:
         examples[title] = (command.group(1).strip(), json.loads(call.group(1)))
-check(len(examples) == 4, f"SKILL.md has 4 worked examples with a command and a tool call ({len(examples)})")
+check(len(examples) == 5, f"SKILL.md has 5 worked examples with a command and a tool call ({len(examples)})")
 
 answers = {}
 for title, (command, call) in examples.items():
@@ -134,6 +134,12 @@ check(not q4["valid"] and "94 + 2 = 96 = PP 8 x 12" in fix and "--account-for-lo
 q4_fixed = cli_json(examples[next(t for t in examples if "94-layer" in t)][0] +
                     " --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split")
 check(q4_fixed["valid"], "Q4: valid with both accounting flags, as the answer says")
+
+q5 = next(a for t, a in answers.items() if "H800" in t)
+check(q5["feasible"] and q5["plans"][0]["gpus"] == "32", "Q5: plans for 32 GPUs of the inline H800 system")
+check(any("scaleout_gbps 100 (4 NICs x 200 Gb/s / 8 GPUs per node)" in r for r in q5["reasons"]),
+      "Q5: the answer states the scale-out it derived from the NICs")
+check(any("taken from the hopper reference" in r for r in q5["reasons"]), "Q5: the answer names the defaults used")
 
 # ---------------------------------------------------------------- README: Python gRPC snippet
 readme = open(os.path.join(src, "README.md"), encoding="utf-8").read()
