@@ -1,4 +1,6 @@
 // The CLI: in-process answers equal --server answers; exit codes; JSON names.
+#include <fstream>
+
 #include "skill/cli/cli_commands.h"
 #include "server/utf8.h"
 #include "tests/server/server_fixture.h"
@@ -247,6 +249,34 @@ TEST_F(CliTest, EveryCatalogModelIsEstimatedAndSearched) {
               0)
         << id << ": " << err;
   }
+}
+
+TEST_F(CliTest, SystemShowsEachFiguresSourceAndTakesOverrides) {
+  std::string out, err;
+  ASSERT_EQ(Run({"systems"}, &out, &err), 0);
+  for (const char* id : {"h800-sxm", "a100-40gb", "rtx-pro-6000", "gb200-nvl36", "b200-800g", "h200-nvl"}) {
+    EXPECT_NE(out.find(id), std::string::npos) << id;
+  }
+  ASSERT_EQ(Run({"system", "--system", "h800-sxm"}, &out, &err), 0) << err;
+  EXPECT_NE(out.find("sources:"), std::string::npos) << out;
+  EXPECT_NE(out.find("nvlink_gbps_unidirectional: "), std::string::npos) << out;
+  EXPECT_NE(out.find("NVLink domain 8 GPUs at 200 GB/s per direction (400 both)"), std::string::npos) << out;
+  ASSERT_EQ(Run({"system", "--system", "h100-sxm", "--nics-per-node", "4", "--nic-gbps", "200"}, &out, &err), 0)
+      << err;
+  EXPECT_NE(out.find("scale-out 100 Gb/s per GPU"), std::string::npos) << out;
+  EXPECT_NE(out.find("scaleout_gbps: given in the request"), std::string::npos) << out;
+  // Bad figures and unknown fields name what is wrong.
+  EXPECT_EQ(Run({"system", "--system", "h100-sxm", "--nvlink-gbps", "-3"}, &out, &err), 2);
+  EXPECT_NE(err.find("system_spec.nvlink_gbps"), std::string::npos) << err;
+  EXPECT_EQ(Run({"system", "--system", "h100-sxm", "--hbm-gib", "lots"}, &out, &err), 2);
+  EXPECT_NE(err.find("--hbm-gib"), std::string::npos) << err;
+  const std::string path = ::testing::TempDir() + "/bad_system.json";
+  {
+    std::ofstream f(path);
+    f << R"({"gpu_arch": "hopper", "hbm_gb": 80})";
+  }
+  EXPECT_EQ(Run({"system", "--system-file", path}, &out, &err), 2);
+  EXPECT_NE(err.find("hbm_gb"), std::string::npos) << err;
 }
 
 }  // namespace
