@@ -271,16 +271,24 @@ absl::Status RenderConfig(const v1::RenderConfigRequest& request, v1::RenderConf
   const ValidationResult v = RunValidation(r);
   ResolvedConfig config = r.config;
   if (v.stages.has_value()) config.vpp = v.stages->vpp;
+  response->set_valid(v.valid);
+  for (const auto& violation : v.violations) {
+    if (violation.severity != Severity::kInfo) ToViolation(violation, response->add_violations());
+  }
+  // Never write a config Megatron would refuse: an invalid one gets its
+  // violations and fixes, not a launchable config.
+  if (!v.valid) {
+    response->add_notes(
+        "Not rendered: the config breaks Megatron's rules (see violations and their fixes); fix them and render "
+        "again.");
+    for (const auto& n : r.config.notes) response->add_notes(n);
+    return absl::OkStatus();
+  }
   const RenderedConfig out = parplan::RenderConfig(config, r.model_ptr(), r.placement);
   response->set_bridge_python(out.bridge_python);
   response->set_bridge_cli(out.bridge_cli);
   response->set_megatron_lm_args(out.megatron_lm_args);
   response->set_slurm_header(out.slurm_header);
-  response->set_valid(v.valid);
-  for (const auto& violation : v.violations) {
-    if (violation.severity != Severity::kInfo) ToViolation(violation, response->add_violations());
-  }
-  if (!v.valid) response->add_notes("The config breaks Megatron's rules (see violations): fix them before launching.");
   for (const auto& n : out.notes) response->add_notes(n);
   for (const auto& n : r.config.notes) response->add_notes(n);
   return absl::OkStatus();

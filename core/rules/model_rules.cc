@@ -22,14 +22,31 @@ void CheckSequenceRules(const RuleContext& ctx) {
     ctx.Add("sp.requires_tp", {"sp", "tp"}, "sequence parallelism is on but TP=1",
             "turn SP off, or set TP > 1");
   }
-  if (moe && c.tp > 1 && c.ep > 1 && !c.sp) {
-    ctx.Add("sp.required_for_moe", {"sp", "tp", "ep"},
-            absl::StrCat("MoE with TP=", c.tp, " and EP=", c.ep, " needs sequence parallelism"),
-            "set sp=true");
+  // megatron/core/transformer/moe/moe_layer.py MoELayer.forward raises in
+  // training whenever the attention TP group is larger than 1 without SP,
+  // whatever EP is.
+  if (moe && c.tp > 1 && !c.sp) {
+    ctx.Add("sp.required_for_moe", {"sp", "tp"},
+            absl::StrCat("MoE layers with TP=", c.tp,
+                         " need sequence parallelism: Megatron-Core's MoE layer raises in training without it"),
+            "set sp=true (or TP=1)");
   } else if (!moe && c.tp > 1 && !c.sp) {
     ctx.Add("sp.recommended", {"sp", "tp"},
             absl::StrCat("TP=", c.tp, " without SP keeps full LayerNorm/dropout activations on every TP rank"),
             "set sp=true: same communication volume, about 1/TP of those activations");
+  }
+  // SP scatters the embedding output's sequence dimension (seq / CP tokens
+  // per CP rank) over the TP group: megatron/core/tensor_parallel/mappings.py
+  // _split_along_first_dim asserts it divides.
+  if (c.sp && c.tp > 1 && c.seq_length > 0 && (c.seq_length % c.cp != 0 || (c.seq_length / c.cp) % c.tp != 0)) {
+    const int64_t local = c.seq_length / c.cp;
+    int64_t next = c.seq_length;
+    while (next % (c.tp * c.cp) != 0) ++next;
+    ctx.Add("sp.seq_divisible", {"seq_length", "tp", "cp", "sp"},
+            absl::StrCat("sequence parallelism splits the ", local, " tokens of each CP rank (seq_length ",
+                         c.seq_length, c.cp > 1 ? absl::StrCat(" / CP ", c.cp) : std::string(), ") over TP=", c.tp,
+                         ": not divisible"),
+            absl::StrCat("use a seq_length divisible by TP*CP = ", c.tp * c.cp, " (e.g. ", next, "), or turn SP off"));
   }
   if (c.cp > 1) {
     if (c.seq_length <= 0) {

@@ -40,6 +40,18 @@ void CheckTrainingRules(const RuleContext& ctx) {
             "fine-grained activation offloading cannot be combined with cpu_offloading",
             "use either offload_modules or cpu_offloading_num_layers");
   }
+  if (c.cpu_offloading_num_layers > 0 && c.pp > 1) {
+    ctx.Add("offload.cpu_with_pp", {"cpu_offloading_num_layers", "pp"},
+            absl::StrCat("cpu_offloading with PP=", c.pp,
+                         ": Megatron-Core has no support for pipeline parallelism with CPU offloading"),
+            "use PP=1 with cpu_offloading, or fine-grained offload_modules, or drop the offloading");
+  }
+  if (c.cpu_offloading_num_layers > 0 && c.recompute != RecomputeGranularity::kNone) {
+    ctx.Add("offload.cpu_with_recompute", {"cpu_offloading_num_layers", "recompute_granularity"},
+            absl::StrCat("cpu_offloading with ", RecomputeName(c.recompute),
+                         " recompute: CPU offloading does not work when activation recomputation is enabled"),
+            "use either cpu_offloading or activation recomputation");
+  }
   if (m != nullptr && c.cpu_offloading_num_layers >= m->num_layers && m->num_layers > 0) {
     ctx.Add("offload.too_many_layers", {"cpu_offloading_num_layers"},
             absl::StrCat("cpu_offloading_num_layers = ", c.cpu_offloading_num_layers,

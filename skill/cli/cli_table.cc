@@ -227,7 +227,12 @@ std::string FormatLayout(const v1::ExplainLayoutResponse& r) {
 
 std::string FormatRender(const v1::RenderConfigResponse& r) {
   std::string out;
-  if (!r.valid()) absl::StrAppend(&out, "WARNING: this config is not valid for Megatron:\n");
+  if (!r.valid()) {
+    absl::StrAppend(&out, "NOT RENDERED: Megatron would refuse this config; fix these first:\n");
+    out += Violations(r.violations());
+    for (const auto& n : r.notes()) absl::StrAppend(&out, "note: ", n, "\n");
+    return out;
+  }
   out += Violations(r.violations());
   absl::StrAppend(&out, "# Megatron Bridge (Python overrides)\n", r.bridge_python(), "\n");
   absl::StrAppend(&out, "# Megatron Bridge (CLI overrides)\n", r.bridge_cli(), "\n\n");

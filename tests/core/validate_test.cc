@@ -90,6 +90,21 @@ std::vector<BadCase> BadCases() {
       {"mxfp8_on_hopper", "llama3_8b", With(Cfg(1), [](auto& c) { c.precision = "fp8-mx"; }), "h100-sxm", 8,
        "precision.needs_blackwell"},
       {"mamba_heads", "nemotronh_4b", Cfg(32), "", 0, "tp.mamba_heads_divisible"},  // 112 % 32
+      // Megatron's own checks (core/rules/MEGATRON_CHECKS.md).
+      {"cpu_offload_pp", "llama3_8b", With(Cfg(1, 2), [](auto& c) { c.cpu_offloading_num_layers = 4; }), "", 0,
+       "offload.cpu_with_pp"},
+      {"cpu_offload_recompute", "llama3_8b", With(Cfg(1), [](auto& c) {
+         c.cpu_offloading_num_layers = 4;
+         c.recompute_granularity = "full";
+       }), "", 0, "offload.cpu_with_recompute"},
+      {"moe_tp_without_sp_ep1", "qwen3_30b_a3b", With(Cfg(2, 1, 1, 1), [](auto& c) {
+         c.etp = 1;
+         c.sp = false;
+       }), "", 0, "sp.required_for_moe"},
+      {"sp_seq", "llama3_8b", With(Cfg(4), [](auto& c) {
+         c.sp = true;
+         c.seq_length = 8190;
+       }), "", 0, "sp.seq_divisible"},  // 8190 % 4
   };
 }
 
@@ -268,6 +283,33 @@ TEST(ValidateAccountingTest, WithoutTheSwitchesTheFixNamesThem) {
     }
     EXPECT_TRUE(named) << model;
   }
+}
+
+// The neighbours Megatron accepts: the same configs one knob away pass.
+TEST(ValidateTest, NeighboursOfMegatronChecksPass) {
+  ParallelConfig offload = Cfg(1);
+  offload.cpu_offloading_num_layers = 4;
+  EXPECT_TRUE(ValidateConfig("llama3_8b", offload).valid);  // PP 1, no recompute
+  ParallelConfig moe = Cfg(2, 1, 1, 1);
+  moe.etp = 1;
+  moe.sp = true;
+  EXPECT_TRUE(ValidateConfig("qwen3_30b_a3b", moe).valid);
+  ParallelConfig moe_tp1 = Cfg(1, 1, 1, 8);
+  moe_tp1.sp = false;
+  EXPECT_TRUE(ValidateConfig("qwen3_30b_a3b", moe_tp1).valid);
+  ParallelConfig seq = Cfg(4);
+  seq.sp = true;
+  seq.seq_length = 8192;
+  EXPECT_TRUE(ValidateConfig("llama3_8b", seq).valid);
+  ParallelConfig seq_no_sp = Cfg(4);
+  seq_no_sp.sp = false;
+  seq_no_sp.seq_length = 8190;
+  EXPECT_TRUE(ValidateConfig("llama3_8b", seq_no_sp).valid);
+  // With CP the split is of seq / CP: 8192 / 2 = 4096 over TP 8 divides.
+  ParallelConfig seq_cp = Cfg(8, 1, 2);
+  seq_cp.sp = true;
+  seq_cp.seq_length = 8192;
+  EXPECT_TRUE(ValidateConfig("llama3_8b", seq_cp).valid);
 }
 
 }  // namespace
