@@ -161,11 +161,12 @@ absl::Status CheckArchitectureBounds(const ModelSpec& m, const std::string& pref
                             " characters; allowed at most ", kMaxPatternChars));
   } else {
     for (char c : m.hybrid_layer_pattern) {
-      if (std::string("M*-EGD|").find(c) == std::string::npos) {
+      if (std::string("M*-EGD+|").find(c) == std::string::npos) {
         errors.Add(f("hybrid_layer_pattern"),
                    absl::StrCat("character '", std::string(1, c),
                                 "' is not a layer symbol; allowed M (Mamba), * (attention), "
-                                "- (MLP), E (MoE), G, D, | (pipeline stage break)"));
+                                "- (MLP), E (MoE), G (gated delta), D (DSA), + (MLA), | (pipeline stage break) "
+                                "(megatron/core/models/hybrid/hybrid_layer_allocation.py Symbols)"));
         break;
       }
     }

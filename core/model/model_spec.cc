@@ -8,7 +8,7 @@ LayerCounts CountLayers(const ModelSpec& model) {
     for (char c : model.hybrid_layer_pattern) {
       switch (c) {
         case 'M': ++counts.mamba; break;
-        case '*': case 'G': case 'D': ++counts.attention; break;
+        case '*': case 'G': case 'D': case '+': ++counts.attention; break;
         case '-': ++counts.dense_mlp; break;
         case 'E': ++counts.moe; break;
         default: break;

@@ -50,7 +50,10 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model,
   s.push_back(Int("model.tensor_model_parallel_size", c.tp, "--tensor-model-parallel-size"));
   s.push_back(Int("model.pipeline_model_parallel_size", c.pp, "--pipeline-model-parallel-size"));
   const bool layout = !c.pipeline_layout.empty();
-  if (c.vpp > 1 && !layout) {
+  // Hybrid models derive VPP from the pattern's '|' segments; Megatron-LM
+  // (arguments.py:820) and Bridge (hybrid_provider.py:291) refuse the flag.
+  const bool hybrid = model != nullptr && model->is_hybrid();
+  if (c.vpp > 1 && !layout && !hybrid) {
     s.push_back(Int("model.virtual_pipeline_model_parallel_size", c.vpp, "--num-virtual-stages-per-pipeline-rank"));
   } else {
     s.push_back({"model.virtual_pipeline_model_parallel_size", "None", "null", ""});
@@ -110,6 +113,8 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model,
     s.push_back(Int("model.cpu_offloading_num_layers", c.cpu_offloading_num_layers, "--cpu-offloading-num-layers"));
   }
   if (!c.offload_modules.empty()) {
+    out.notes.push_back("Fine-grained activation offloading with Transformer Engine >= 2.10 needs the environment "
+                        "variable NVTE_CPU_OFFLOAD_V1=1 (Megatron-LM arguments.py:1939, Bridge config.py:2212).");
     std::vector<std::string> quoted;
     for (const auto& m : c.offload_modules) quoted.push_back(Quote(m));
     s.push_back({"model.fine_grained_activation_offloading", "True", "true", "--fine-grained-activation-offloading"});
@@ -120,6 +125,11 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model,
   if (c.fsdp) {
     s.push_back({"ddp.use_megatron_fsdp", "True", "true", "--use-megatron-fsdp"});
     s.push_back(str("ddp.data_parallel_sharding_strategy", "optim_grads_params", "--data-parallel-sharding-strategy"));
+    // Megatron-LM asserts fsdp_dtensor checkpoints under Megatron FSDP
+    // (megatron/training/arguments.py:1169; Bridge config.py:1107 when saving or loading).
+    s.push_back(str("checkpoint.ckpt_format", "fsdp_dtensor", "--ckpt-format"));
+    out.notes.push_back("Megatron FSDP: do not set CUDA_DEVICE_MAX_CONNECTIONS=1 (Megatron-LM arguments.py:1166 and "
+                        "Bridge config.py:1110 refuse it).");
   } else {
     const char* on = c.distributed_optimizer ? "True" : "False";
     s.push_back({"ddp.use_distributed_optimizer", on, c.distributed_optimizer ? "true" : "false",
@@ -148,7 +158,7 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model,
   out.bridge_python = absl::StrJoin(python, "\n") + "\n";
   out.bridge_cli = absl::StrJoin(cli, " ");
   out.megatron_lm_args = absl::StrJoin(lm, " \\\n  ");
-  if (c.tp > 1 || c.cp > 1) {
+  if ((c.tp > 1 || c.cp > 1) && !c.fsdp) {
     out.notes.push_back("Megatron-LM on Hopper with TP/CP > 1 expects CUDA_DEVICE_MAX_CONNECTIONS=1.");
   }
   if (placement.gpus > 0 && placement.gpus_per_node > 0) {

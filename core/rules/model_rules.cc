@@ -19,7 +19,8 @@ void CheckSequenceRules(const RuleContext& ctx) {
   const ModelSpec* m = ctx.in.model;
   const bool moe = m != nullptr && m->is_moe();
   if (c.sp && c.tp == 1) {
-    ctx.Add("sp.requires_tp", {"sp", "tp"}, "sequence parallelism is on but TP=1",
+    ctx.Add("sp.requires_tp", {"sp", "tp"},
+            "sequence parallelism is on but TP=1: Megatron-LM warns and Megatron Bridge silently turns it off",
             "turn SP off, or set TP > 1");
   }
   // megatron/core/transformer/moe/moe_layer.py MoELayer.forward raises in

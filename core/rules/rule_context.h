@@ -27,6 +27,7 @@ void CheckModelRules(const RuleContext& ctx);
 void CheckTopologyRules(const RuleContext& ctx);
 void CheckPrecisionRules(const RuleContext& ctx);
 void CheckTrainingRules(const RuleContext& ctx);
+void CheckLayerRules(const RuleContext& ctx);
 
 }  // namespace parplan
 

@@ -40,6 +40,34 @@ void CheckTrainingRules(const RuleContext& ctx) {
             "fine-grained activation offloading cannot be combined with cpu_offloading",
             "use either offload_modules or cpu_offloading_num_layers");
   }
+  // Megatron-LM asserts fp8_param_gather (which Bridge's FP8/FP4 recipes set
+  // and the planner's weight bytes assume) only with the distributed
+  // optimizer or an FSDP (megatron/training/arguments.py:1096).
+  if ((IsFp8(c.precision) || IsFp4(c.precision)) && !c.distributed_optimizer && !c.fsdp) {
+    ctx.Add("precision.param_gather_needs_dist_opt", {"precision", "use_distributed_optimizer"},
+            absl::StrCat(PrecisionName(c.precision),
+                         " recipes gather parameters in low precision (fp8_param_gather), which needs the "
+                         "distributed optimizer or Megatron FSDP"),
+            "keep use_distributed_optimizer on (the default)");
+  }
+  // megatron/core/optimizer/__init__.py:1058: the precision-aware optimizer
+  // (bf16 moments) needs the distributed optimizer.
+  if (c.optimizer_bf16 && !c.distributed_optimizer && !c.fsdp) {
+    ctx.Add("optimizer.bf16_moments_need_dist_opt", {"optimizer_state_dtype", "use_distributed_optimizer"},
+            "bf16 Adam moments (precision-aware optimizer) need the distributed optimizer",
+            "keep use_distributed_optimizer on, or fp32 moments");
+  }
+  if (c.fsdp && c.pp > 1) {
+    ctx.Add("fsdp.pp_unsupported", {"use_megatron_fsdp", "pp"},
+            absl::StrCat("Megatron FSDP with PP=", c.pp,
+                         ": its device mesh spans DP*CP*EP*TP only, so the world cannot include pipeline stages"),
+            "use PP=1 with Megatron FSDP, or the distributed optimizer with PP");
+  }
+  if (c.fsdp && !c.distributed_optimizer) {
+    ctx.Add("fsdp.forces_dist_opt", {"use_megatron_fsdp", "use_distributed_optimizer"},
+            "Megatron FSDP turns the distributed optimizer on (Megatron-LM and Bridge force it)",
+            "drop use_distributed_optimizer=false");
+  }
   if (c.cpu_offloading_num_layers > 0 && c.pp > 1) {
     ctx.Add("offload.cpu_with_pp", {"cpu_offloading_num_layers", "pp"},
             absl::StrCat("cpu_offloading with PP=", c.pp,

@@ -53,7 +53,6 @@ std::vector<BadCase> BadCases() {
       {"ep_dense", "llama3_8b", Cfg(1, 1, 1, 8), "", 0, "ep.requires_moe"},
       {"moe_ffn_etp", "qwen3_30b_a3b", With(Cfg(1, 1, 1, 8), [](auto& c) { c.etp = 5; }), "", 0,
        "etp.moe_ffn_divisible"},  // 768 % 5
-      {"sp_without_tp", "llama3_8b", With(Cfg(1), [](auto& c) { c.sp = true; }), "", 0, "sp.requires_tp"},
       {"moe_needs_sp", "qwen3_30b_a3b", With(Cfg(2, 1, 1, 8), [](auto& c) { c.etp = 1; c.sp = false; }), "", 0,
        "sp.required_for_moe"},
       {"cp_seq", "llama3_8b", With(Cfg(1, 1, 4), [](auto& c) { c.seq_length = 8196; }), "", 0, "cp.seq_divisible"},
@@ -101,6 +100,39 @@ std::vector<BadCase> BadCases() {
          c.etp = 1;
          c.sp = false;
        }), "", 0, "sp.required_for_moe"},
+      {"moe_bias_etp", "gpt_oss_20b", With(Cfg(2, 1, 1, 8), [](auto& c) { c.sp = true; }), "", 0,
+       "etp.moe_bias_needs_etp1"},  // GPT-OSS has expert biases; ETP defaults to TP = 2
+      {"fp8_no_dist_opt", "llama3_8b", With(Cfg(1), [](auto& c) {
+         c.precision = "fp8-cs";
+         c.use_distributed_optimizer = false;
+       }), "", 0, "precision.param_gather_needs_dist_opt"},
+      {"bf16_moments_no_dist_opt", "llama3_8b", With(Cfg(1), [](auto& c) {
+         c.optimizer_state_dtype = "bf16";
+         c.use_distributed_optimizer = false;
+       }), "", 0, "optimizer.bf16_moments_need_dist_opt"},
+      {"fsdp_pp", "llama3_8b", With(Cfg(1, 2), [](auto& c) { c.use_megatron_fsdp = true; }), "", 0,
+       "fsdp.pp_unsupported"},
+      {"hybrid_vpp_flag", "nemotronh_8b", With(Cfg(1, 2), [](auto& c) { c.vpp = 2; }), "", 0,
+       "hybrid.vpp_flag_rejected"},
+      {"mtp_uniform_layers", "deepseek_v3", With(Cfg(1, 1, 1, 8), [](auto& c) {
+         c.etp = 1;
+         c.recompute_granularity = "full";
+         c.recompute_method = "uniform";
+         c.recompute_num_layers = 2;
+       }), "", 0, "recompute.mtp_uniform_needs_one"},
+      {"fp8_delayed_layernorm", "qwen3_30b_a3b", With(Cfg(1, 1, 1, 8), [](auto& c) {
+         c.precision = "fp8-ds";
+         c.recompute_granularity = "selective";
+         c.recompute_modules = {"moe_act"};
+       }), "h100-sxm", 8, "recompute.fp8_delayed_act_norm"},
+      {"offload_in_recomputed_moe", "qwen3_30b_a3b", With(Cfg(1, 1, 1, 8), [](auto& c) {
+         c.recompute_granularity = "selective";
+         c.recompute_modules = {"moe"};
+         c.offload_modules = {"expert_fc1"};
+       }), "", 0, "offload.inside_recomputed_moe"},
+      {"fused_group_mlp_with_fc1", "qwen3_30b_a3b", With(Cfg(1, 1, 1, 8), [](auto& c) {
+         c.offload_modules = {"fused_group_mlp", "expert_fc1"};
+       }), "", 0, "offload.fused_group_mlp_exclusive"},
       {"sp_seq", "llama3_8b", With(Cfg(4), [](auto& c) {
          c.sp = true;
          c.seq_length = 8190;
@@ -287,6 +319,37 @@ TEST(ValidateAccountingTest, WithoutTheSwitchesTheFixNamesThem) {
 
 // The neighbours Megatron accepts: the same configs one knob away pass.
 TEST(ValidateTest, NeighboursOfMegatronChecksPass) {
+  ParallelConfig sp_tp1 = Cfg(1);
+  sp_tp1.sp = true;  // Megatron turns SP off at TP=1: a warning, not a rejection
+  EXPECT_TRUE(ValidateConfig("llama3_8b", sp_tp1).valid);
+  ParallelConfig oss = Cfg(2, 1, 1, 8);
+  oss.sp = true;
+  oss.etp = 1;
+  EXPECT_TRUE(ValidateConfig("gpt_oss_20b", oss).valid);
+  ParallelConfig fp8 = Cfg(1);
+  fp8.precision = "fp8-cs";
+  EXPECT_TRUE(ValidateConfig("llama3_8b", fp8).valid);  // distributed optimizer on by default
+  ParallelConfig fsdp = Cfg(2);
+  fsdp.use_megatron_fsdp = true;
+  EXPECT_TRUE(ValidateConfig("llama3_8b", fsdp).valid);
+  ParallelConfig hybrid = Cfg(1, 4);
+  EXPECT_TRUE(ValidateConfig("nemotronh_8b", hybrid).valid);
+  ParallelConfig mtp = Cfg(1, 1, 1, 8);
+  mtp.etp = 1;
+  mtp.recompute_granularity = "full";
+  mtp.recompute_method = "uniform";
+  mtp.recompute_num_layers = 1;
+  EXPECT_TRUE(ValidateConfig("deepseek_v3", mtp).valid);
+  ParallelConfig cs = Cfg(1, 1, 1, 8);
+  cs.precision = "fp8-cs";
+  cs.recompute_granularity = "selective";
+  cs.recompute_modules = {"moe_act"};
+  EXPECT_TRUE(ValidateConfig("qwen3_30b_a3b", cs, "h100-sxm", 8).valid);
+  ParallelConfig moe_offload = Cfg(1, 1, 1, 8);
+  moe_offload.recompute_granularity = "selective";
+  moe_offload.recompute_modules = {"moe"};
+  moe_offload.offload_modules = {"core_attn", "attn_proj"};
+  EXPECT_TRUE(ValidateConfig("qwen3_30b_a3b", moe_offload).valid);
   ParallelConfig offload = Cfg(1);
   offload.cpu_offloading_num_layers = 4;
   EXPECT_TRUE(ValidateConfig("llama3_8b", offload).valid);  // PP 1, no recompute

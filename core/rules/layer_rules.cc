@@ -1,0 +1,177 @@
+// Rules from Megatron-Core's layer constructors and config checks on the
+// modules a model is built of: MoE biases and shared experts, the Mamba mixer
+// and its context parallelism, hybrid patterns, MTP under full recompute, and
+// recompute / offload combinations. Each cites the file and line at
+// Megatron-LM d98e8a64dd (core/rules/MEGATRON_CHECKS.md lists every check).
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "core/rules/rule_context.h"
+
+namespace parplan {
+namespace {
+
+void CheckMoeModules(const RuleContext& ctx, const ModelSpec& m) {
+  const auto& c = ctx.in.config;
+  // megatron/training/arguments.py:1982: a MoE latent size needs experts.
+  if (m.moe_latent_size > 0 && m.num_moe_experts <= 0) {
+    ctx.Add("moe.latent_needs_moe", {"model.moe_latent_size", "model.num_moe_experts"},
+            absl::StrCat("moe_latent_size ", m.moe_latent_size, " on a model without experts"),
+            "drop moe_latent_size or give num_moe_experts");
+  }
+  if (!m.is_moe()) return;
+  // transformer_config.py:2613 "Bias in Moe is only supported when ETP==1".
+  if (m.add_bias_linear && c.etp != 1) {
+    ctx.Add("etp.moe_bias_needs_etp1", {"etp", "model.add_bias_linear"},
+            absl::StrCat("'", m.id, "' has biases on its expert linears (add_bias_linear) and ETP=", c.etp,
+                         c.etp_defaulted ? " (defaulted to TP)" : "",
+                         ": Megatron-Core supports MoE biases only with ETP=1"),
+            "set etp=1");
+  }
+  // moe/shared_experts.py:124 SharedExpertMLP asserts add_bias_linear is False.
+  if (m.add_bias_linear && m.moe_shared_expert_intermediate_size > 0) {
+    ctx.Add("moe.shared_expert_bias", {"model.add_bias_linear", "model.moe_shared_expert_intermediate_size"},
+            "shared experts with add_bias_linear: Megatron-Core's SharedExpertMLP has no bias support",
+            "set add_bias_linear=false (or drop the shared expert)");
+  }
+}
+
+// Mamba-2 mixer (megatron/core/ssm/mamba_mixer.py __init__) and its context
+// parallelism (megatron/core/ssm/mamba_context_parallel.py).
+void CheckMamba(const RuleContext& ctx, const ModelSpec& m) {
+  const auto& c = ctx.in.config;
+  if (CountLayers(m).mamba == 0 || m.mamba_num_heads <= 0 || m.mamba_num_groups <= 0) return;
+  const int64_t heads = m.mamba_num_heads, groups = m.mamba_num_groups;
+  if (heads % groups != 0) {  // mamba_mixer.py:274
+    ctx.Add("model.mamba_heads_groups_divisible", {"model.mamba_num_heads", "model.mamba_num_groups"},
+            absl::StrCat("mamba_num_heads ", heads, " is not divisible by mamba_num_groups ", groups),
+            "use a head count that is a multiple of the group count");
+  }
+  // mamba_mixer.py:254: the in-projection output width must be a multiple of 16 under FP8.
+  if (IsFp8(c.precision) && m.mamba_head_dim > 0 && m.mamba_state_dim > 0) {
+    const int64_t inner = heads * m.mamba_head_dim;
+    const int64_t width = 2 * inner + 2 * groups * m.mamba_state_dim + heads;
+    if (width % 16 != 0) {
+      ctx.Add("precision.fp8_mamba_in_proj_align16", {"precision", "model.mamba_num_heads"},
+              absl::StrCat("FP8 needs the Mamba in-projection width (2*", inner, " + 2*", groups, "*",
+                           m.mamba_state_dim, " + ", heads, " = ", width, ") to be a multiple of 16"),
+              "use bf16 for this model, or Mamba dimensions that align");
+    }
+  }
+  if (c.cp > 1 && c.tp > 0 && heads % c.tp == 0 && groups % c.tp == 0) {
+    const int64_t local_heads = heads / c.tp, local_groups = groups / c.tp;
+    if (local_heads % c.cp != 0) {  // mamba_context_parallel.py:106
+      ctx.Add("cp.mamba_heads_divisible", {"cp", "tp", "model.mamba_num_heads"},
+              absl::StrCat("Mamba context parallelism splits the ", local_heads, " heads per TP rank (",
+                           heads, " / TP ", c.tp, ") over CP=", c.cp, ": not divisible"),
+              absl::StrCat("use a CP dividing ", local_heads));
+    }
+    // mamba_context_parallel.py:120 / :127: groups per TP rank either divide
+    // over CP or are replicated across it.
+    const bool ok = local_groups < c.cp ? c.cp % local_groups == 0 : local_groups % c.cp == 0;
+    if (!ok) {
+      ctx.Add("cp.mamba_groups_divisible", {"cp", "tp", "model.mamba_num_groups"},
+              absl::StrCat("Mamba context parallelism with ", local_groups, " groups per TP rank (", groups,
+                           " / TP ", c.tp, ") and CP=", c.cp,
+                           ": the groups must divide over CP, or CP must be a multiple of them"),
+              "use a CP that divides, or is a multiple of, the groups per TP rank");
+    }
+  }
+}
+
+// megatron/core/models/hybrid/hybrid_layer_allocation.py.
+void CheckHybridPattern(const RuleContext& ctx, const ModelSpec& m) {
+  const auto& c = ctx.in.config;
+  const std::string& p = m.hybrid_layer_pattern;
+  if (p.empty()) return;
+  // megatron/training/arguments.py:820, Bridge hybrid_provider.py:291: VPP
+  // comes from the pattern's '|' segments, never from the flag.
+  if (c.vpp_given) {
+    ctx.Add("hybrid.vpp_flag_rejected", {"vpp", "model.hybrid_layer_pattern"},
+            absl::StrCat("VPP=", c.vpp, " given for a hybrid model: Megatron derives virtual stages from the "
+                         "pattern's '|' segments and refuses the flag"),
+            "drop vpp; put PP*VPP segments separated by '|' into the pattern");
+  }
+  for (absl::string_view segment : absl::StrSplit(p, '|')) {
+    const bool attention = segment.find('*') != absl::string_view::npos;
+    const bool mla = segment.find('+') != absl::string_view::npos || segment.find('D') != absl::string_view::npos;
+    if (attention && mla) {  // :298 / :326
+      ctx.Add("hybrid.attention_with_mla", {"model.hybrid_layer_pattern"},
+              "the hybrid pattern mixes standard attention (*) with MLA/DSA (+, D): not supported in one model",
+              "use one attention kind in the pattern");
+      break;
+    }
+  }
+  if (c.pp > 1 && p.find('|') == std::string::npos) {  // :393 deprecation warning
+    ctx.Add("hybrid.no_pipes_deprecated", {"model.hybrid_layer_pattern", "pp"},
+            absl::StrCat("a hybrid pattern without '|' stage breaks with PP=", c.pp,
+                         " is deprecated in Megatron-Core"),
+            absl::StrCat("add ", c.pp - 1, " '|' breaks to the pattern to place the stages explicitly"));
+  }
+}
+
+// multi_token_prediction.py:1625 / :1632: MTP layers under full recompute.
+void CheckMtpRecompute(const RuleContext& ctx) {
+  const auto& c = ctx.in.config;
+  if (c.mtp_num_layers <= 0 || c.recompute != RecomputeGranularity::kFull) return;
+  if (c.recompute_method == RecomputeMethod::kUniform && c.recompute_num_layers != 1) {
+    ctx.Add("recompute.mtp_uniform_needs_one", {"recompute_num_layers", "mtp_num_layers"},
+            absl::StrCat("full uniform recompute of ", c.recompute_num_layers,
+                         " layers per checkpoint: MTP layers need recompute_num_layers = 1"),
+            "set recompute_num_layers=1, or use the block method");
+  }
+  if (c.recompute_method == RecomputeMethod::kBlock) {
+    ctx.Add("recompute.mtp_block_not_recomputed", {"recompute_method", "mtp_num_layers"},
+            "full block recompute does not recompute the MTP layers (Megatron-Core warns): they keep their "
+            "activations",
+            "expected with block recompute; use uniform to recompute MTP too");
+  }
+}
+
+// transformer_config.py: recompute and fine-grained offloading combinations.
+void CheckRecomputeOffload(const RuleContext& ctx) {
+  const auto& c = ctx.in.config;
+  if (c.recompute == RecomputeGranularity::kSelective) {
+    if (c.Recomputes("core_attn")) {  // :1984 warning
+      ctx.Add("recompute.core_attn_fused", {"recompute_modules"},
+              "core_attn recompute with Transformer Engine's fused attention saves nothing (Megatron-Core warns)",
+              "drop core_attn unless attention is unfused; recompute mlp, moe_act or layernorm instead");
+    }
+    if (c.precision == Precision::kFp8Ds && (c.Recomputes("moe_act") || c.Recomputes("layernorm"))) {  // :2003
+      ctx.Add("recompute.fp8_delayed_act_norm", {"recompute_modules", "precision"},
+              "FP8 delayed scaling does not support moe_act or layernorm recompute",
+              "use fp8-cs (current scaling), or drop moe_act / layernorm from recompute_modules");
+    }
+    if (c.Recomputes("moe")) {  // :2169
+      std::vector<std::string> inside;
+      for (const char* mod : {"moe_act", "expert_fc1", "fused_group_mlp"}) {
+        if (c.Offloads(mod)) inside.push_back(mod);
+      }
+      if (!inside.empty()) {
+        ctx.Add("offload.inside_recomputed_moe", {"offload_modules", "recompute_modules"},
+                absl::StrCat("offloading ", absl::StrJoin(inside, ", "),
+                             " while recomputing the whole MoE layer (moe in recompute_modules)"),
+                "remove moe from recompute_modules, or those modules from offload_modules");
+      }
+    }
+  }
+  if (c.Offloads("fused_group_mlp") && (c.Offloads("expert_fc1") || c.Offloads("moe_act"))) {  // :2191
+    ctx.Add("offload.fused_group_mlp_exclusive", {"offload_modules"},
+            "fused_group_mlp offloads the whole fused grouped MLP and cannot be combined with expert_fc1 or moe_act",
+            "keep fused_group_mlp alone, or offload expert_fc1 / moe_act instead");
+  }
+}
+
+}  // namespace
+
+void CheckLayerRules(const RuleContext& ctx) {
+  CheckMtpRecompute(ctx);
+  CheckRecomputeOffload(ctx);
+  const ModelSpec* m = ctx.in.model;
+  if (m == nullptr) return;
+  CheckMoeModules(ctx, *m);
+  CheckMamba(ctx, *m);
+  CheckHybridPattern(ctx, *m);
+}
+
+}  // namespace parplan
