@@ -11,13 +11,17 @@ namespace parplan {
 
 const std::vector<std::string>& KnownRecomputeModules() {
   static const auto* modules = new std::vector<std::string>{
-      "core_attn", "mlp", "moe", "moe_act", "shared_experts", "layernorm", "mla_up_proj"};
+      // megatron/core/transformer/transformer_config.py:1945 (allowed_modules)
+      "core_attn", "mlp", "moe", "moe_act", "shared_experts", "layernorm", "mla_up_proj", "gdn_norm_out",
+      "gdp_in_proj", "gdp_qkv", "mhc"};
   return *modules;
 }
 
 const std::vector<std::string>& KnownOffloadModules() {
   static const auto* modules = new std::vector<std::string>{
-      "core_attn", "attn_proj", "expert_fc1", "fused_group_mlp", "moe_act", "attn_norm", "mlp_norm", "qkv_linear"};
+      // megatron/core/transformer/transformer_config.py:2132 (allowed_modules)
+      "core_attn", "attn_proj", "expert_fc1", "fused_group_mlp", "moe_act", "attn_norm", "mlp_norm", "qkv_linear",
+      "gdp_qkv"};
   return *modules;
 }
 

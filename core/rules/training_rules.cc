@@ -9,10 +9,31 @@ namespace parplan {
 void CheckTrainingRules(const RuleContext& ctx) {
   const auto& c = ctx.in.config;
   const ModelSpec* m = ctx.in.model;
-  if (c.recompute == RecomputeGranularity::kSelective && (c.recompute_method_given || c.recompute_num_layers_given)) {
-    ctx.Add("recompute.selective_with_method", {"recompute_method", "recompute_num_layers"},
-            "recompute_method / recompute_num_layers are set with selective recompute; Megatron refuses them",
-            "drop recompute_method and recompute_num_layers, or use full recompute");
+  // transformer_config.py:1926 refuses recompute_num_layers with selective;
+  // recompute_method with selective is refused by Megatron-LM
+  // (arguments.py:1426) and ignored by Megatron Bridge.
+  if (c.recompute == RecomputeGranularity::kSelective && c.recompute_num_layers_given) {
+    ctx.Add("recompute.selective_with_num_layers", {"recompute_num_layers"},
+            "recompute_num_layers is set with selective recompute; Megatron-Core requires it unset",
+            "drop recompute_num_layers, or use full recompute");
+  }
+  if (c.recompute == RecomputeGranularity::kSelective && c.recompute_method_given) {
+    ctx.Add("recompute.selective_with_method", {"recompute_method"},
+            "recompute_method is set with selective recompute: Megatron-LM refuses it, Megatron Bridge ignores it",
+            "drop recompute_method, or use full recompute");
+  }
+  // transformer_config.py:1978: gdn_norm_out needs gated-delta-net attention ('G' layers).
+  if (c.Recomputes("gdn_norm_out") &&
+      (m == nullptr || m->hybrid_layer_pattern.find('G') == std::string::npos)) {
+    ctx.Add("recompute.gdn_norm_out_needs_gdn", {"recompute_modules"},
+            "gdn_norm_out recompute needs gated delta net attention (G layers in the hybrid pattern)",
+            "remove gdn_norm_out from recompute_modules");
+  }
+  // transformer_config.py:2150: gdp_qkv offload with gdp_in_proj recompute.
+  if (c.Offloads("gdp_qkv") && c.Recomputes("gdp_in_proj")) {
+    ctx.Add("offload.gdp_qkv_with_recomputed_in_proj", {"offload_modules", "recompute_modules"},
+            "gdp_qkv offload together with gdp_in_proj recompute leaves nothing for the offload to keep",
+            "drop one of them");
   }
   if (c.recompute != RecomputeGranularity::kFull && c.recompute != RecomputeGranularity::kSelective &&
       (c.recompute_method_given || c.recompute_num_layers_given)) {
