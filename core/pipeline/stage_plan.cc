@@ -389,6 +389,7 @@ class Planner {
             "encoder layers are not supported by flexible pipeline layouts", "remove encoder stages");
     }
     // Megatron keeps MTP in the last virtual stage of a rank, all in one stage.
+    bool split_reported = false;
     for (int64_t i = 0; i < n; ++i) {
       const int64_t rank = i % c_.pp, chunk = i / c_.pp;
       const int64_t here = std::count(stages[i].begin(), stages[i].end(), LayerType::kMtp);
@@ -398,7 +399,8 @@ class Planner {
               absl::StrCat("stage ", i, " (PP rank ", rank, ", VPP chunk ", chunk,
                            ") holds MTP; MTP must sit in a rank's last virtual stage"),
               "move the m layers to a stage of the last virtual chunk");
-      } else if (here != c_.mtp_num_layers) {
+      } else if (here != c_.mtp_num_layers && !split_reported) {
+        split_reported = true;
         Error("layout.mtp_split", fields, "all MTP layers must be in the same virtual pipeline stage",
               "put every m in one stage");
       }

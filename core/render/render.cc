@@ -143,7 +143,11 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model,
     s.push_back({"optimizer.exp_avg_dtype", "torch.bfloat16", "bf16", "--exp-avg-dtype bf16"});
     s.push_back({"optimizer.exp_avg_sq_dtype", "torch.bfloat16", "bf16", "--exp-avg-sq-dtype bf16"});
   }
-  if (c.lora) out.notes.push_back("peft=lora: use Megatron Bridge's LoRA PEFT config (cfg.peft = LoRA(...)); Megatron-LM has no LoRA flag.");
+  if (c.lora) {
+    out.notes.push_back("peft=lora: use Megatron Bridge's LoRA PEFT config (cfg.peft = LoRA(...)) and set "
+                        "checkpoint.pretrained_checkpoint (Bridge training/config.py:1627 requires it); Megatron-LM "
+                        "has no LoRA flag.");
+  }
   s.push_back(Int("train.micro_batch_size", c.mbs, "--micro-batch-size"));
   if (c.gbs > 0) s.push_back(Int("train.global_batch_size", c.gbs, "--global-batch-size"));
   const std::string recipe = BridgeMixedPrecisionRecipe(c.precision);

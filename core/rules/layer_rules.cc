@@ -19,6 +19,19 @@ void CheckMoeModules(const RuleContext& ctx, const ModelSpec& m) {
             absl::StrCat("moe_latent_size ", m.moe_latent_size, " on a model without experts"),
             "drop moe_latent_size or give num_moe_experts");
   }
+  // transformer_config.py:1702 (error) / :1694 (warning when moe_layer_freq
+  // leaves dense layers): an expert width without experts.
+  if (m.moe_ffn_hidden_size > 0 && m.num_moe_experts <= 0) {
+    if (m.moe_layer_freq > 1) {
+      ctx.Add("model.moe_ffn_ignored", {"model.moe_ffn_hidden_size"},
+              "moe_ffn_hidden_size is set without experts; Megatron-Core ignores it for these dense layers",
+              "drop moe_ffn_hidden_size");
+    } else {
+      ctx.Add("model.moe_ffn_without_experts", {"model.moe_ffn_hidden_size", "model.num_moe_experts"},
+              "moe_ffn_hidden_size is set but the model has no experts",
+              "set num_moe_experts or remove moe_ffn_hidden_size");
+    }
+  }
   if (!m.is_moe()) return;
   // transformer_config.py:2613 "Bias in Moe is only supported when ETP==1".
   if (m.add_bias_linear && c.etp != 1) {

@@ -98,6 +98,24 @@ void CheckPrecisionRules(const RuleContext& ctx) {
   if (!p.system.has_value()) return;
   const SystemSpec& s = *p.system;
   const Precision prec = ctx.in.config.precision;
+  const auto& c = ctx.in.config;
+  // megatron/training/arguments.py:1458: before Blackwell, TP/CP overlap wants
+  // CUDA_DEVICE_MAX_CONNECTIONS=1 and Megatron FSDP wants it unset.
+  if (c.fsdp && (c.tp > 1 || c.cp > 1) && s.gpu_arch != "blackwell") {
+    ctx.Add("fsdp.tp_cp_device_connections", {"use_megatron_fsdp", "tp", "cp"},
+            absl::StrCat("Megatron FSDP with TP=", c.tp, " CP=", c.cp, " on ", s.gpu_arch,
+                         ": they want different CUDA_DEVICE_MAX_CONNECTIONS settings (Megatron-LM warns)"),
+            "prefer FSDP with TP=CP=1 before Blackwell, or the distributed optimizer with TP/CP");
+  }
+  // Bridge training/config.py:1100 turns reuse_grad_buf_for_mxfp8_param_ag
+  // off under Megatron FSDP; megatron/core/optimizer/optimizer_config.py:420
+  // warns that the MXFP8 parameter all-gather then needs its own buffer.
+  if (c.fsdp && prec == Precision::kFp8Mx) {
+    ctx.Add("precision.mxfp8_param_ag_memory", {"precision", "use_megatron_fsdp"},
+            "MXFP8 under Megatron FSDP: the gradient buffer is not reused for the MXFP8 parameter all-gather, which "
+            "takes extra memory",
+            "expected with FSDP; use the distributed optimizer to reuse the buffer");
+  }
   if (IsFp8(prec) && s.fp8_dense_tflops <= 0) {
     ctx.Add("precision.fp8_unsupported", {"precision", "system"},
             absl::StrCat(PrecisionName(prec), " on ", s.id, ": ", s.gpu_arch, " GPUs have no FP8 tensor cores"),
