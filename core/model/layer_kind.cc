@@ -5,7 +5,7 @@ namespace parplan {
 LayerKind KindOfLayer(const ModelSpec& m, int64_t index) {
   if (!m.hybrid_layer_pattern.empty()) {
     int64_t i = 0;
-    for (char ch : m.hybrid_layer_pattern) {
+    for (char ch : MainHybridPattern(m.hybrid_layer_pattern)) {
       if (ch == '|') continue;
       if (i++ != index) continue;
       switch (ch) {

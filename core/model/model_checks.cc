@@ -16,15 +16,21 @@ std::string DeriveKind(const ModelSpec& model) {
 }
 
 void ApplyMegatronDefaults(ModelSpec* m) {
+  // Megatron-LM infers mtp_num_layers from the pattern's '/' parts (arguments.py:865).
+  if (m->mtp_num_layers == 0) m->mtp_num_layers = static_cast<int64_t>(MtpHybridPatterns(m->hybrid_layer_pattern).size());
   if (!m->hybrid_layer_pattern.empty() && m->num_layers == 0) {
     m->num_layers = HybridPatternLayers(m->hybrid_layer_pattern);
   }
   if (m->num_query_groups == 0) m->num_query_groups = m->num_attention_heads;
   if (m->kv_channels == 0 && m->num_attention_heads > 0) {
     m->kv_channels = m->hidden_size / m->num_attention_heads;
+    m->kv_channels_defaulted = true;
   }
   if (m->ffn_hidden_size == 0 && CountLayers(*m).dense_mlp > 0) m->ffn_hidden_size = 4 * m->hidden_size;
-  if (m->num_moe_experts > 0 && m->moe_ffn_hidden_size == 0) m->moe_ffn_hidden_size = m->ffn_hidden_size;
+  if (m->num_moe_experts > 0 && m->moe_ffn_hidden_size == 0 && m->ffn_hidden_size > 0) {
+    m->moe_ffn_hidden_size = m->ffn_hidden_size;
+    m->moe_ffn_defaulted = true;
+  }
   if (m->make_vocab_size_divisible_by == 0) m->make_vocab_size_divisible_by = 128;
   if (m->softmax_type.empty()) m->softmax_type = "vanilla";
   if (m->kind.empty()) m->kind = DeriveKind(*m);
@@ -160,12 +166,16 @@ absl::Status CheckArchitectureBounds(const ModelSpec& m, const std::string& pref
                absl::StrCat("pattern has ", m.hybrid_layer_pattern.size(),
                             " characters; allowed at most ", kMaxPatternChars));
   } else {
-    for (char c : m.hybrid_layer_pattern) {
-      if (std::string("M*-EGD+|").find(c) == std::string::npos) {
+    const size_t mtp_at = m.hybrid_layer_pattern.find('/');
+    for (size_t i = 0; i < m.hybrid_layer_pattern.size(); ++i) {
+      const char c = m.hybrid_layer_pattern[i];
+      // '|' only in the main part; '/' starts each MTP depth's pattern.
+      if (std::string(i < mtp_at ? "M*-EGD+|/" : "M*-EGD+/").find(c) == std::string::npos) {
         errors.Add(f("hybrid_layer_pattern"),
                    absl::StrCat("character '", std::string(1, c),
                                 "' is not a layer symbol; allowed M (Mamba), * (attention), "
-                                "- (MLP), E (MoE), G (gated delta), D (DSA), + (MLA), | (pipeline stage break) "
+                                "- (MLP), E (MoE), G (gated delta), D (DSA), + (MLA), | (pipeline stage break, main part only), "
+                                "/ (before each MTP depth's pattern) "
                                 "(megatron/core/models/hybrid/hybrid_layer_allocation.py Symbols)"));
         break;
       }

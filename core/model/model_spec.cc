@@ -5,7 +5,7 @@ namespace parplan {
 LayerCounts CountLayers(const ModelSpec& model) {
   LayerCounts counts;
   if (!model.hybrid_layer_pattern.empty()) {
-    for (char c : model.hybrid_layer_pattern) {
+    for (char c : MainHybridPattern(model.hybrid_layer_pattern)) {
       switch (c) {
         case 'M': ++counts.mamba; break;
         case '*': case 'G': case 'D': case '+': ++counts.attention; break;
@@ -33,9 +33,22 @@ LayerCounts CountLayers(const ModelSpec& model) {
   return counts;
 }
 
+std::string MainHybridPattern(const std::string& pattern) { return pattern.substr(0, pattern.find('/')); }
+
+std::vector<std::string> MtpHybridPatterns(const std::string& pattern) {
+  std::vector<std::string> parts;
+  size_t at = pattern.find('/');
+  while (at != std::string::npos) {
+    const size_t next = pattern.find('/', at + 1);
+    parts.push_back(pattern.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1));
+    at = next;
+  }
+  return parts;
+}
+
 int64_t HybridPatternLayers(const std::string& pattern) {
   int64_t n = 0;
-  for (char c : pattern) {
+  for (char c : MainHybridPattern(pattern)) {
     if (c != '|') ++n;
   }
   return n;

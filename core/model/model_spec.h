@@ -65,6 +65,11 @@ struct ModelSpec {
   // attention sink, per head and attention layer).
   std::string softmax_type = "vanilla";
 
+  // Set by ApplyMegatronDefaults when it filled the field (so the rules can
+  // say what Megatron says about the default).
+  bool kv_channels_defaulted = false;
+  bool moe_ffn_defaulted = false;
+
   // Provenance.
   std::string published_total_params;
   std::string published_active_params;
@@ -96,8 +101,16 @@ struct LayerCounts {
 // attention variants). MTP layers are not included.
 LayerCounts CountLayers(const ModelSpec& model);
 
-// Layers in a hybrid pattern: every symbol except the '|' stage breaks.
+// Layers in a hybrid pattern's main part: every symbol before the first '/'
+// except the '|' stage breaks.
 int64_t HybridPatternLayers(const std::string& pattern);
+
+// A hybrid pattern's main part (the decoder, before the first '/') and its
+// MTP parts (one per depth, after each '/'): Megatron's unified
+// hybrid_layer_pattern "M*M*/MM/MM" (megatron/core/models/hybrid/
+// hybrid_layer_allocation.py parse_hybrid_pattern).
+std::string MainHybridPattern(const std::string& pattern);
+std::vector<std::string> MtpHybridPatterns(const std::string& pattern);
 
 // Whether decoder layer `index` (0-based) attends locally (a sliding window of
 // window_size + 1 tokens, or a chunk of attention_chunk_size tokens) rather

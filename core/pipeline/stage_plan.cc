@@ -17,7 +17,7 @@ class Planner {
 
   std::optional<StagePlan> Run() {
     const bool layout = !c_.pipeline_layout.empty();
-    const bool pattern_pipes = m_.hybrid_layer_pattern.find('|') != std::string::npos;
+    const bool pattern_pipes = MainHybridPattern(m_.hybrid_layer_pattern).find('|') != std::string::npos;
     if (c_.vpp > 1 && c_.pp == 1 && !layout) {
       Error("vpp.requires_pp", {"vpp", "pp"},
             absl::StrCat("VPP=", c_.vpp, " needs pipeline parallelism but PP=1"),
@@ -280,7 +280,7 @@ class Planner {
   }
 
   std::optional<StagePlan> FromHybridPipes() {
-    std::vector<std::string> segments = absl::StrSplit(m_.hybrid_layer_pattern, '|');
+    std::vector<std::string> segments = absl::StrSplit(MainHybridPattern(m_.hybrid_layer_pattern), '|');
     const int64_t n = static_cast<int64_t>(segments.size());
     if (c_.first_stage_layers > 0 || c_.last_stage_layers > 0) {
       Error("hybrid.pipes_conflict_uneven", {"num_layers_in_first_pipeline_stage", "num_layers_in_last_pipeline_stage"},

@@ -11,6 +11,24 @@
 namespace parplan {
 namespace {
 
+// Megatron's defaults for unset widths, and what it says about them.
+void CheckDefaultedWidths(const RuleContext& ctx, const ModelSpec& m) {
+  // megatron/training/arguments.py:1332: kv_channels = hidden / heads needs an exact split.
+  if (m.kv_channels_defaulted && m.num_attention_heads > 0 && m.hidden_size % m.num_attention_heads != 0) {
+    ctx.Add("model.kv_channels_divisible", {"model.kv_channels", "model.hidden_size", "model.num_attention_heads"},
+            absl::StrCat("kv_channels not given and hidden_size ", m.hidden_size,
+                         " is not divisible by num_attention_heads ", m.num_attention_heads),
+            "give kv_channels (the head dimension)");
+  }
+  // transformer_config.py:1687, arguments.py:1652 (warnings).
+  if (m.moe_ffn_defaulted) {
+    ctx.Add("model.moe_ffn_defaulted", {"model.moe_ffn_hidden_size"},
+            absl::StrCat("moe_ffn_hidden_size not given: Megatron uses ffn_hidden_size = ", m.moe_ffn_hidden_size,
+                         " for each expert"),
+            "give moe_ffn_hidden_size if the experts are narrower");
+  }
+}
+
 void CheckMoeModules(const RuleContext& ctx, const ModelSpec& m) {
   const auto& c = ctx.in.config;
   // megatron/training/arguments.py:1982: a MoE latent size needs experts.
@@ -53,6 +71,14 @@ void CheckMoeModules(const RuleContext& ctx, const ModelSpec& m) {
 // parallelism (megatron/core/ssm/mamba_context_parallel.py).
 void CheckMamba(const RuleContext& ctx, const ModelSpec& m) {
   const auto& c = ctx.in.config;
+  // mamba_mixer.py:250: without mamba_num_heads, d_inner = 2 * hidden must split into head_dim heads.
+  if (CountLayers(m).mamba > 0 && m.mamba_num_heads <= 0 && m.mamba_head_dim > 0 &&
+      (2 * m.hidden_size) % m.mamba_head_dim != 0) {
+    ctx.Add("model.mamba_inner_headdim_divisible", {"model.mamba_head_dim", "model.hidden_size"},
+            absl::StrCat("mamba_num_heads unset: the Mamba inner width 2 * ", m.hidden_size,
+                         " is not divisible by mamba_head_dim ", m.mamba_head_dim),
+            "give mamba_num_heads, or a head dim dividing 2 * hidden_size");
+  }
   if (CountLayers(m).mamba == 0 || m.mamba_num_heads <= 0 || m.mamba_num_groups <= 0) return;
   const int64_t heads = m.mamba_num_heads, groups = m.mamba_num_groups;
   if (heads % groups != 0) {  // mamba_mixer.py:274
@@ -105,7 +131,7 @@ void CheckHybridPattern(const RuleContext& ctx, const ModelSpec& m) {
                          "pattern's '|' segments and refuses the flag"),
             "drop vpp; put PP*VPP segments separated by '|' into the pattern");
   }
-  for (absl::string_view segment : absl::StrSplit(p, '|')) {
+  for (absl::string_view segment : absl::StrSplit(p, absl::ByAnyChar("|/"))) {
     const bool attention = segment.find('*') != absl::string_view::npos;
     const bool mla = segment.find('+') != absl::string_view::npos || segment.find('D') != absl::string_view::npos;
     if (attention && mla) {  // :298 / :326
@@ -115,7 +141,34 @@ void CheckHybridPattern(const RuleContext& ctx, const ModelSpec& m) {
       break;
     }
   }
-  if (c.pp > 1 && p.find('|') == std::string::npos) {  // :393 deprecation warning
+  // hybrid_layer_allocation.py:262: every MTP depth has the same pattern.
+  const std::vector<std::string> mtp = MtpHybridPatterns(p);
+  for (size_t i = 1; i < mtp.size(); ++i) {
+    if (mtp[i] != mtp[0]) {
+      ctx.Add("hybrid.mtp_patterns_differ", {"model.hybrid_layer_pattern"},
+              absl::StrCat("MTP depth ", i + 1, " has pattern '", mtp[i].substr(0, 32), "' but depth 1 has '",
+                           mtp[0].substr(0, 32), "': all MTP patterns must be identical"),
+              "repeat one MTP pattern after each '/'");
+      break;
+    }
+  }
+  // megatron/training/arguments.py:872 (Bridge hybrid_provider.py:225):
+  // the pattern's depth wins over a different mtp_num_layers.
+  if (!mtp.empty() && c.mtp_num_layers != static_cast<int64_t>(mtp.size())) {
+    ctx.Add("hybrid.mtp_depth_mismatch", {"mtp_num_layers", "model.hybrid_layer_pattern"},
+            absl::StrCat("mtp_num_layers = ", c.mtp_num_layers, " but the pattern has ", mtp.size(),
+                         " MTP depth(s): Megatron uses the pattern's ", mtp.size()),
+            absl::StrCat("set mtp_num_layers = ", mtp.size(), " or change the pattern"));
+  }
+  // arguments.py:902: MTP on a hybrid model without an MTP pattern.
+  if (mtp.empty() && c.mtp_num_layers > 0) {
+    ctx.Add("hybrid.mtp_needs_pattern", {"mtp_num_layers", "model.hybrid_layer_pattern"},
+            absl::StrCat("mtp_num_layers = ", c.mtp_num_layers,
+                         " on a hybrid model whose pattern has no '/' MTP part: Megatron-LM warns (Bridge recipes "
+                         "pass the MTP pattern as mtp_hybrid_override_pattern)"),
+            "append '/' and the MTP layer pattern per depth (e.g. 'M*M*/*E') for Megatron-LM");
+  }
+  if (c.pp > 1 && MainHybridPattern(p).find('|') == std::string::npos) {  // :393 deprecation warning
     ctx.Add("hybrid.no_pipes_deprecated", {"model.hybrid_layer_pattern", "pp"},
             absl::StrCat("a hybrid pattern without '|' stage breaks with PP=", c.pp,
                          " is deprecated in Megatron-Core"),
@@ -182,6 +235,7 @@ void CheckLayerRules(const RuleContext& ctx) {
   CheckRecomputeOffload(ctx);
   const ModelSpec* m = ctx.in.model;
   if (m == nullptr) return;
+  CheckDefaultedWidths(ctx, *m);
   CheckMoeModules(ctx, *m);
   CheckMamba(ctx, *m);
   CheckHybridPattern(ctx, *m);
