@@ -219,15 +219,18 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
   const double dense_local = (params.total - params.routed_experts) / static_cast<double>(c.tp * c.pp);
   const double expert_local = params.routed_experts / static_cast<double>(c.pp * c.ep * c.etp);
   const double grad_b = c.grad_fp32 ? 4.0 : 2.0;
-  auto dp_seconds = [&](double local_params, int64_t group) {
+  // A ring over the DP group (ranks `stride` apart): NCCL moves only the
+  // ring edges that leave a domain over the network, so the group's members
+  // in one domain share the load over their own NICs (RingBandwidth).
+  auto dp_seconds = [&](double local_params, int64_t group, int64_t stride) {
     if (group <= 1) return 0.0;
     const double bytes = (grad_b + 2.0) * local_params * (group - 1.0) / group;
-    return LinkSeconds(bytes, GroupBandwidth(sys, world));
+    return LinkSeconds(bytes, RingBandwidth(sys, group, stride));
   };
   // Gradient reduction overlaps the backward pass of the step (about 2/3 of
   // compute). Under FSDP it happens per microbatch instead (fsdp_comm_s).
   e.breakdown.dp_comm_s = c.fsdp ? 0.0
-                                 : Exposed(dp_seconds(dense_local, dp * c.cp) + dp_seconds(expert_local, edp),
+                                 : Exposed(dp_seconds(dense_local, dp * c.cp, c.tp) + dp_seconds(expert_local, edp, c.ep * c.etp),
                                            P.dp_exposed, P.overlap_window, e.breakdown.compute_s * 2.0 / 3.0);
   // Optimizer: Adam reads and writes master weights, moments, gradients and weights of its shard.
   const double shard_dense = c.distributed_optimizer || c.fsdp ? dp * c.cp : 1;
