@@ -143,31 +143,20 @@ absl::StatusOr<ResolvedSystem> ResolveSystem(const SystemRef& ref, const std::st
     set("gpu_arch", s.gpu_arch, arch);
     s.gpu_arch = arch;
   }
-  if (f.hbm_gib) {
-    set("hbm_gib", Num(s.hbm_gb), Num(*f.hbm_gib));
-    s.hbm_gb = *f.hbm_gib;
-  }
-  note_default(f.hbm_gib.has_value(), absl::StrCat("HBM ", Num(s.hbm_gb), " GiB"));
-  if (f.hbm_tbps) {
-    set("hbm_tbps", Num(s.hbm_bw_tbps), Num(*f.hbm_tbps));
-    s.hbm_bw_tbps = *f.hbm_tbps;
-  }
-  note_default(f.hbm_tbps.has_value(), absl::StrCat(Num(s.hbm_bw_tbps), " TB/s"));
-  if (f.bf16_tflops) {
-    set("bf16_tflops", Num(s.bf16_dense_tflops), Num(*f.bf16_tflops));
-    s.bf16_dense_tflops = *f.bf16_tflops;
-  }
-  note_default(f.bf16_tflops.has_value(), absl::StrCat("bf16 ", Num(s.bf16_dense_tflops), " TFLOP/s"));
-  if (f.fp8_tflops) {
-    set("fp8_tflops", Num(s.fp8_dense_tflops), Num(*f.fp8_tflops));
-    s.fp8_dense_tflops = *f.fp8_tflops;
-  }
-  note_default(f.fp8_tflops.has_value(), absl::StrCat("FP8 ", Num(s.fp8_dense_tflops), " TFLOP/s"));
-  if (f.fp4_tflops) {
-    set("fp4_tflops", Num(s.fp4_dense_tflops), Num(*f.fp4_tflops));
-    s.fp4_dense_tflops = *f.fp4_tflops;
-  }
-  note_default(f.fp4_tflops.has_value(), absl::StrCat("FP4 ", Num(s.fp4_dense_tflops), " TFLOP/s"));
+  // A real figure: replaced when given; for an inline system, named as a default otherwise.
+  auto figure = [&](const char* field, const std::optional<double>& given, double* value, const char* label,
+                    const char* unit) {
+    if (given) {
+      set(field, Num(*value), Num(*given));
+      *value = *given;
+    }
+    note_default(given.has_value(), absl::StrCat(label, Num(*value), unit));
+  };
+  figure("hbm_gib", f.hbm_gib, &s.hbm_gb, "HBM ", " GiB");
+  figure("hbm_tbps", f.hbm_tbps, &s.hbm_bw_tbps, "", " TB/s");
+  figure("bf16_tflops", f.bf16_tflops, &s.bf16_dense_tflops, "bf16 ", " TFLOP/s");
+  figure("fp8_tflops", f.fp8_tflops, &s.fp8_dense_tflops, "FP8 ", " TFLOP/s");
+  figure("fp4_tflops", f.fp4_tflops, &s.fp4_dense_tflops, "FP4 ", " TFLOP/s");
   if (f.nvlink_gbps) {
     set("nvlink_gbps", Num(2 * s.nvlink_gbps_unidirectional), Num(*f.nvlink_gbps));
     s.nvlink_gbps_unidirectional = *f.nvlink_gbps / 2;
@@ -197,11 +186,7 @@ absl::StatusOr<ResolvedSystem> ResolveSystem(const SystemRef& ref, const std::st
   }
   note_default(f.scaleout_gbps.has_value() || f.nics_per_node.has_value(),
                absl::StrCat("scale-out ", Num(s.scaleout_gbps_per_gpu), " Gb/s per GPU"));
-  if (f.pcie_gbps) {
-    set("pcie_gbps", Num(s.pcie_gbps_unidirectional), Num(*f.pcie_gbps));
-    s.pcie_gbps_unidirectional = *f.pcie_gbps;
-  }
-  note_default(f.pcie_gbps.has_value(), absl::StrCat("PCIe ", Num(s.pcie_gbps_unidirectional), " GB/s"));
+  figure("pcie_gbps", f.pcie_gbps, &s.pcie_gbps_unidirectional, "PCIe ", " GB/s");
   // A domain larger than the world of GPUs that could share it is still a
   // spec, not an error; a domain without NVLink is not.
   if (s.nvlink_domain_size > 1 && s.nvlink_gbps_unidirectional <= 0) {
