@@ -202,16 +202,19 @@ absl::Status FillConfig(const Flags& flags, v1::ParallelConfig* c) {
     c->set_mtp_num_layers(static_cast<int32_t>(v));
   }
   if (flags.Has("sp") && flags.Has("no-sp")) errors.Add("--sp", "give --sp or --no-sp, not both");
-  if (flags.Has("sp")) {
-    const std::string s = flags.Get("sp");
+  // A boolean flag: bare (true), =true/1/on or =false/0/off.
+  auto boolean = [&](const char* name, const char* usage, auto setter) {
+    if (!flags.Has(name)) return;
+    const std::string s = flags.Get(name);
     if (s == "true" || s == "1" || s == "on") {
-      c->set_sp(true);
+      setter(true);
     } else if (s == "false" || s == "0" || s == "off") {
-      c->set_sp(false);
+      setter(false);
     } else {
-      errors.Add("--sp", absl::StrCat("'", s.substr(0, 32), "' is not a boolean; use --sp, --sp=false or --no-sp"));
+      errors.Add(absl::StrCat("--", name), absl::StrCat("'", s.substr(0, 32), "' is not a boolean; ", usage));
     }
-  }
+  };
+  boolean("sp", "use --sp, --sp=false or --no-sp", [c](bool b) { c->set_sp(b); });
   if (flags.Has("no-sp")) c->set_sp(false);
   if (flags.Has("precision")) c->set_precision(flags.Get("precision"));
   if (flags.Has("recompute")) c->set_recompute_granularity(flags.Get("recompute"));
@@ -247,19 +250,11 @@ absl::Status FillConfig(const Flags& flags, v1::ParallelConfig* c) {
     }
   }
   if (flags.Has("pp-layout")) c->set_pipeline_layout(flags.Get("pp-layout"));
-  // Megatron-LM's own flag names; a bare switch is true, "=false" is accepted.
-  auto account = [&](const char* name, auto setter) {
-    if (!flags.Has(name)) return;
-    const std::string s = flags.Get(name);
-    if (s == "true" || s == "1" || s == "on") {
-      setter(true);
-    } else if (s != "false" && s != "0" && s != "off") {
-      errors.Add(absl::StrCat("--", name), absl::StrCat("'", s.substr(0, 32), "' is not a boolean; use the bare flag or =false"));
-    }
-  };
-  account("account-for-embedding-in-pipeline-split",
+  // Megatron-LM's own flag names.
+  boolean("account-for-embedding-in-pipeline-split", "use the bare flag or =false",
           [c](bool b) { c->set_account_for_embedding_in_pipeline_split(b); });
-  account("account-for-loss-in-pipeline-split", [c](bool b) { c->set_account_for_loss_in_pipeline_split(b); });
+  boolean("account-for-loss-in-pipeline-split", "use the bare flag or =false",
+          [c](bool b) { c->set_account_for_loss_in_pipeline_split(b); });
   return errors.ToStatus();
 }
 
