@@ -1,8 +1,8 @@
 #include "server/grpc_status.h"
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/string_view.h"
 #include "server/rpc_status_details.h"
+#include "server/utf8.h"
 
 namespace parplan {
 
@@ -13,10 +13,9 @@ namespace {
 // is cut at kMaxStatusMessage bytes (on a UTF-8 character boundary).
 constexpr size_t kMaxStatusMessage = 2048;
 
-std::string BoundedMessage(absl::string_view message) {
-  if (message.size() <= kMaxStatusMessage) return std::string(message);
-  size_t cut = kMaxStatusMessage;
-  while (cut > 0 && (static_cast<unsigned char>(message[cut]) & 0xC0) == 0x80) --cut;
+std::string BoundedMessage(const std::string& message) {
+  const size_t cut = Utf8PrefixLength(message, kMaxStatusMessage);
+  if (cut == message.size()) return message;
   return absl::StrCat(message.substr(0, cut), " ... (", message.size() - cut, " more bytes)");
 }
 
@@ -25,7 +24,7 @@ std::string BoundedMessage(absl::string_view message) {
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
   const auto code = static_cast<grpc::StatusCode>(status.code());
-  const std::string message = BoundedMessage(status.message());
+  const std::string message = BoundedMessage(std::string(status.message()));
   const std::string details = RpcStatusDetails(status);
   if (details.empty()) return grpc::Status(code, message);
   return grpc::Status(code, message, details);

@@ -5,6 +5,7 @@
 #include "core/util/field_error.h"
 #include "google/rpc/error_details.pb.h"
 #include "google/rpc/status.pb.h"
+#include "server/utf8.h"
 
 namespace parplan {
 
@@ -20,13 +21,9 @@ std::string RpcStatusDetails(const absl::Status& status) {
   for (size_t i = 0; i < violations.size() && i < kMaxViolations; ++i) {
     auto* fv = bad_request.add_field_violations();
     fv->set_field(violations[i].field.substr(0, 128));
-    std::string text = violations[i].description;
-    if (text.size() > kMaxDescription) {
-      size_t cut = kMaxDescription;
-      while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-      text = text.substr(0, cut) + " ...";
-    }
-    fv->set_description(text);
+    const std::string& text = violations[i].description;
+    const size_t cut = Utf8PrefixLength(text, kMaxDescription);
+    fv->set_description(cut == text.size() ? text : text.substr(0, cut) + " ...");
   }
   if (violations.size() > kMaxViolations) {
     auto* more = bad_request.add_field_violations();

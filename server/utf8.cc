@@ -45,6 +45,13 @@ bool IsValidUtf8(const std::string& s) {
   return true;
 }
 
+size_t Utf8PrefixLength(const std::string& s, size_t max_bytes) {
+  if (s.size() <= max_bytes) return s.size();
+  size_t cut = max_bytes;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // a continuation byte
+  return cut;
+}
+
 std::string ToValidUtf8(const std::string& s) {
   std::string out;
   out.reserve(s.size());

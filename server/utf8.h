@@ -19,6 +19,10 @@ std::string ToValidUtf8(const std::string& s);
 
 void SanitizeUtf8(google::protobuf::Message* message);
 
+// The length of the longest prefix of `s` of at most `max_bytes` that does
+// not end inside a multi-byte UTF-8 character (s.size() when it fits).
+size_t Utf8PrefixLength(const std::string& s, size_t max_bytes);
+
 }  // namespace parplan
 
 #endif  // PARPLAN_SERVER_UTF8_H_
