@@ -107,11 +107,13 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
   const double fsdp_expert_bw = RingBandwidth(sys, edp, c.ep * c.etp);
   const double gathered_bytes = GemmWeightBytes(c.precision);
   const double grad_comm_bytes = c.grad_fp32 ? 4.0 : 2.0;
-  auto fsdp_seconds = [&](double dense_params, double expert_params, double weight_bytes, double passes) {
+  // Seconds to move `bytes_per_param` (gathered weights plus reduced
+  // gradients) of these parameters over their FSDP groups.
+  auto fsdp_seconds = [&](double dense_params, double expert_params, double bytes_per_param) {
     auto one = [&](double params, int64_t group, double bw) {
       if (group <= 1 || params <= 0) return 0.0;
       const double share = (group - 1.0) / group;
-      return LinkSeconds(params * share * (passes * weight_bytes + grad_comm_bytes), bw);
+      return LinkSeconds(params * share * bytes_per_param, bw);
     };
     return one(dense_params / c.tp, fsdp_dense_group, fsdp_dense_bw) +
            one(expert_params / (c.ep * c.etp), edp, fsdp_expert_bw);
@@ -123,12 +125,9 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
       const FlopsPerToken f = LayerFlopsPerToken(m, kind, index, c.seq_length, mtp);
       if (c.fsdp) {
         const LayerParams lp = mtp ? MtpParams(m) : ParamsOfLayer(m, kind);
-        fsdp_s += fsdp_seconds(lp.dense, lp.expert, gathered_bytes, 2.0);
+        fsdp_s += fsdp_seconds(lp.dense, lp.expert, 2.0 * gathered_bytes + grad_comm_bytes);
         // The first layer's forward gather has nothing to prefetch behind.
-        if (first_gather_s == 0) {
-          first_gather_s = fsdp_seconds(lp.dense, lp.expert, gathered_bytes, 1.0) -
-                           fsdp_seconds(lp.dense, lp.expert, 0.0, 0.0);
-        }
+        if (first_gather_s == 0) first_gather_s = fsdp_seconds(lp.dense, lp.expert, gathered_bytes);
       }
       const bool moe = kind == LayerKind::kMoeTransformer || kind == LayerKind::kMoeOnly;
       const double mlp_share = moe ? moe_factor : mlp_factor;
@@ -183,7 +182,7 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
       const double vocab_params = static_cast<double>(PaddedVocab(m, c.tp)) * h;
       const double ends = (plan.has_embedding[r] ? 1.0 : 0.0) +
                           (plan.has_loss[r] && !m.share_embeddings_and_output_weights ? 1.0 : 0.0);
-      fsdp_s += fsdp_seconds(ends * vocab_params, 0, 2.0, 2.0);
+      fsdp_s += fsdp_seconds(ends * vocab_params, 0, 2.0 * 2.0 + grad_comm_bytes);
     }
     // Gathers are prefetched one unit ahead and hide behind the compute of
     // the unit before; the first gather of the forward cannot.
