@@ -75,6 +75,11 @@ std::vector<CalibrationRow> LoadCalibrationRows(const std::string& data_dir, std
       if (t.first_stage_layers > 0) c.first_stage_layers = t.first_stage_layers;
       if (t.last_stage_layers > 0) c.last_stage_layers = t.last_stage_layers;
       if (t.mtp_num_layers.has_value()) c.mtp_num_layers = t.mtp_num_layers;
+      c.tp_comm_overlap = t.tp_comm_overlap;
+      c.overlap_grad_reduce = t.overlap_grad_reduce;
+      c.overlap_moe_expert_parallel_comm = t.overlap_moe_expert_parallel_comm;
+      c.cuda_graph_impl = t.cuda_graph_impl;
+      c.cuda_graph_modules = t.cuda_graph_modules;
     }
     // Runs whose layers do not divide over PP*VPP used a layout (the DeepSeek
     // recipes build one from (PP, VPP)); rebuild the balanced one.
@@ -108,6 +113,7 @@ std::vector<CalibrationRow> LoadCalibrationRows(const std::string& data_dir, std
     }
     CalibrationRow row;
     row.label = label;
+    row.container = r.at("container");
     row.model_id = model->id;
     row.moe = model->is_moe();
     row.model = *model;
@@ -119,6 +125,14 @@ std::vector<CalibrationRow> LoadCalibrationRows(const std::string& data_dir, std
     row.published_tokens_per_s_per_gpu = std::stod(r.at("tokens_per_sec_per_gpu"));
     out.push_back(std::move(row));
   }
+  // Container releases compare as strings (yy.mm[.patch]).
+  std::map<std::string, std::string> newest;
+  auto group = [](const CalibrationRow& row) { return row.label.substr(0, row.label.rfind('/')); };
+  for (const auto& row : out) {
+    std::string& n = newest[group(row)];
+    n = std::max(n, row.container);
+  }
+  for (auto& row : out) row.newest = row.container == newest[group(row)];
   return out;
 }
 

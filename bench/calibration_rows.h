@@ -25,6 +25,10 @@ struct CalibrationRow {
   StagePlan plan;
   int64_t gpus = 0;
   double published_tokens_per_s_per_gpu = 0;
+  std::string container;  // NeMo container release, e.g. 26.06.01
+  // The newest container's row of its model, system, GPU count and
+  // precision: today's software stack, which the planner predicts.
+  bool newest = false;
 };
 
 // Primary pretraining rows with a complete model, a catalog system and a

@@ -64,6 +64,15 @@ std::vector<TunedRow> LoadTunedRows(const std::string& csv_path) {
     }
     c.set_use_distributed_optimizer(r.at("use_distributed_optimizer") != "False");
     c.set_use_megatron_fsdp(r.at("use_megatron_fsdp") == "True");
+    if (Given(r.at("tp_comm_overlap"))) c.set_tp_comm_overlap(r.at("tp_comm_overlap") == "True");
+    if (Given(r.at("overlap_grad_reduce"))) c.set_overlap_grad_reduce(r.at("overlap_grad_reduce") == "True");
+    if (Given(r.at("cuda_graph_impl"))) c.set_cuda_graph_impl(r.at("cuda_graph_impl"));
+    for (absl::string_view m : absl::StrSplit(r.at("cuda_graph_scope"), absl::ByAnyChar("[]\", "), absl::SkipEmpty())) {
+      c.add_cuda_graph_modules(std::string(m));
+    }
+    if (Given(r.at("overlap_moe_expert_parallel_comm"))) {
+      c.set_overlap_moe_expert_parallel_comm(r.at("overlap_moe_expert_parallel_comm") == "True");
+    }
     // Settings the CSV does not carry, read from the recipes (Megatron-Bridge 067f987df0):
     //  * every perf recipe calls _benchmark_common / _perf_precision (perf_recipes/_common.py),
     //    which set grad_reduce_in_fp32 = False: bf16 gradient buffers;

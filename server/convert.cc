@@ -210,6 +210,11 @@ ParallelConfig ToParallelConfig(const v1::ParallelConfig& c) {
   r.peft = c.peft();
   r.cpu_offloading_num_layers = c.cpu_offloading_num_layers();
   r.offload_modules.assign(c.offload_modules().begin(), c.offload_modules().end());
+  if (c.has_tp_comm_overlap()) r.tp_comm_overlap = c.tp_comm_overlap();
+  if (c.has_overlap_grad_reduce()) r.overlap_grad_reduce = c.overlap_grad_reduce();
+  if (c.has_overlap_moe_expert_parallel_comm()) r.overlap_moe_expert_parallel_comm = c.overlap_moe_expert_parallel_comm();
+  r.cuda_graph_impl = c.cuda_graph_impl();
+  r.cuda_graph_modules.assign(c.cuda_graph_modules().begin(), c.cuda_graph_modules().end());
   return r;
 }
 
@@ -297,6 +302,11 @@ void ToResolvedConfig(const ResolvedConfig& c, v1::ParallelConfig* out) {
   out->set_peft(c.lora ? "lora" : "none");
   out->set_cpu_offloading_num_layers(static_cast<int32_t>(c.cpu_offloading_num_layers));
   for (const auto& m : c.offload_modules) out->add_offload_modules(m);
+  out->set_tp_comm_overlap(c.tp_comm_overlap);
+  out->set_overlap_grad_reduce(c.overlap_grad_reduce);
+  out->set_overlap_moe_expert_parallel_comm(c.overlap_moe_expert_parallel_comm);
+  out->set_cuda_graph_impl(c.cuda_graph_impl);
+  for (const auto& m : c.cuda_graph_modules) out->add_cuda_graph_modules(m);
 }
 
 void ToStageLayers(const StagePlan& plan, google::protobuf::RepeatedPtrField<v1::StageLayers>* out) {
@@ -354,6 +364,13 @@ void ToMemorySuggestion(const MemorySuggestion& s, v1::MemorySuggestion* out) {
 
 void ToPerformanceBreakdown(const PerfBreakdown& b, v1::PerformanceBreakdown* out) {
   out->set_compute_s(b.compute_s);
+  out->set_gemm_s(b.gemm_s);
+  out->set_attention_s(b.attention_s);
+  out->set_moe_s(b.moe_s);
+  out->set_elementwise_s(b.elementwise_s);
+  out->set_recompute_s(b.recompute_s);
+  out->set_logits_s(b.logits_s);
+  out->set_overhead_s(b.overhead_s);
   out->set_tp_comm_s(b.tp_comm_s);
   out->set_cp_comm_s(b.cp_comm_s);
   out->set_ep_comm_s(b.ep_comm_s);

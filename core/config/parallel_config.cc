@@ -17,6 +17,14 @@ const std::vector<std::string>& KnownRecomputeModules() {
   return *modules;
 }
 
+const std::vector<std::string>& KnownCudaGraphModules() {
+  // megatron/core/transformer/enums.py CudaGraphModule (and the deprecated
+  // cuda_graph_scope names it still accepts)
+  static const auto* modules = new std::vector<std::string>{"full", "attn", "mlp", "moe", "moe_router",
+                                                            "moe_preprocess", "mamba"};
+  return *modules;
+}
+
 const std::vector<std::string>& KnownOffloadModules() {
   static const auto* modules = new std::vector<std::string>{
       // megatron/core/transformer/transformer_config.py:2132 (allowed_modules)
@@ -92,6 +100,8 @@ absl::Status CheckConfigBounds(const ParallelConfig& c, const std::string& prefi
   errors.CheckRange(f("cpu_offloading_num_layers"), c.cpu_offloading_num_layers, 0, 1024);
   CheckModules(&errors, f("recompute_modules"), c.recompute_modules, KnownRecomputeModules(), "recompute");
   CheckModules(&errors, f("offload_modules"), c.offload_modules, KnownOffloadModules(), "offload");
+  CheckChoice(&errors, f("cuda_graph_impl"), c.cuda_graph_impl, {"none", "local", "transformer_engine", "full_iteration"});
+  CheckModules(&errors, f("cuda_graph_modules"), c.cuda_graph_modules, KnownCudaGraphModules(), "CUDA graph");
   return errors.ToStatus();
 }
 
@@ -160,6 +170,11 @@ absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& c, const Mode
   r.lora = NormalizeName(c.peft) == "lora";
   r.cpu_offloading_num_layers = c.cpu_offloading_num_layers;
   for (const auto& m : c.offload_modules) r.offload_modules.push_back(NormalizeName(m));
+  r.tp_comm_overlap = c.tp_comm_overlap.value_or(false);
+  r.overlap_grad_reduce = c.overlap_grad_reduce.value_or(true);
+  r.overlap_moe_expert_parallel_comm = c.overlap_moe_expert_parallel_comm.value_or(false);
+  r.cuda_graph_impl = c.cuda_graph_impl.empty() ? "none" : NormalizeName(c.cuda_graph_impl);
+  for (const auto& m : c.cuda_graph_modules) r.cuda_graph_modules.push_back(NormalizeName(m));
   return r;
 }
 

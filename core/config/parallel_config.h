@@ -32,6 +32,7 @@ enum class RecomputeMethod { kUniform, kBlock };
 // Module names Megatron-Core accepts in recompute_modules / offload_modules.
 const std::vector<std::string>& KnownRecomputeModules();
 const std::vector<std::string>& KnownOffloadModules();
+const std::vector<std::string>& KnownCudaGraphModules();
 
 struct ParallelConfig {
   int64_t tp = 0, pp = 0, vpp = 0, cp = 0, ep = 0;
@@ -61,6 +62,15 @@ struct ParallelConfig {
   std::string peft;                   // none | lora
   int64_t cpu_offloading_num_layers = 0;     // Megatron cpu_offloading
   std::vector<std::string> offload_modules;  // fine-grained activation offloading
+  // Communication overlap (Megatron Bridge comm_overlap / ddp switches);
+  // unset = Bridge's default (TP and MoE all-to-all overlap off, gradient
+  // reduce overlap on).
+  std::optional<bool> tp_comm_overlap;
+  std::optional<bool> overlap_grad_reduce;
+  std::optional<bool> overlap_moe_expert_parallel_comm;
+  // CUDA graphs (Megatron-Core cuda_graph_impl / cuda_graph_modules).
+  std::string cuda_graph_impl;                  // none | local | transformer_engine | full_iteration
+  std::vector<std::string> cuda_graph_modules;  // attn, mlp, moe, moe_router, moe_preprocess, mamba, full
 };
 
 struct ResolvedConfig {
@@ -90,6 +100,14 @@ struct ResolvedConfig {
   bool grad_fp32 = true;          // gradient buffer dtype
   bool optimizer_bf16 = false;    // Adam moments in bf16
   bool lora = false;              // base weights frozen
+  // Communication overlap switches, defaulted as Megatron Bridge does
+  // (src/megatron/bridge/training/comm_overlap.py): TP overlap and MoE
+  // all-to-all overlap off unless asked for; gradient-reduce overlap on.
+  bool tp_comm_overlap = false;
+  bool overlap_grad_reduce = true;
+  bool overlap_moe_expert_parallel_comm = false;
+  std::string cuda_graph_impl = "none";         // normalized; Megatron-Core's default
+  std::vector<std::string> cuda_graph_modules;  // empty = the whole layer ("full")
   int64_t cpu_offloading_num_layers = 0;  // layers per stage whose activations go to host
   std::vector<std::string> offload_modules;
   std::vector<std::string> notes;  // which defaults were applied, in words

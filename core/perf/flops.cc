@@ -109,6 +109,11 @@ void Add(FlopsPerToken* sum, const FlopsPerToken& f) {
 
 }  // namespace
 
+double KeysPerQuery(const ModelSpec& m, int64_t index, int64_t seq_length) {
+  const double s = static_cast<double>(seq_length);
+  return IsLocalAttentionLayer(m, index) ? LocalContext(m, s) : s / 2;
+}
+
 FlopsPerToken LayerFlopsPerToken(const ModelSpec& m, LayerKind kind, int64_t index, int64_t seq_length,
                                  bool mtp_depth) {
   const double s = static_cast<double>(seq_length);

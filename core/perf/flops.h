@@ -33,6 +33,11 @@ struct FlopsPerToken {
 FlopsPerToken LayerFlopsPerToken(const ModelSpec& model, LayerKind kind, int64_t index, int64_t seq_length,
                                  bool mtp_depth);
 
+// Keys one query of layer `index` attends to on average in a sequence of
+// `seq_length` tokens: s/2 for causal attention, less for sliding-window and
+// chunked layers (IsLocalAttentionLayer).
+double KeysPerQuery(const ModelSpec& model, int64_t index, int64_t seq_length);
+
 // Precondition: model complete. `seq_length` tokens per sequence, `tp` for
 // vocabulary padding, `mtp_num_layers` the run's MTP depth.
 FlopsPerToken ModelFlopsPerToken(const ModelSpec& model, int64_t seq_length, int64_t tp, int64_t mtp_num_layers);

@@ -18,43 +18,62 @@
 
 namespace parplan {
 
-// Free parameters. Arch index: 0 = Hopper (and Ampere), 1 = Blackwell.
-// Precision index: 0 = bf16, 1 = FP8 (any scaling), 2 = FP4.
+// Parameters of the model. Kernel ceilings are priors taken from published
+// kernel measurements per GPU architecture (index 0 Ampere, 1 Hopper, 2
+// Blackwell) and precision (0 bf16, 1 FP8, 2 FP4); the fit may move them
+// only inside a narrow band around the measurement and leaves an
+// architecture with no calibration rows at its prior. Everything else is
+// shared across GPUs. Ranges and sources: core/perf/README.md.
 struct PerfParams {
-  double gemm_efficiency[2][3] = {{0.62, 0.50, 0.50}, {0.62, 0.50, 0.40}};
-  double gemm_half_gflop = 2.0;       // per-call GEMM GFLOP at which efficiency halves
-  double attention_efficiency = 0.45; // fused attention, fraction of the bf16 peak
-  double expert_half_tokens = 256;    // tokens per expert GEMM at which grouped-GEMM efficiency halves
-  double elementwise_passes = 8;      // HBM passes over each layer's activations (norms, activations, rope, casts)
-  double layer_latency_us = 100;      // fixed time per layer and microbatch (kernel launches, syncs), fwd + bwd
-  double moe_latency_us = 500;        // extra per MoE layer and microbatch (router, permutation, dispatch sizes)
-  double moe_permute_passes = 0;      // HBM passes over the routed tokens' hidden vectors (permute, unpermute, combine)
-  double tp_exposed = 0.45;           // exposed fractions of each communication
+  double gemm_ceiling[3][3] = {{0.80, 0.80, 0.80}, {0.72, 0.68, 0.68}, {0.72, 0.68, 0.62}};
+  double grouped_gemm_share = 0.85;                   // grouped (expert) GEMM ceiling / dense ceiling (DeepGEMM tables)
+  double attention_ceiling[3] = {0.65, 0.65, 0.65};  // fused attention forward at head dim 128, fraction of bf16 peak
+  double attention_backward_ratio = 0.75;             // backward rate / forward rate (FlashAttention-2/3)
+  double attention_head_dim_half = 48;                // rate ~ d / (d + this): smaller heads use tensor cores less
+  double mamba_scan_efficiency = 0.2;                 // chunked SSD scan matmuls, fraction of bf16 peak
+  double hbm_efficiency = 0.8;                        // element-wise kernels' share of the HBM bandwidth
+  // The host side. Megatron issues every kernel from Python: a module's
+  // forward + backward costs the host this long per microbatch unless CUDA
+  // graphs replay it; the GPU waits when its own work is shorter (a layer
+  // takes max(GPU, host)). MoE layers add their router and dispatcher, and
+  // wait for the host to read the tokens per expert (a device-to-host sync
+  // that drains the launch queue) unless the whole iteration is graphed.
+  double host_module_us = 300;   // attention, MLP or Mamba module, fwd + bwd
+  double host_moe_us = 600;      // more per MoE module: router, permutation, dispatcher
+  double moe_sync_us = 100;      // GPU idle per MoE layer, fwd + bwd, after the token-count sync
+  // After that sync the host must issue the grouped expert GEMMs expert by
+  // expert (Transformer Engine GroupedLinear: a quantize and a GEMM launch
+  // per expert and GEMM); the GPU waits for each launch.
+  double expert_launch_us = 5;   // per expert and kernel
+  double link_efficiency = 0.8;                       // achieved bus bandwidth / line rate (nccl-tests)
+  double nvlink_step_latency_us = 2;                  // per ring step inside an NVLink domain
+  double network_step_latency_us = 8;                 // per ring step across hosts
+  // Exposed fractions: what overlap cannot hide, with and without the
+  // recipe's overlap switch, bounded by the compute running alongside.
+  double tp_exposed = 0.8;           // TP all-gather/reduce-scatter, tp_comm_overlap off
+  double tp_exposed_overlap = 0.25;  // tp_comm_overlap on (userbuffers, NVLink only)
   double cp_exposed = 0.3;
-  double ep_exposed = 0.6;
-  double dp_exposed = 0.2;
+  double ep_exposed = 0.8;           // EP all-to-all, overlap_moe_expert_parallel_comm off
+  double ep_exposed_overlap = 0.3;   // on
+  double dp_exposed = 0.1;           // gradient reduce / parameter gather, overlap_grad_reduce on
   double pp_exposed = 0.5;
-  // Share of the overlapping compute that can hide communication. A
-  // collective is exposed by max(exposed fraction * its time, its time -
-  // overlap_window * the compute it overlaps): small collectives cost their
-  // calibrated fraction, collectives larger than the compute (TP across
-  // nodes, EP over a slow network) cannot hide. Not fitted: a prior; 1.0
-  // (all of the compute) fits the published runs better than 0.5 (MSLE
-  // 0.0286 vs 0.0295) and generalises better (leave-one-model-out 14.9% vs
-  // 15.9%).
+  // Share of the overlapping compute that can hide communication: a
+  // collective is exposed by max(fraction * time, time - window * compute).
   double overlap_window = 1.0;
-  // Floor under any GEMM's achieved fraction of peak: even thin grouped
-  // GEMMs keep the tensor cores partly busy. The fitted size curve is
-  // anchored on the published runs' shapes; far below them it would
-  // otherwise predict near-zero rates. Not fitted (physical prior).
-  double min_gemm_efficiency = 0.05;
 };
 
 // The calibrated parameters (core/perf/perf_params.cc).
 const PerfParams& CalibratedPerfParams();
 
 struct PerfBreakdown {
-  double compute_s = 0;        // all microbatches of the slowest stage (GEMMs, attention, element-wise)
+  double compute_s = 0;        // all microbatches of the slowest stage: the sum of the next seven
+  double gemm_s = 0;           // dense GEMMs: attention projections, MLP, shared experts, Mamba projections
+  double attention_s = 0;      // fused attention and the Mamba scan
+  double moe_s = 0;            // routing, token permutation, grouped expert GEMMs, expert activation
+  double elementwise_s = 0;    // norms, activations, residuals, rotary embedding
+  double recompute_s = 0;      // forward passes repeated by activation recompute
+  double logits_s = 0;         // output layer (and MTP heads) on the loss stage
+  double overhead_s = 0;       // fixed per-layer costs: kernel launches, host synchronisation
   double tp_comm_s = 0;        // exposed
   double cp_comm_s = 0;
   double ep_comm_s = 0;
@@ -75,7 +94,7 @@ struct PerfEstimate {
   FlopsPerToken flops;
   int64_t slowest_stage = 0;
   int64_t microbatches = 0;
-  double gemm_efficiency = 0;        // of the representative dense GEMM
+  double gemm_efficiency = 0;        // achieved fraction of peak over all dense GEMMs of the slowest stage
   std::vector<std::string> assumptions;
 };
 

@@ -1,8 +1,7 @@
 // Calibrated performance parameters. Regenerate with
 //   build/bench/perf_accuracy_bench --fit
-// which fits them on tests/data/benchmarks_calibration.csv (per GPU
-// generation and precision for the GEMM efficiency; shared otherwise) and
-// prints this initializer.
+// which fits them on tests/data/benchmarks_calibration.csv inside the
+// physical ranges of core/perf/README.md and prints this initializer.
 #include "core/perf/perf_model.h"
 
 namespace parplan {
@@ -10,24 +9,32 @@ namespace parplan {
 const PerfParams& CalibratedPerfParams() {
   static const PerfParams params = [] {
     PerfParams p;
-    p.gemm_efficiency[0][0] = 0.6200;
-    p.gemm_efficiency[0][1] = 0.6781;
-    p.gemm_efficiency[0][2] = 0.5000;
-    p.gemm_efficiency[1][0] = 0.9500;
-    p.gemm_efficiency[1][1] = 0.6270;
-    p.gemm_efficiency[1][2] = 0.4041;
-    p.gemm_half_gflop = 74.2620;
-    p.attention_efficiency = 0.7500;
-    p.expert_half_tokens = 10.87;
-    p.elementwise_passes = 27.3757;
-    p.tp_exposed = 0.4500;
+    p.gemm_ceiling[0][0] = 0.8000;
+    p.gemm_ceiling[0][1] = 0.8000;
+    p.gemm_ceiling[0][2] = 0.8000;
+    p.gemm_ceiling[1][0] = 0.7200;
+    p.gemm_ceiling[1][1] = 0.8160;
+    p.gemm_ceiling[1][2] = 0.6800;
+    p.gemm_ceiling[2][0] = 0.5509;
+    p.gemm_ceiling[2][1] = 0.5780;
+    p.gemm_ceiling[2][2] = 0.3720;
+    p.attention_ceiling[0] = 0.6500;
+    p.attention_ceiling[1] = 0.5452;
+    p.attention_ceiling[2] = 0.7613;
+    p.grouped_gemm_share = 1.0000;
+    p.mamba_scan_efficiency = 0.2000;
+    p.hbm_efficiency = 0.4000;
+    p.expert_launch_us = 22.75;
+    p.host_module_us = 300.00;
+    p.host_moe_us = 600.00;
+    p.moe_sync_us = 435.53;
+    p.tp_exposed = 0.6913;
+    p.tp_exposed_overlap = 0.4964;
     p.cp_exposed = 0.3000;
-    p.ep_exposed = 0.1230;
-    p.dp_exposed = 0.1000;
-    p.pp_exposed = 0.3380;
-    p.layer_latency_us = 100.00;
-    p.moe_latency_us = 269.08;
-    p.moe_permute_passes = 15.5614;
+    p.ep_exposed = 0.3938;
+    p.ep_exposed_overlap = 0.6024;
+    p.dp_exposed = 0.0200;
+    p.pp_exposed = 1.0000;
     return p;
   }();
   return params;

@@ -25,6 +25,7 @@ struct SystemSpec {
   // Host PCIe link per GPU, GB/s per direction: the path between GPUs of one
   // host that do not share an NVLink domain (PCIe cards); 0 = unknown.
   double pcie_gbps_unidirectional = 0;
+  int sm_count = 0;  // streaming multiprocessors per GPU; 0 = the architecture's flagship (core/perf/kernel_time.h)
   std::string description;
   std::map<std::string, std::string> sources;
   std::vector<std::string> notes;

@@ -305,7 +305,11 @@ std::string FormatPerformance(const v1::EstimatePerformanceResponse& r) {
     const auto& b = r.breakdown();
     absl::StrAppend(&out, "breakdown (s):\n");
     std::vector<std::pair<const char*, double>> parts = {
-        {"compute", b.compute_s()}, {"bubble", b.bubble_s()}, {"TP comm (exposed)", b.tp_comm_s()},
+        {"compute", b.compute_s()},
+        {"  GEMMs", b.gemm_s()}, {"  attention", b.attention_s()}, {"  MoE", b.moe_s()},
+        {"  element-wise", b.elementwise_s()}, {"  recompute", b.recompute_s()}, {"  logits", b.logits_s()},
+        {"  fixed overhead", b.overhead_s()},
+        {"bubble", b.bubble_s()}, {"TP comm (exposed)", b.tp_comm_s()},
         {"CP comm (exposed)", b.cp_comm_s()}, {"EP comm (exposed)", b.ep_comm_s()},
         {"DP comm (exposed)", b.dp_comm_s()}, {"PP comm (exposed)", b.pp_comm_s()}};
     if (c.use_megatron_fsdp()) parts.push_back({"FSDP comm (exposed)", b.fsdp_comm_s()});

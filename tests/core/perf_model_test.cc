@@ -68,11 +68,19 @@ TEST(PerfModelTest, BubbleShrinksWithInterleavingAndMicrobatches) {
 }
 
 TEST(PerfModelTest, TensorParallelismAcrossNodesIsExpensive) {
-  // TP=8 inside the H100 NVLink domain vs TP=16 across two nodes, same world.
-  const PerfEstimate inside = Estimate(Make("llama3_70b", 8, 4, 1, 256), 64);
-  const PerfEstimate across = Estimate(Make("llama3_70b", 16, 2, 1, 256), 64);
-  EXPECT_GT(across.breakdown.tp_comm_s, 10 * inside.breakdown.tp_comm_s);
-  EXPECT_LT(across.tokens_per_s_per_gpu, 0.5 * inside.tokens_per_s_per_gpu);
+  // TP=8 inside the H100 NVLink domain vs TP=16 across two nodes, same world:
+  // the ring crosses the network (the node's 8 NICs carry it, 400 vs 900
+  // GB/s of NVLink) with network step latencies, and cannot use TP overlap.
+  // vTrain measured 2.1x slower steps for TP16 vs TP8 on A100 nodes with a
+  // quarter of this NIC bandwidth (bench/results/vtrain_accuracy.txt).
+  PerfCase inside_case = Make("llama3_70b", 8, 4, 1, 256);
+  PerfCase across_case = Make("llama3_70b", 16, 2, 1, 256);
+  inside_case.config.tp_comm_overlap = true;
+  across_case.config.tp_comm_overlap = true;
+  const PerfEstimate inside = Estimate(inside_case, 64);
+  const PerfEstimate across = Estimate(across_case, 64);
+  EXPECT_GT(across.breakdown.tp_comm_s, 3 * inside.breakdown.tp_comm_s);
+  EXPECT_LT(across.tokens_per_s_per_gpu, 0.85 * inside.tokens_per_s_per_gpu);
 }
 
 TEST(PerfModelTest, FasterGpuAndLowerPrecisionAreFaster) {

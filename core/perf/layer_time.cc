@@ -1,0 +1,241 @@
+#include "core/perf/layer_time.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/perf/flops.h"
+#include "core/perf/perf_model.h"
+
+namespace parplan {
+namespace {
+
+constexpr double kActivationBytes = 2;  // activations stay bf16 in every recipe (FP8 only inside GEMMs)
+constexpr double kMambaChunk = 128;     // Megatron MambaMixer chunk_size
+
+struct Builder {
+  LayerTime* t;
+  const Device& d;
+  void Gemm(LayerPart part, double m, double n, double k, double count = 1) {
+    const int i = static_cast<int>(part);
+    const TrainingGemm g = TrainingGemmSeconds(m, n, k, count, d);
+    t->forward[i] += g.forward;
+    t->backward[i] += g.backward;
+  }
+  // An element-wise kernel moving `bytes` forward; its backward reads the
+  // saved input and the incoming gradient and writes the outgoing one (2x).
+  void Memory(LayerPart part, double bytes) {
+    const int i = static_cast<int>(part);
+    t->forward[i] += MemorySeconds(bytes, d);
+    t->backward[i] += MemorySeconds(2 * bytes, d);
+  }
+};
+
+}  // namespace
+
+ComputeKind KindOfPart(LayerPart p) {
+  switch (p) {
+    case LayerPart::kCoreAttention:
+    case LayerPart::kMambaScan: return ComputeKind::kAttention;
+    case LayerPart::kMoeRouting:
+    case LayerPart::kExpertGemms:
+    case LayerPart::kMoeActivation: return ComputeKind::kMoe;
+    case LayerPart::kMlpActivation:
+    case LayerPart::kNorms:
+    case LayerPart::kOtherElementwise: return ComputeKind::kElementwise;
+    default: return ComputeKind::kGemm;
+  }
+}
+
+bool RecomputedBy(LayerPart p, const std::string& module) {
+  if (module == "core_attn") return p == LayerPart::kCoreAttention;
+  if (module == "mlp") return p == LayerPart::kMlp || p == LayerPart::kMlpActivation;
+  if (module == "moe") {
+    return p == LayerPart::kMoeRouting || p == LayerPart::kExpertGemms || p == LayerPart::kMoeActivation ||
+           p == LayerPart::kSharedExperts;
+  }
+  if (module == "moe_act") return p == LayerPart::kMoeActivation;
+  if (module == "shared_experts") return p == LayerPart::kSharedExperts;
+  if (module == "layernorm") return p == LayerPart::kNorms;
+  if (module == "mla_up_proj") return p == LayerPart::kMlaUpProjections;
+  return false;
+}
+
+double LayerTime::Forward() const {
+  double s = 0;
+  for (double v : forward) s += v;
+  return s;
+}
+
+double LayerTime::Backward() const {
+  double s = 0;
+  for (double v : backward) s += v;
+  return s;
+}
+
+LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind, int64_t index, bool mtp,
+                    const Device& d, const PerfParams& P) {
+  LayerTime t;
+  Builder b{&t, d};
+  const double h = static_cast<double>(m.hidden_size);
+  const double tp = static_cast<double>(c.tp);
+  // Tokens of one microbatch in this GPU's GEMMs (sequence-parallel regions
+  // gathered) and in its sequence-parallel regions (norms, residuals, router).
+  const double tokens = static_cast<double>(c.seq_length) * c.mbs / c.cp;
+  const double local = c.sp ? tokens / tp : tokens;
+  const double gate = m.gated_linear_unit ? 2.0 : 1.0;
+  const double act_passes = m.gated_linear_unit ? 3.0 : 2.0;  // SwiGLU reads 2 and writes 1; GeLU 1 and 1
+
+  const bool attention = kind == LayerKind::kDenseTransformer || kind == LayerKind::kMoeTransformer ||
+                         kind == LayerKind::kAttentionOnly;
+  const bool dense_mlp = kind == LayerKind::kDenseTransformer || kind == LayerKind::kMlpOnly;
+  const bool moe = kind == LayerKind::kMoeTransformer || kind == LayerKind::kMoeOnly;
+  const int modules = (attention ? 1 : 0) + (dense_mlp || moe ? 1 : 0) + (kind == LayerKind::kMamba ? 1 : 0);
+  t.moe = moe;
+
+  // One pre-norm and one residual add per module.
+  b.Memory(LayerPart::kNorms, modules * 2 * h * local * kActivationBytes);
+  b.Memory(LayerPart::kOtherElementwise, modules * 3 * h * local * kActivationBytes);
+
+  if (attention) {
+    double heads = m.num_attention_heads / tp, qk_dim = 0, v_dim = 0, kv_width = 0;
+    if (m.multi_latent_attention) {
+      qk_dim = static_cast<double>(m.qk_head_dim + m.qk_pos_emb_head_dim);
+      v_dim = static_cast<double>(m.v_head_dim);
+      if (m.q_lora_rank > 0) {
+        // Down projections are replicated on every TP rank (Megatron-LM
+        // multi_latent_attention.py builds them "duplicated").
+        b.Gemm(LayerPart::kAttentionProjections, tokens, m.q_lora_rank, h);
+        b.Gemm(LayerPart::kMlaUpProjections, tokens, heads * qk_dim, m.q_lora_rank);
+        b.Memory(LayerPart::kNorms, 2 * m.q_lora_rank * tokens * kActivationBytes);
+      } else {
+        b.Gemm(LayerPart::kAttentionProjections, tokens, heads * qk_dim, h);
+      }
+      b.Gemm(LayerPart::kAttentionProjections, tokens, m.kv_lora_rank + m.qk_pos_emb_head_dim, h);
+      b.Gemm(LayerPart::kMlaUpProjections, tokens, heads * (m.qk_head_dim + m.v_head_dim), m.kv_lora_rank);
+      b.Memory(LayerPart::kNorms, 2 * m.kv_lora_rank * tokens * kActivationBytes);
+      b.Memory(LayerPart::kOtherElementwise, 2 * heads * 2 * m.qk_pos_emb_head_dim * tokens * kActivationBytes);
+      b.Gemm(LayerPart::kAttentionProjections, tokens, h, heads * v_dim);
+      kv_width = heads * (qk_dim + v_dim);
+    } else {
+      const double d_head = static_cast<double>(m.kv_channels);
+      const double groups = std::max(1.0, m.num_query_groups / tp);
+      qk_dim = v_dim = d_head;
+      b.Gemm(LayerPart::kAttentionProjections, tokens, (heads + 2 * groups) * d_head, h);
+      b.Gemm(LayerPart::kAttentionProjections, tokens, h, heads * d_head);
+      // Rotary embedding on Q and K.
+      b.Memory(LayerPart::kOtherElementwise, 2 * (heads + groups) * d_head * tokens * kActivationBytes);
+      kv_width = 2 * groups * d_head;
+    }
+    const double keys = KeysPerQuery(m, index, c.seq_length);
+    const AttentionSeconds a = FlashAttentionSeconds(tokens, keys, heads, qk_dim, v_dim, d, P);
+    t.forward[static_cast<int>(LayerPart::kCoreAttention)] += a.forward;
+    t.backward[static_cast<int>(LayerPart::kCoreAttention)] += a.backward;
+    t.cp_chunk_bytes = tokens * kv_width * kActivationBytes;
+  }
+  if (dense_mlp) {
+    const double f = static_cast<double>(m.ffn_hidden_size);
+    b.Gemm(LayerPart::kMlp, tokens, gate * f / tp, h);
+    b.Gemm(LayerPart::kMlp, tokens, h, f / tp);
+    b.Memory(LayerPart::kMlpActivation, act_passes * f / tp * tokens * kActivationBytes);
+  }
+  if (moe) {
+    const double experts = static_cast<double>(m.num_moe_experts);
+    const double topk = static_cast<double>(m.moe_router_topk);
+    const double etp = static_cast<double>(c.etp);
+    // Router on the sequence-parallel tokens, then its scores and top-k.
+    b.Gemm(LayerPart::kMoeRouting, local, experts, h);
+    b.Memory(LayerPart::kMoeRouting, 6 * experts * local * 4.0);
+    // Permute each token into its top-k expert slots and back.
+    const double pairs = local * topk;
+    b.Memory(LayerPart::kMoeRouting, 2 * (local + pairs) * h * kActivationBytes);
+    // Balanced routing: each local expert receives the EP group's pairs / E,
+    // gathered over its ETP group.
+    const double local_experts = std::max(1.0, experts / c.ep);
+    const double per_expert = pairs * c.ep * etp / experts;
+    const double width = m.moe_latent_size > 0 ? static_cast<double>(m.moe_latent_size) : h;
+    const double ffn = static_cast<double>(m.moe_ffn_hidden_size);
+    if (m.moe_latent_size > 0) {
+      b.Gemm(LayerPart::kExpertGemms, local, width, h);
+      b.Gemm(LayerPart::kExpertGemms, local, h, width);
+    }
+    b.Gemm(LayerPart::kExpertGemms, per_expert, gate * ffn / etp, width, local_experts);
+    b.Gemm(LayerPart::kExpertGemms, per_expert, width, ffn / etp, local_experts);
+    b.Memory(LayerPart::kMoeActivation, act_passes * ffn * pairs * kActivationBytes);
+    if (m.moe_shared_expert_intermediate_size > 0) {
+      const double s = static_cast<double>(m.moe_shared_expert_intermediate_size);
+      b.Gemm(LayerPart::kSharedExperts, tokens, gate * s / tp, h);
+      b.Gemm(LayerPart::kSharedExperts, tokens, h, s / tp);
+      b.Memory(LayerPart::kSharedExperts, act_passes * s / tp * tokens * kActivationBytes);
+    }
+    if (c.ep > 1) {
+      t.ep_all_to_alls = 2;
+      t.ep_bytes = pairs * h * kActivationBytes;
+    }
+  }
+  if (kind == LayerKind::kMamba) {
+    const double heads = static_cast<double>(m.mamba_num_heads);
+    const double d_in = heads > 0 && m.mamba_head_dim > 0 ? heads * m.mamba_head_dim : 2 * h;
+    const double state = static_cast<double>(m.mamba_state_dim);
+    const double groups = static_cast<double>(std::max<int64_t>(1, m.mamba_num_groups));
+    b.Gemm(LayerPart::kMambaProjections, tokens, (2 * d_in + 2 * groups * state + heads) / tp, h);
+    b.Gemm(LayerPart::kMambaProjections, tokens, h, d_in / tp);
+    // Causal conv1d over x, B, C and the gated norm on the output.
+    b.Memory(LayerPart::kOtherElementwise, 2 * (d_in + 2 * groups * state) / tp * tokens * kActivationBytes);
+    b.Memory(LayerPart::kNorms, 3 * d_in / tp * tokens * kActivationBytes);
+    // Chunked SSD scan: intra-chunk C B^T and its product with X, chunk states
+    // in and out (Dao & Gu 2024, Mamba-2 Sec. 6), against reading x, B, C, dt
+    // and writing y and the fp32 chunk states.
+    const double flops = tokens * (2 * kMambaChunk * (groups * state + d_in) + 4 * state * d_in) / tp;
+    // Five kernels forward (chunk cumsum, chunk state, state passing, chunk
+    // bmm, chunk scan) read x (twice), B and C (twice) and write y, with
+    // the fp32 chunk states written, passed and read again.
+    const double bytes = tokens *
+                         ((3 * d_in + 4 * groups * state + heads) * kActivationBytes +
+                          3 * d_in * state / kMambaChunk * 4 + 2 * kMambaChunk * groups * 4) /
+                         tp;
+    const double forward = std::max(flops / (d.peak_bf16_flops * P.mamba_scan_efficiency), MemorySeconds(bytes, d));
+    t.forward[static_cast<int>(LayerPart::kMambaScan)] += forward;
+    t.backward[static_cast<int>(LayerPart::kMambaScan)] += 2.5 * forward;
+  }
+  if (mtp) {
+    // MTP depth: norms of the hidden state and the next token's embedding, and the 2h -> h projection.
+    b.Memory(LayerPart::kNorms, 2 * 2 * h * local * kActivationBytes);
+    b.Gemm(LayerPart::kAttentionProjections, tokens, h / tp, 2 * h);
+  }
+  if (c.tp > 1) {
+    t.tp_collectives = 2 * modules + (mtp ? 2 : 0);
+    t.tp_buffer_bytes = tokens * h * kActivationBytes;
+  }
+  // Host time of what CUDA graphs do not capture (Megatron-Core
+  // CudaGraphModule: an empty module list captures the whole layer, except
+  // MoE token dispatch, which only drop-and-pad "moe" graphs capture).
+  const bool graphs = c.cuda_graph_impl == "local" || c.cuda_graph_impl == "transformer_engine";
+  const bool whole_iteration = c.cuda_graph_impl == "full_iteration";
+  auto graphed = [&](const char* module) {
+    if (whole_iteration) return true;
+    if (!graphs) return false;
+    const auto& g = c.cuda_graph_modules;
+    const bool whole_layer = g.empty() || std::find(g.begin(), g.end(), "full") != g.end();
+    if (whole_layer && std::string(module) != "moe") return true;
+    return std::find(g.begin(), g.end(), module) != g.end();
+  };
+  double host_us = 0;
+  if (attention && !graphed("attn")) host_us += P.host_module_us;
+  if (dense_mlp && !graphed("mlp")) host_us += P.host_module_us;
+  if (kind == LayerKind::kMamba && !graphed("mamba")) host_us += P.host_module_us;
+  if (moe && !graphed("moe")) {
+    double share = 1.0;
+    if (graphed("moe_router")) share -= 0.25;
+    if (graphed("moe_preprocess")) share -= 0.25;
+    host_us += P.host_module_us * share + P.host_moe_us * share;
+    // Forward fc1 and fc2, backward their data and weight gradients: six
+    // GEMMs per expert, each with a quantization kernel in FP8/FP4.
+    const double kernels = 6.0 * (d.quantize_bytes > 0 ? 2.0 : 1.0);
+    t.sync_s = (P.moe_sync_us + P.expert_launch_us * kernels * std::max(1.0, static_cast<double>(m.num_moe_experts) / c.ep)) * 1e-6;
+  }
+  if (mtp) host_us += P.host_module_us;
+  t.host_s = host_us * 1e-6;
+  return t;
+}
+
+}  // namespace parplan
