@@ -103,6 +103,7 @@ int main() {
     c.recompute_method = RecomputeMethod::kUniform;
     c.recompute_num_layers = 1;
     c.distributed_optimizer = false;
+    c.unfused_attention = true;     // 2023 Megatron-LM: no flash attention
     c.overlap_grad_reduce = false;  // "no gradient bucketing" in vTrain's runs
     const int64_t gpus = std::stoll(r.at("num_gpus"));
     std::vector<Violation> v;

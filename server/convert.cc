@@ -215,6 +215,7 @@ ParallelConfig ToParallelConfig(const v1::ParallelConfig& c) {
   if (c.has_overlap_moe_expert_parallel_comm()) r.overlap_moe_expert_parallel_comm = c.overlap_moe_expert_parallel_comm();
   r.cuda_graph_impl = c.cuda_graph_impl();
   r.cuda_graph_modules.assign(c.cuda_graph_modules().begin(), c.cuda_graph_modules().end());
+  r.attention_backend = c.attention_backend();
   return r;
 }
 
@@ -307,6 +308,7 @@ void ToResolvedConfig(const ResolvedConfig& c, v1::ParallelConfig* out) {
   out->set_overlap_moe_expert_parallel_comm(c.overlap_moe_expert_parallel_comm);
   out->set_cuda_graph_impl(c.cuda_graph_impl);
   for (const auto& m : c.cuda_graph_modules) out->add_cuda_graph_modules(m);
+  out->set_attention_backend(c.attention_backend);
 }
 
 void ToStageLayers(const StagePlan& plan, google::protobuf::RepeatedPtrField<v1::StageLayers>* out) {

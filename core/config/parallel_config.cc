@@ -101,6 +101,7 @@ absl::Status CheckConfigBounds(const ParallelConfig& c, const std::string& prefi
   CheckModules(&errors, f("recompute_modules"), c.recompute_modules, KnownRecomputeModules(), "recompute");
   CheckModules(&errors, f("offload_modules"), c.offload_modules, KnownOffloadModules(), "offload");
   CheckChoice(&errors, f("cuda_graph_impl"), c.cuda_graph_impl, {"none", "local", "transformer_engine", "full_iteration"});
+  CheckChoice(&errors, f("attention_backend"), c.attention_backend, {"auto", "flash", "fused", "unfused", "local"});
   CheckModules(&errors, f("cuda_graph_modules"), c.cuda_graph_modules, KnownCudaGraphModules(), "CUDA graph");
   return errors.ToStatus();
 }
@@ -175,6 +176,8 @@ absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& c, const Mode
   r.overlap_moe_expert_parallel_comm = c.overlap_moe_expert_parallel_comm.value_or(false);
   r.cuda_graph_impl = c.cuda_graph_impl.empty() ? "none" : NormalizeName(c.cuda_graph_impl);
   for (const auto& m : c.cuda_graph_modules) r.cuda_graph_modules.push_back(NormalizeName(m));
+  r.attention_backend = c.attention_backend.empty() ? "auto" : NormalizeName(c.attention_backend);
+  r.unfused_attention = r.attention_backend == "unfused" || r.attention_backend == "local";
   return r;
 }
 

@@ -71,6 +71,7 @@ struct ParallelConfig {
   // CUDA graphs (Megatron-Core cuda_graph_impl / cuda_graph_modules).
   std::string cuda_graph_impl;                  // none | local | transformer_engine | full_iteration
   std::vector<std::string> cuda_graph_modules;  // attn, mlp, moe, moe_router, moe_preprocess, mamba, full
+  std::string attention_backend;                // Megatron-Core attention_backend: auto | flash | fused | unfused | local
 };
 
 struct ResolvedConfig {
@@ -108,6 +109,11 @@ struct ResolvedConfig {
   bool overlap_moe_expert_parallel_comm = false;
   std::string cuda_graph_impl = "none";         // normalized; Megatron-Core's default
   std::vector<std::string> cuda_graph_modules;  // empty = the whole layer ("full")
+  // True for Megatron's unfused attention (attention_backend unfused or
+  // local): batched QK^T and PV GEMMs over the full s x s scores and a
+  // separate softmax; false for the fused (flash) kernels ("auto").
+  bool unfused_attention = false;
+  std::string attention_backend = "auto";
   int64_t cpu_offloading_num_layers = 0;  // layers per stage whose activations go to host
   std::vector<std::string> offload_modules;
   std::vector<std::string> notes;  // which defaults were applied, in words

@@ -126,10 +126,22 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
       b.Memory(LayerPart::kOtherElementwise, 2 * (heads + groups) * d_head * tokens * kActivationBytes);
       kv_width = 2 * groups * d_head;
     }
-    const double keys = KeysPerQuery(m, index, c.seq_length);
-    const AttentionSeconds a = FlashAttentionSeconds(tokens, keys, heads, qk_dim, v_dim, d, P);
-    t.forward[static_cast<int>(LayerPart::kCoreAttention)] += a.forward;
-    t.backward[static_cast<int>(LayerPart::kCoreAttention)] += a.backward;
+    if (c.unfused_attention) {
+      // Batched QK^T and PV over the whole s x s score matrix of each
+      // (sequence, head) (causal masking skips nothing), and the fused
+      // scale-mask-softmax reading and writing the scores (Megatron-LM
+      // DotProductAttention with FusedScaleMaskSoftmax).
+      const double s_len = static_cast<double>(c.seq_length) / c.cp;
+      const double batches = c.mbs * heads;
+      b.Gemm(LayerPart::kCoreAttention, s_len, s_len, qk_dim, batches);
+      b.Gemm(LayerPart::kCoreAttention, s_len, v_dim, s_len, batches);
+      b.Memory(LayerPart::kCoreAttention, 2 * s_len * s_len * batches * kActivationBytes);
+    } else {
+      const double keys = KeysPerQuery(m, index, c.seq_length);
+      const AttentionSeconds a = FlashAttentionSeconds(tokens, keys, heads, qk_dim, v_dim, d, P);
+      t.forward[static_cast<int>(LayerPart::kCoreAttention)] += a.forward;
+      t.backward[static_cast<int>(LayerPart::kCoreAttention)] += a.backward;
+    }
     t.cp_chunk_bytes = tokens * kv_width * kActivationBytes;
   }
   if (dense_mlp) {
