@@ -54,7 +54,7 @@ Device MakeDevice(const SystemSpec& s, Precision precision, const PerfParams& p)
   return d;
 }
 
-double GemmSeconds(double m, double n, double k, double count, const Device& d) {
+double GemmSeconds(double m, double n, double k, double count, const Device& d, double output_bytes) {
   if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return 0;
   const double flops = 2.0 * m * n * k * count;
   double best_rate = 0;
@@ -67,8 +67,8 @@ double GemmSeconds(double m, double n, double k, double count, const Device& d) 
   }
   const double ceiling = d.gemm_ceiling * (count > 1 ? d.grouped_share : 1.0);
   const double compute = flops / (d.peak_flops * ceiling * best_rate);
-  // Operands in the GEMM precision, the output in bf16.
-  const double bytes = ((m * k + k * n) * d.operand_bytes + m * n * 2.0) * count;
+  // Operands in the GEMM precision, the output as the caller says.
+  const double bytes = ((m * k + k * n) * d.operand_bytes + m * n * output_bytes) * count;
   return std::max(compute, bytes / d.hbm_bytes_per_s);
 }
 
@@ -76,7 +76,7 @@ TrainingGemm TrainingGemmSeconds(double m, double n, double k, double count, con
   TrainingGemm t;
   if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return t;
   t.forward = GemmSeconds(m, n, k, count, d) + MemorySeconds(m * k * count * d.quantize_bytes, d);
-  t.backward = GemmSeconds(m, k, n, count, d) + GemmSeconds(k, n, m, count, d) +
+  t.backward = GemmSeconds(m, k, n, count, d) + GemmSeconds(k, n, m, count, d, 8.0) +
                MemorySeconds(m * n * count * d.quantize_bytes, d);
   return t;
 }
@@ -84,7 +84,7 @@ TrainingGemm TrainingGemmSeconds(double m, double n, double k, double count, con
 double MemorySeconds(double bytes, const Device& d) { return bytes > 0 ? bytes / d.hbm_bytes_per_s : 0; }
 
 AttentionSeconds FlashAttentionSeconds(double tokens, double keys, double heads, double qk_dim, double v_dim,
-                                       const Device& d, const PerfParams& p) {
+                                       double block, const Device& d, const PerfParams& p) {
   AttentionSeconds a;
   if (tokens <= 0 || keys <= 0 || heads <= 0) return a;
   const double head_dim = std::max(qk_dim, v_dim);
@@ -92,7 +92,9 @@ AttentionSeconds FlashAttentionSeconds(double tokens, double keys, double heads,
   // H100 bf16 forward ~500 TFLOP/s at 64, ~650-750 at 128, ~750 at 256).
   const double head_share = head_dim / (head_dim + p.attention_head_dim_half);
   const double reference = 128.0 / (128.0 + p.attention_head_dim_half);
-  const double forward_rate = d.peak_bf16_flops * p.attention_ceiling[d.arch] * head_share / reference;
+  constexpr double kHalfBlock = 230;  // query tokens per call at half the long-sequence rate
+  const double length_share = block / (block + kHalfBlock);
+  const double forward_rate = d.peak_bf16_flops * p.attention_ceiling[d.arch] * head_share / reference * length_share;
   const double forward_flops = 2.0 * tokens * keys * heads * (qk_dim + v_dim);
   a.forward = forward_flops / forward_rate;
   a.backward = 2.5 * forward_flops / (forward_rate * p.attention_backward_ratio);

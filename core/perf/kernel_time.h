@@ -47,13 +47,16 @@ Device MakeDevice(const SystemSpec& system, Precision precision, const PerfParam
 // The kernel picks the output tile (128x256, 128x128 or 64x128) that
 // finishes first; compute runs at ceiling x peak x (useful share of the
 // padded tiles) x (share of the last wave's SMs kept busy), and never faster
-// than reading A and B and writing C once from HBM. Zero for empty shapes.
-double GemmSeconds(double m, double n, double k, double count, const Device& device);
+// than reading A and B and writing C once from HBM (`output_bytes` per
+// element of C: 2 for bf16, 8 for a weight gradient accumulated into the fp32
+// main_grad, read and written). Zero for empty shapes.
+double GemmSeconds(double m, double n, double k, double count, const Device& device, double output_bytes = 2);
 
 // Forward and backward seconds of one GEMM Y[m x n] = X[m x k] W[k x n] in
 // training: the forward (with quantizing X), the data gradient dX = dY W^T
 // (m x k x n) and the weight gradient dW = X^T dY (k x n x m) (with
-// quantizing dY). Weights are quantized once per step, not counted.
+// quantizing dY; accumulated into fp32 main_grad, Megatron's
+// gradient_accumulation_fusion). Weights are quantized once per step, not counted.
 struct TrainingGemm {
   double forward = 0;
   double backward = 0;
@@ -73,8 +76,12 @@ struct AttentionSeconds {
   double forward = 0;
   double backward = 0;
 };
+// `block` is the query length of one kernel call (the sequence, or one of a
+// CP rank's two load-balanced chunks): short calls run slower (FlashAttention-3
+// forward, d=128, H100: 430 / 517 / 566 / 590 / 614 / 621 TFLOP/s at 512 /
+// 1k / 2k / 4k / 8k / 16k, i.e. about block / (block + 230)).
 AttentionSeconds FlashAttentionSeconds(double tokens, double keys, double heads, double qk_dim, double v_dim,
-                                       const Device& device, const PerfParams& params);
+                                       double block, const Device& device, const PerfParams& params);
 
 }  // namespace parplan
 

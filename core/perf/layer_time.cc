@@ -138,7 +138,10 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
       b.Memory(LayerPart::kCoreAttention, 2 * s_len * s_len * batches * kActivationBytes);
     } else {
       const double keys = KeysPerQuery(m, index, c.seq_length);
-      const AttentionSeconds a = FlashAttentionSeconds(tokens, keys, heads, qk_dim, v_dim, d, P);
+      // Context parallelism splits each rank's queries into two chunks
+      // (load balancing for the causal mask) run per ring step.
+      const double block = c.cp > 1 ? static_cast<double>(c.seq_length) / (2 * c.cp) : static_cast<double>(c.seq_length);
+      const AttentionSeconds a = FlashAttentionSeconds(tokens, keys, heads, qk_dim, v_dim, block, d, P);
       t.forward[static_cast<int>(LayerPart::kCoreAttention)] += a.forward;
       t.backward[static_cast<int>(LayerPart::kCoreAttention)] += a.backward;
     }
