@@ -11,6 +11,7 @@
 #include "core/layout/rank_layout.h"
 #include "core/memory/memory_planner.h"
 #include "core/perf/perf_model.h"
+#include "core/perf/uncertainty.h"
 #include "core/mesh/mesh.h"
 #include "core/model/resolve.h"
 #include "core/render/render.h"
@@ -419,12 +420,18 @@ absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
   response->set_memory_capacity_bytes(static_cast<int64_t>(std::llround(a.estimate->capacity_bytes)));
   response->set_fits(a.estimate->fits);
   for (const auto& s : p.assumptions) response->add_assumptions(s);
-  response->add_assumptions(
-      "Calibrated on published Megatron Bridge runs (median error 10%, p90 27%; bench/results/perf_accuracy.txt); "
-      "MoE runs there force-balance routing, so real MoE training is slower.");
+  const Uncertainty u = PerfUncertainty(*r.model, *r.placement.system, CalibratedUncertainty());
+  response->set_uncertainty(u.median);
+  response->set_uncertainty_p90(u.p90);
+  response->set_uncertainty_basis(u.basis);
+  if (r.model->is_moe()) {
+    response->add_assumptions(
+        "MoE runs in the calibration data force-balance routing, so real MoE training is slower.");
+  }
   response->add_reasons(absl::StrFormat("%.0f tokens/s/GPU, %.0f model TFLOP/s/GPU, MFU %.1f%% of %.0f TFLOP/s (%s).",
                                         p.tokens_per_s_per_gpu, p.model_tflops_per_gpu, 100 * p.mfu, p.peak_tflops,
                                         PrecisionName(r.config.precision)));
+  response->add_reasons(absl::StrCat("Uncertainty ", u.basis));
   const PerfBreakdown& d = p.breakdown;
   response->add_reasons(absl::StrFormat(
       "Step %.2f s = compute %.2f + bubble %.2f + exposed comm (TP %.2f, CP %.2f, EP %.2f, DP %.2f, PP %.2f%s) + "

@@ -150,8 +150,9 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
       st.fsdp_s += fsdp_seconds(ends * vocab_params, 0, 2.0 * 2.0 + grad_comm_bytes);
     }
     const double compute = st.Compute();
-    // TP overlap (userbuffers) needs the TP group on NVLink.
-    const bool tp_overlap = c.tp_comm_overlap && LinkOfSpan(sys, c.tp) == Link::kNvlink;
+    // TP overlap (userbuffers) needs TP > 1 and sequence parallelism (Bridge
+    // comm_overlap.py turns it off otherwise) and the TP group on NVLink.
+    const bool tp_overlap = c.tp_comm_overlap && c.tp > 1 && c.sp && LinkOfSpan(sys, c.tp) == Link::kNvlink;
     st.tp_s = Exposed(tp_count * tp_one_s, tp_overlap ? P.tp_exposed_overlap : P.tp_exposed, P.overlap_window, compute);
     st.ep_s = Exposed(ep_count * ep_one_s, c.overlap_moe_expert_parallel_comm ? P.ep_exposed_overlap : P.ep_exposed,
                       P.overlap_window, compute);

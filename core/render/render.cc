@@ -95,6 +95,28 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model,
   auto str = [](const std::string& path, const std::string& value, const std::string& flag) {
     return Setting{path, Quote(value), value, flag.empty() ? "" : absl::StrCat(flag, " ", value)};
   };
+  // Overlap and CUDA graph switches where they differ from Megatron Bridge's defaults.
+  if (c.tp_comm_overlap) s.push_back({"comm_overlap.tp_comm_overlap", "True", "true", "--tp-comm-overlap"});
+  if (!c.overlap_grad_reduce) s.push_back({"ddp.overlap_grad_reduce", "False", "false", ""});
+  if (c.overlap_moe_expert_parallel_comm) {
+    s.push_back({"comm_overlap.overlap_moe_expert_parallel_comm", "True", "true",
+                 "--overlap-moe-expert-parallel-comm"});
+  }
+  if (c.cuda_graph_impl != "none") {
+    s.push_back(str("model.cuda_graph_impl", c.cuda_graph_impl, "--cuda-graph-impl"));
+    if (!c.cuda_graph_modules.empty()) {
+      s.push_back({"model.cuda_graph_modules", absl::StrCat("[", absl::StrJoin(c.cuda_graph_modules, ", ",
+                                                                              [](std::string* out, const std::string& m) {
+                                                                                absl::StrAppend(out, "\"", m, "\"");
+                                                                              }),
+                                                           "]"),
+                   absl::StrJoin(c.cuda_graph_modules, ","),
+                   absl::StrCat("--cuda-graph-modules ", absl::StrJoin(c.cuda_graph_modules, " "))});
+    }
+  }
+  if (c.attention_backend != "auto") {
+    s.push_back(str("model.attention_backend", c.attention_backend, "--attention-backend"));
+  }
   if (c.recompute != RecomputeGranularity::kNone) {
     s.push_back(str("model.recompute_granularity", RecomputeName(c.recompute), "--recompute-granularity"));
     if (c.recompute == RecomputeGranularity::kSelective) {

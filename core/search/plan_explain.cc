@@ -40,21 +40,27 @@ void AddPlanReasons(const ModelSpec& m, const SystemSpec& sys, PlanEval* p) {
                                     p->memory.fits ? " (fits, " : " (does not fit, ",
                                     HumanGiB(std::fabs(p->memory.headroom_bytes)),
                                     p->memory.fits ? " headroom)." : " over)."));
-  // The largest cost besides compute.
+  // What dominates the step, and the largest cost that is not compute.
   struct Cost {
     const char* what;
     double s;
   };
-  const Cost costs[] = {{"pipeline bubble", b.bubble_s}, {"exposed TP communication", b.tp_comm_s},
+  const Cost compute[] = {{"GEMMs", b.gemm_s}, {"attention", b.attention_s}, {"MoE routing and expert GEMMs", b.moe_s},
+                          {"element-wise kernels", b.elementwise_s}, {"recompute", b.recompute_s},
+                          {"output layer (logits)", b.logits_s}, {"host launch and MoE sync overhead", b.overhead_s}};
+  const Cost other[] = {{"pipeline bubble", b.bubble_s}, {"exposed TP communication", b.tp_comm_s},
                         {"exposed CP communication", b.cp_comm_s}, {"exposed EP all-to-all", b.ep_comm_s},
                         {"exposed DP communication", b.dp_comm_s}, {"exposed PP communication", b.pp_comm_s},
                         {"exposed FSDP gathers and reduce-scatters", b.fsdp_comm_s},
                         {"optimizer step", b.optimizer_s}};
-  const Cost* worst = std::max_element(std::begin(costs), std::end(costs),
-                                       [](const Cost& x, const Cost& y) { return x.s < y.s; });
-  p->reasons.push_back(absl::StrFormat("Compute is %.0f%% of the step; the largest other cost is the %s (%.0f%%).",
-                                       100 * b.compute_s / e.step_time_s, worst->what,
-                                       100 * worst->s / e.step_time_s));
+  auto by_time = [](const Cost& x, const Cost& y) { return x.s < y.s; };
+  const Cost* top_compute = std::max_element(std::begin(compute), std::end(compute), by_time);
+  const Cost* worst = std::max_element(std::begin(other), std::end(other), by_time);
+  const Cost* dominant = worst->s > top_compute->s ? worst : top_compute;
+  p->reasons.push_back(absl::StrFormat(
+      "Dominant cost: %s (%.0f%% of the step). Compute is %.0f%%; the largest other cost is the %s (%.0f%%).",
+      dominant->what, 100 * dominant->s / e.step_time_s, 100 * b.compute_s / e.step_time_s, worst->what,
+      100 * worst->s / e.step_time_s));
   if (p->config.account_for_embedding || p->config.account_for_loss) {
     const ResolvedConfig& c = p->config;
     const int64_t ends = c.account_for_embedding + c.account_for_loss;

@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/model/param_count.h"
+#include "core/perf/uncertainty.h"
 #include "core/pipeline/stage_plan.h"
 #include "core/rules/validate.h"
 #include "core/search/candidate_space.h"
@@ -359,13 +360,25 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
   }
   out.feasible = !out.plans.empty();
 
-  // Rank-relative reasons.
+  // Rank-relative reasons. Plans closer to the top than the model's measured
+  // error between two configs of one model are ties: the ranking among them
+  // is not what the prediction can tell.
+  const ErrorSpread& resolution = CalibratedUncertainty().between_configs;
+  for (size_t i = 1; i < out.plans.size() && out.plans[0].memory.fits; ++i) {
+    const double behind = 1 - out.plans[i].perf.tokens_per_s_per_gpu / out.plans[0].perf.tokens_per_s_per_gpu;
+    if (behind <= resolution.median && out.plans[i].memory.fits) {
+      out.plans[i].reasons.push_back(absl::StrFormat(
+          "A tie with plan 1: %.1f%% behind it, inside the model's ±%.0f%% typical error between two configs of one "
+          "model (measured on published runs); try both if the difference matters.",
+          100 * behind, 100 * resolution.median));
+    }
+  }
   for (size_t i = 0; i + 1 < out.plans.size(); ++i) {
     const double gain = out.plans[i].perf.tokens_per_s_per_gpu / out.plans[i + 1].perf.tokens_per_s_per_gpu - 1;
     out.plans[i].reasons.insert(
         out.plans[i].reasons.begin() + 1,
-        gain < kTieBand ? absl::StrCat("Ties with plan ", i + 2, " (within ", Percent(kTieBand),
-                                       ", below the model's resolution); simpler configs rank first.")
+        gain < kTieBand ? absl::StrCat("Within ", Percent(kTieBand), " of plan ", i + 2,
+                                       ": near-equal predictions rank the simpler config first.")
                         : absl::StrCat(Percent(gain), " faster than plan ", i + 2, "."));
   }
 

@@ -203,6 +203,9 @@ config:  --tp --pp --vpp --cp --ep --etp (1..4096)  --sp | --no-sp  --mbs --gbs 
          --recompute-method uniform|block --recompute-layers N  --dist-opt (default) | --no-dist-opt  --fsdp
          --grad-dtype fp32|bf16 --optimizer-dtype fp32|bf16 --peft none|lora
          --cpu-offload-layers N --offload-modules core_attn,attn_proj,expert_fc1,...
+         --tp-comm-overlap --overlap-grad-reduce[=false] --overlap-moe-expert-parallel-comm
+         --cuda-graph-impl none|local|transformer_engine|full_iteration --cuda-graph-modules attn,mlp,moe_router,...
+         --attention-backend auto|flash|fused|unfused|local
 where:   --system ID (parplan systems: h100-sxm, h800-sxm, a100-40gb, rtx-pro-6000, gb200-nvl72, ...)
          --gpus N  --gpus-per-node N
 system figures (override --system's, or describe your own with --gpu-arch):

@@ -30,7 +30,8 @@ const std::vector<std::string>& KnownFlags() {
       "nvlink-only", "max-candidates", "format", "tls-ca", "tls-server-name", "token-file",
       "account-for-embedding-in-pipeline-split", "account-for-loss-in-pipeline-split", "system-file", "gpu-arch",
       "hbm-gib", "hbm-tbps", "bf16-tflops", "fp8-tflops", "fp4-tflops", "nvlink-gbps", "nvlink-domain",
-      "scaleout-gbps", "nics-per-node", "nic-gbps", "pcie-gbps"};
+      "scaleout-gbps", "nics-per-node", "nic-gbps", "pcie-gbps", "tp-comm-overlap", "overlap-grad-reduce",
+      "overlap-moe-expert-parallel-comm", "cuda-graph-impl", "cuda-graph-modules", "attention-backend"};
   return *flags;
 }
 
@@ -40,7 +41,8 @@ const std::vector<std::string>& SwitchFlags() {
       new std::vector<std::string>{"json",  "no-sp",   "help",         "dist-opt",    "no-dist-opt",
                                    "fsdp",  "min-gpus", "no-cp", "no-recompute", "nvlink-only",
                                    "account-for-embedding-in-pipeline-split",
-                                   "account-for-loss-in-pipeline-split"};
+                                   "account-for-loss-in-pipeline-split", "tp-comm-overlap",
+                                   "overlap-grad-reduce", "overlap-moe-expert-parallel-comm"};
   return *flags;
 }
 }  // namespace
@@ -255,6 +257,17 @@ absl::Status FillConfig(const Flags& flags, v1::ParallelConfig* c) {
           [c](bool b) { c->set_account_for_embedding_in_pipeline_split(b); });
   boolean("account-for-loss-in-pipeline-split", "use the bare flag or =false",
           [c](bool b) { c->set_account_for_loss_in_pipeline_split(b); });
+  boolean("tp-comm-overlap", "use the bare flag or =false", [c](bool b) { c->set_tp_comm_overlap(b); });
+  boolean("overlap-grad-reduce", "use the bare flag or =false", [c](bool b) { c->set_overlap_grad_reduce(b); });
+  boolean("overlap-moe-expert-parallel-comm", "use the bare flag or =false",
+          [c](bool b) { c->set_overlap_moe_expert_parallel_comm(b); });
+  if (flags.Has("cuda-graph-impl")) c->set_cuda_graph_impl(flags.Get("cuda-graph-impl"));
+  if (flags.Has("cuda-graph-modules")) {
+    for (absl::string_view m : absl::StrSplit(flags.Get("cuda-graph-modules"), ',', absl::SkipWhitespace())) {
+      c->add_cuda_graph_modules(std::string(absl::StripAsciiWhitespace(m)));
+    }
+  }
+  if (flags.Has("attention-backend")) c->set_attention_backend(flags.Get("attention-backend"));
   return errors.ToStatus();
 }
 

@@ -46,7 +46,7 @@ TEST(RecommenderTest, DenseOn64GpusRanksValidFittingDistinctPlans) {
     EXPECT_EQ(64 % (p.config.tp * p.config.pp * p.config.cp), 0);
     EXPECT_LE(p.config.tp, 8) << "TP across the NVLink domain should not rank in the top 5";
     EXPECT_GE(p.reasons.size(), 2u);
-    EXPECT_LE(p.reasons.size(), 6u);
+    EXPECT_LE(p.reasons.size(), 7u);  // at most one of them the tie with plan 1
     // Distinct meshes.
     for (size_t j = 0; j < i; ++j) {
       EXPECT_NE(PlanLabel(p.config).substr(0, 30), PlanLabel(r.plans[j].config).substr(0, 30));

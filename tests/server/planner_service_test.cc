@@ -258,14 +258,26 @@ TEST_F(PlannerServiceTest, EstimatePerformanceExplainsTheStep) {
               1e-6 * remote.tokens_per_s_per_gpu());
   EXPECT_GT(remote.mfu(), 0.2);
   EXPECT_LT(remote.mfu(), 0.6);
-  // Reasons: the defaulted gbs, the throughput, the step decomposition, and
-  // (this config is at the edge of 80 GiB) the memory verdict.
-  ASSERT_EQ(remote.reasons_size(), 4);
+  // The compute split adds up to compute_s.
+  EXPECT_NEAR(b.compute_s(),
+              b.gemm_s() + b.attention_s() + b.moe_s() + b.elementwise_s() + b.recompute_s() + b.logits_s() +
+                  b.overhead_s(),
+              1e-9 * b.compute_s());
+  EXPECT_GT(b.gemm_s(), b.attention_s());
+  EXPECT_EQ(b.moe_s(), 0);  // dense
+  // Reasons: the defaulted gbs, the throughput, the uncertainty, the step
+  // decomposition, and (this config is at the edge of 80 GiB) the memory verdict.
+  ASSERT_EQ(remote.reasons_size(), 5);
   EXPECT_NE(remote.reasons(0).find("gbs not given"), std::string::npos) << remote.reasons(0);
   EXPECT_NE(remote.reasons(1).find("MFU"), std::string::npos) << remote.reasons(1);
-  EXPECT_NE(remote.reasons(2).find("Step"), std::string::npos) << remote.reasons(2);
+  EXPECT_NE(remote.reasons(2).find("Uncertainty"), std::string::npos) << remote.reasons(2);
+  EXPECT_NE(remote.reasons(3).find("Step"), std::string::npos) << remote.reasons(3);
   EXPECT_FALSE(remote.fits());
-  EXPECT_NE(remote.reasons(3).find("would not run"), std::string::npos) << remote.reasons(3);
+  EXPECT_NE(remote.reasons(4).find("would not run"), std::string::npos) << remote.reasons(4);
+  // A calibrated model on a calibrated GPU: the in-sample spread, stated.
+  EXPECT_GT(remote.uncertainty(), 0.02);
+  EXPECT_GE(remote.uncertainty_p90(), remote.uncertainty());
+  EXPECT_NE(remote.uncertainty_basis().find("calibrated model"), std::string::npos) << remote.uncertainty_basis();
 }
 
 TEST_F(PlannerServiceTest, EstimatePerformanceNeedsSystemAndValidConfig) {
