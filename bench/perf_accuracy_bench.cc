@@ -222,10 +222,12 @@ int main(int argc, char** argv) {
   const auto rows = LoadCalibrationRows(PARPLAN_TEST_DATA_DIR, &skipped);
   if (mode == "--fit") {
     std::vector<const CalibrationRow*> all;
-    // PARPLAN_FIT_ONLY=<model id>: fit on that model's rows only (a diagnostic).
+    // Diagnostics: PARPLAN_FIT_ONLY=<model id> fits on that model's rows only,
+    // PARPLAN_FIT_EXCLUDE=<model id> on all the others.
     const char* only = std::getenv("PARPLAN_FIT_ONLY");
+    const char* exclude = std::getenv("PARPLAN_FIT_EXCLUDE");
     for (const auto& r : rows) {
-      if (only == nullptr || r.model_id == only) all.push_back(&r);
+      if ((only == nullptr || r.model_id == only) && (exclude == nullptr || r.model_id != exclude)) all.push_back(&r);
     }
     const PerfParams fitted = Fit(all);
     std::printf("# fitted on %zu rows, mean squared log error %.4f -> %.4f\n", all.size(),

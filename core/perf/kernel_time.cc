@@ -61,8 +61,11 @@ double GemmSeconds(double m, double n, double k, double count, const Device& d, 
   for (const Tile& t : kTiles) {
     const double tiles = std::ceil(m / t.rows) * std::ceil(n / t.cols) * count;
     const double useful = (m * n * count) / (tiles * t.rows * t.cols);
-    const double waves = std::ceil(tiles / d.sm_count);
-    const double busy = tiles / (waves * d.sm_count);
+    // Too few tiles to fill the SMs: split K over more of them (split-K /
+    // stream-K), in slices of at least 512.
+    const double split = std::max(1.0, std::min(std::floor(d.sm_count / tiles), std::floor(k / 512)));
+    const double waves = std::ceil(tiles * split / d.sm_count);
+    const double busy = tiles * split / (waves * d.sm_count);
     best_rate = std::max(best_rate, t.rate * useful * busy);
   }
   const double ceiling = d.gemm_ceiling * (count > 1 ? d.grouped_share : 1.0);

@@ -46,7 +46,8 @@ Device MakeDevice(const SystemSpec& system, Precision precision, const PerfParam
 // grouped GEMM when count > 1: the tiles of all problems share the waves).
 // The kernel picks the output tile (128x256, 128x128 or 64x128) that
 // finishes first; compute runs at ceiling x peak x (useful share of the
-// padded tiles) x (share of the last wave's SMs kept busy), and never faster
+// padded tiles) x (share of the last wave's SMs kept busy; fewer tiles than
+// SMs split K over more of them), and never faster
 // than reading A and B and writing C once from HBM (`output_bytes` per
 // element of C: 2 for bf16, 8 for a weight gradient accumulated into the fp32
 // main_grad, read and written). Zero for empty shapes.

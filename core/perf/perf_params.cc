@@ -19,7 +19,7 @@ const PerfParams& CalibratedPerfParams() {
     p.gemm_ceiling[2][1] = 0.5838;
     p.gemm_ceiling[2][2] = 0.3720;
     p.attention_ceiling[0] = 0.6500;
-    p.attention_ceiling[1] = 0.5747;
+    p.attention_ceiling[1] = 0.5804;
     p.attention_ceiling[2] = 0.7612;
     p.grouped_gemm_share = 1.0000;
     p.mamba_scan_efficiency = 0.2000;
@@ -28,11 +28,11 @@ const PerfParams& CalibratedPerfParams() {
     p.host_module_us = 300.00;
     p.host_moe_us = 600.00;
     p.moe_sync_us = 500.00;
-    p.tp_exposed = 0.6794;
-    p.tp_exposed_overlap = 0.5245;
+    p.tp_exposed = 0.6847;
+    p.tp_exposed_overlap = 0.5301;
     p.cp_exposed = 0.3000;
-    p.ep_exposed = 0.3688;
-    p.ep_exposed_overlap = 0.6024;
+    p.ep_exposed = 0.3725;
+    p.ep_exposed_overlap = 0.6011;
     p.dp_exposed = 0.0200;
     p.pp_exposed = 1.0000;
     return p;

@@ -1,0 +1,116 @@
+#include "core/perf/layer_time.h"
+
+#include <gtest/gtest.h>
+
+#include "core/catalog/catalog.h"
+#include "core/perf/flops.h"
+#include "core/perf/perf_model.h"
+#include "tests/core/test_util.h"
+
+namespace parplan {
+namespace {
+
+using testing_util::CatalogModel;
+
+ResolvedConfig Config(int64_t tp, int64_t ep = 1) {
+  ResolvedConfig c;
+  c.tp = tp;
+  c.etp = 1;
+  c.ep = ep;
+  c.sp = tp > 1;
+  c.mbs = 1;
+  c.seq_length = 8192;
+  return c;
+}
+
+Device H100() { return MakeDevice(*Catalog::Get().FindSystem("h100-sxm"), Precision::kBf16, PerfParams{}); }
+
+TEST(LayerTimeTest, DenseLayerIsMostlyGemmsAndSplitsOverTp) {
+  const ModelSpec m = CatalogModel("llama3_70b");
+  const PerfParams p;
+  const LayerTime one = TimeLayer(m, Config(1), LayerKind::kDenseTransformer, 0, false, H100(), p);
+  const LayerTime four = TimeLayer(m, Config(4), LayerKind::kDenseTransformer, 0, false, H100(), p);
+  double gemm = 0;
+  for (int i = 0; i < kLayerParts; ++i) {
+    if (KindOfPart(static_cast<LayerPart>(i)) == ComputeKind::kGemm) gemm += one.forward[i] + one.backward[i];
+  }
+  EXPECT_GT(gemm, 0.6 * (one.Forward() + one.Backward()));
+  // The backward is about twice the forward (two gradient GEMMs per GEMM).
+  EXPECT_NEAR(one.Backward() / one.Forward(), 2.0, 0.5);
+  // TP=4 cuts the per-GPU work by about 4 and adds 4 collectives per pass.
+  EXPECT_NEAR((one.Forward() + one.Backward()) / (four.Forward() + four.Backward()), 4.0, 0.8);
+  EXPECT_EQ(one.tp_collectives, 0);
+  EXPECT_EQ(four.tp_collectives, 4);
+  EXPECT_DOUBLE_EQ(four.tp_buffer_bytes, 8192.0 * 8192 * 2);
+}
+
+TEST(LayerTimeTest, GemmTimeTracksModelFlops) {
+  // At the ceiling, the dense GEMM FLOPs of a layer take FLOPs / (ceiling x
+  // peak): the GEMM parts of a Llama-3 70B layer (large, well-shaped GEMMs)
+  // come within 10% of that.
+  const ModelSpec m = CatalogModel("llama3_70b");
+  const PerfParams p;
+  const Device d = H100();
+  const LayerTime t = TimeLayer(m, Config(1), LayerKind::kDenseTransformer, 0, false, d, p);
+  double gemm = 0;
+  for (LayerPart part : {LayerPart::kAttentionProjections, LayerPart::kMlp}) {
+    gemm += t.forward[static_cast<int>(part)] + t.backward[static_cast<int>(part)];
+  }
+  const double flops = LayerFlopsPerToken(m, LayerKind::kDenseTransformer, 0, 8192, false).dense_gemm * 8192;
+  EXPECT_NEAR(gemm, flops / (d.gemm_ceiling * d.peak_flops), 0.1 * gemm);
+}
+
+TEST(LayerTimeTest, MoeLayerHasRoutingExpertsAndAllToAll) {
+  const ModelSpec m = CatalogModel("qwen3_30b_a3b");
+  const PerfParams p;
+  const LayerTime t = TimeLayer(m, Config(1, 8), LayerKind::kMoeTransformer, 0, false, H100(), p);
+  EXPECT_TRUE(t.moe);
+  EXPECT_GT(t.forward[static_cast<int>(LayerPart::kExpertGemms)], 0);
+  EXPECT_GT(t.forward[static_cast<int>(LayerPart::kMoeRouting)], 0);
+  EXPECT_EQ(t.forward[static_cast<int>(LayerPart::kMlp)], 0);
+  EXPECT_EQ(t.ep_all_to_alls, 2);
+  EXPECT_DOUBLE_EQ(t.ep_bytes, 8192.0 * m.moe_router_topk * m.hidden_size * 2);
+  // 128 experts over EP=8: the host issues 16 experts' GEMMs after the sync.
+  EXPECT_NEAR(t.sync_s, (p.moe_sync_us + p.expert_launch_us * 6 * 16) * 1e-6, 1e-12);
+}
+
+TEST(LayerTimeTest, CudaGraphsRemoveHostTime) {
+  const ModelSpec m = CatalogModel("qwen3_30b_a3b");
+  const PerfParams p;
+  ResolvedConfig c = Config(1, 8);
+  const LayerTime eager = TimeLayer(m, c, LayerKind::kMoeTransformer, 0, false, H100(), p);
+  c.cuda_graph_impl = "transformer_engine";
+  c.cuda_graph_modules = {"attn", "moe_router", "moe_preprocess"};
+  const LayerTime partial = TimeLayer(m, c, LayerKind::kMoeTransformer, 0, false, H100(), p);
+  c.cuda_graph_impl = "full_iteration";
+  const LayerTime full = TimeLayer(m, c, LayerKind::kMoeTransformer, 0, false, H100(), p);
+  EXPECT_GT(eager.host_s, partial.host_s);
+  EXPECT_GT(partial.host_s, 0);
+  EXPECT_EQ(full.host_s, 0);
+  EXPECT_EQ(full.sync_s, 0);
+  EXPECT_GT(eager.sync_s, 0);
+}
+
+TEST(LayerTimeTest, SelectiveModulesNameTheirParts) {
+  EXPECT_TRUE(RecomputedBy(LayerPart::kCoreAttention, "core_attn"));
+  EXPECT_FALSE(RecomputedBy(LayerPart::kMlp, "core_attn"));
+  EXPECT_TRUE(RecomputedBy(LayerPart::kExpertGemms, "moe"));
+  EXPECT_TRUE(RecomputedBy(LayerPart::kMoeActivation, "moe_act"));
+  EXPECT_TRUE(RecomputedBy(LayerPart::kMlaUpProjections, "mla_up_proj"));
+  EXPECT_TRUE(RecomputedBy(LayerPart::kNorms, "layernorm"));
+  EXPECT_FALSE(RecomputedBy(LayerPart::kNorms, "mlp"));
+}
+
+TEST(LayerTimeTest, UnfusedAttentionComputesTheWholeScoreMatrix) {
+  const ModelSpec m = CatalogModel("llama3_8b");
+  const PerfParams p;
+  ResolvedConfig c = Config(1);
+  const LayerTime flash = TimeLayer(m, c, LayerKind::kDenseTransformer, 0, false, H100(), p);
+  c.unfused_attention = true;
+  const LayerTime unfused = TimeLayer(m, c, LayerKind::kDenseTransformer, 0, false, H100(), p);
+  const int a = static_cast<int>(LayerPart::kCoreAttention);
+  EXPECT_GT(unfused.forward[a], 1.5 * flash.forward[a]);
+}
+
+}  // namespace
+}  // namespace parplan
