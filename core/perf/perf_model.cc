@@ -1,6 +1,8 @@
 #include "core/perf/perf_model.h"
 
 #include <algorithm>
+#include <array>
+#include <optional>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -89,43 +91,77 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
   const bool selective = c.recompute == RecomputeGranularity::kSelective;
 
   const std::vector<std::vector<int64_t>> first = FirstLayerIndices(plan);
+  // What one layer adds to its stage for one microbatch. Layers of one kind
+  // (and attention span) under one recompute choice add the same: computed
+  // once per estimate.
+  struct LayerShare {
+    StageTime time;
+    double tp_count = 0, ep_count = 0, cp_steps = 0, ep_one_s = 0, cp_one_s = 0, fsdp_s = 0, gather_s = 0;
+  };
+  std::array<bool, kLayerParts> selected{};  // parts selective recompute repeats
+  if (c.recompute == RecomputeGranularity::kSelective) {
+    for (int i = 0; i < kLayerParts; ++i) {
+      for (const std::string& module : c.recompute_modules) selected[i] = selected[i] || RecomputedBy(static_cast<LayerPart>(i), module);
+    }
+  }
+  const bool moe_selected = selective && c.Recomputes("moe");
+  auto share_of = [&](LayerKind kind, int64_t index, bool mtp, bool full_recompute) {
+    LayerShare out;
+    StageTime& st = out.time;
+    const LayerTime t = TimeLayer(m, c, kind, index, mtp, device, P);
+    for (int i = 0; i < kLayerParts; ++i) {
+      const LayerPart part = static_cast<LayerPart>(i);
+      AddByKind(&st, part, t.forward[i] + t.backward[i]);
+      st.backward += t.backward[i];
+      if (full_recompute || selected[i]) st.recompute += t.forward[i];
+      if (KindOfPart(part) == ComputeKind::kGemm) st.dense_gemm_s += t.forward[i] + t.backward[i];
+    }
+    // The GPU waits for a host that issues kernels slower than it runs them.
+    const double repeat = full_recompute ? 4.0 / 3.0 : 1.0;
+    const double gpu = t.Forward() * repeat + t.Backward();
+    st.overhead += std::max(0.0, t.host_s * repeat - gpu) + t.sync_s * repeat;
+    // Communication: forward and backward, and the forward again when recomputed.
+    out.tp_count = t.tp_collectives * (2 + (full_recompute ? 1 : 0));
+    out.ep_count = t.ep_all_to_alls * (2 + (full_recompute || moe_selected ? 1 : 0));
+    if (t.ep_bytes > 0) out.ep_one_s = AllToAllSeconds(t.ep_bytes, c.ep, c.etp, sys, P);
+    if (c.cp > 1 && t.cp_chunk_bytes > 0) {
+      out.cp_steps = 3.0 * (c.cp - 1);
+      out.cp_one_s = SendRecvSeconds(t.cp_chunk_bytes, cp_link, sys, P);
+    }
+    if (c.fsdp) {
+      const LayerParams lp = mtp ? MtpParams(m) : ParamsOfLayer(m, kind);
+      out.fsdp_s = fsdp_seconds(lp.dense, lp.expert, 2.0 * gathered_bytes + grad_comm_bytes);
+      out.gather_s = fsdp_seconds(lp.dense, lp.expert, gathered_bytes);
+    }
+    return out;
+  };
+  std::array<std::optional<LayerShare>, 6 * 4 * 2> shares;
   double worst = -1;
   StageTime slowest;
   for (int64_t r = 0; r < plan.pp; ++r) {
     StageTime st;
     double tp_count = 0, ep_count = 0, cp_steps = 0, ep_one_s = 0, cp_one_s = 0;
     auto add_layer = [&](LayerKind kind, int64_t index, bool mtp, bool full_recompute) {
-      const LayerTime t = TimeLayer(m, c, kind, index, mtp, device, P);
-      for (int i = 0; i < kLayerParts; ++i) {
-        const LayerPart part = static_cast<LayerPart>(i);
-        AddByKind(&st, part, t.forward[i] + t.backward[i]);
-        st.backward += t.backward[i];
-        bool again = full_recompute;
-        if (selective) {
-          for (const std::string& module : c.recompute_modules) again = again || RecomputedBy(part, module);
-        }
-        if (again) st.recompute += t.forward[i];
-        if (KindOfPart(part) == ComputeKind::kGemm) st.dense_gemm_s += t.forward[i] + t.backward[i];
-      }
-      // The GPU waits for a host that issues kernels slower than it runs them.
-      const double repeat = full_recompute ? 4.0 / 3.0 : 1.0;
-      const double gpu = t.Forward() * repeat + t.Backward();
-      st.overhead += std::max(0.0, t.host_s * repeat - gpu) + t.sync_s * repeat;
-      // Communication: forward and backward, and the forward again when recomputed.
-      tp_count += t.tp_collectives * (2 + (full_recompute ? 1 : 0));
-      const bool moe_again = full_recompute || (selective && c.Recomputes("moe"));
-      ep_count += t.ep_all_to_alls * (2 + (moe_again ? 1 : 0));
-      if (t.ep_bytes > 0) ep_one_s = AllToAllSeconds(t.ep_bytes, c.ep, c.etp, sys, P);
-      if (c.cp > 1 && t.cp_chunk_bytes > 0) {
-        cp_steps += 3.0 * (c.cp - 1);
-        cp_one_s = SendRecvSeconds(t.cp_chunk_bytes, cp_link, sys, P);
-      }
-      if (c.fsdp) {
-        const LayerParams lp = mtp ? MtpParams(m) : ParamsOfLayer(m, kind);
-        st.fsdp_s += fsdp_seconds(lp.dense, lp.expert, 2.0 * gathered_bytes + grad_comm_bytes);
-        // The first layer's forward gather has nothing to prefetch behind.
-        if (st.first_gather_s == 0) st.first_gather_s = fsdp_seconds(lp.dense, lp.expert, gathered_bytes);
-      }
+      const int key = ((static_cast<int>(kind) * 2 + (IsLocalAttentionLayer(m, index) ? 1 : 0)) * 2 + (mtp ? 1 : 0)) * 2 +
+                      (full_recompute ? 1 : 0);
+      if (!shares[key].has_value()) shares[key] = share_of(kind, index, mtp, full_recompute);
+      const LayerShare& l = *shares[key];
+      st.gemm += l.time.gemm;
+      st.attention += l.time.attention;
+      st.moe += l.time.moe;
+      st.elementwise += l.time.elementwise;
+      st.recompute += l.time.recompute;
+      st.overhead += l.time.overhead;
+      st.backward += l.time.backward;
+      st.dense_gemm_s += l.time.dense_gemm_s;
+      tp_count += l.tp_count;
+      ep_count += l.ep_count;
+      cp_steps += l.cp_steps;
+      if (l.ep_one_s > 0) ep_one_s = l.ep_one_s;
+      if (l.cp_one_s > 0) cp_one_s = l.cp_one_s;
+      st.fsdp_s += l.fsdp_s;
+      // The first layer's forward gather has nothing to prefetch behind.
+      if (st.first_gather_s == 0) st.first_gather_s = l.gather_s;
     };
     for (int64_t v = 0; v < plan.vpp; ++v) {
       for (int64_t k = 0; k < plan.decoder_layers[r][v]; ++k) {
