@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/catalog/catalog.h"
+#include "core/perf/flops.h"
 #include "core/pipeline/layout_builder.h"
 #include "core/rules/validate.h"
 #include "bench/tuned_config_rows.h"
@@ -86,7 +87,11 @@ std::vector<CalibrationRow> LoadCalibrationRows(const std::string& data_dir, std
     const int64_t vstages = c.pp * std::max<int64_t>(1, c.vpp);
     if (c.pipeline_layout.empty() && c.first_stage_layers == 0 && c.last_stage_layers == 0 &&
         model->hybrid_layer_pattern.empty() && model->num_layers % vstages != 0) {
-      c.pipeline_layout = BalancedLayout(model->num_layers, c.mtp_num_layers.value_or(model->mtp_num_layers), vstages);
+      const int64_t mtp = c.mtp_num_layers.value_or(model->mtp_num_layers);
+      const FlopsPerToken f = ModelFlopsPerToken(*model, c.seq_length, c.tp, mtp);
+      const int64_t end_units =
+          EndUnits(f.logits, (f.total - f.logits) / static_cast<double>(model->num_layers + mtp), mtp);
+      c.pipeline_layout = BalancedLayout(model->num_layers, mtp, vstages, end_units);
       c.vpp = 0;
     }
     auto resolved = ResolveConfig(c, &*model, "config");

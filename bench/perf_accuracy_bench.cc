@@ -152,6 +152,17 @@ void PrintInitializer(const PerfParams& p) {
   std::printf("    p.dp_exposed = %.4f;\n    p.pp_exposed = %.4f;\n", p.dp_exposed, p.pp_exposed);
 }
 
+// "TP1 PP4 VPP4 EP64 MBS1 GBS4096 full_iteration" for diagnostics.
+std::string PlanLabelForDump(const CalibrationRow& r) {
+  const ResolvedConfig& c = r.config;
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "TP%lld PP%lld VPP%lld CP%lld EP%lld MBS%lld GBS%lld %s%s%s", (long long)c.tp,
+                (long long)c.pp, (long long)c.vpp, (long long)c.cp, (long long)c.ep, (long long)c.mbs,
+                (long long)c.gbs, c.cuda_graph_impl.c_str(), c.overlap_moe_expert_parallel_comm ? " a2a-overlap" : "",
+                c.tp_comm_overlap ? " tp-overlap" : "");
+  return buf;
+}
+
 // Signed relative error (predicted / published - 1) of every row, each
 // predicted by a fit that did not see the rows sharing its `key`.
 std::vector<double> HeldOut(const std::vector<CalibrationRow>& rows,
@@ -233,6 +244,20 @@ int main(int argc, char** argv) {
     std::printf("# fitted on %zu rows, mean squared log error %.4f -> %.4f\n", all.size(),
                 LogError(all, CalibratedPerfParams()), LogError(all, fitted));
     PrintInitializer(fitted);
+    // PARPLAN_DUMP=<label substring>: the fitted model's breakdown of those rows.
+    if (const char* dump = std::getenv("PARPLAN_DUMP")) {
+      for (const auto& r : rows) {
+        if (r.label.find(dump) == std::string::npos) continue;
+        const PerfEstimate e = EstimatePerformance(r.model, r.config, r.plan, r.gpus, r.system, fitted);
+        const PerfBreakdown& b = e.breakdown;
+        std::printf("%s %s: %+.1f%% step %.2f = gemm %.2f attn %.2f moe %.2f elem %.2f recomp %.2f logits %.2f "
+                    "overhead %.2f | tp %.2f cp %.2f ep %.2f dp %.2f pp %.2f fsdp %.2f bubble %.2f opt %.2f\n",
+                    r.label.c_str(), PlanLabelForDump(r).c_str(),
+                    100 * (e.tokens_per_s_per_gpu / r.published_tokens_per_s_per_gpu - 1), e.step_time_s, b.gemm_s,
+                    b.attention_s, b.moe_s, b.elementwise_s, b.recompute_s, b.logits_s, b.overhead_s, b.tp_comm_s,
+                    b.cp_comm_s, b.ep_comm_s, b.dp_comm_s, b.pp_comm_s, b.fsdp_comm_s, b.bubble_s, b.optimizer_s);
+      }
+    }
     return 0;
   }
   const bool table_only = mode == "--write-uncertainty" || mode == "--check-uncertainty";

@@ -160,9 +160,13 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
     // Router on the sequence-parallel tokens, then its scores and top-k.
     b.Gemm(LayerPart::kMoeRouting, local, experts, h);
     b.Memory(LayerPart::kMoeRouting, 6 * experts * local * 4.0);
-    // Permute each token into its top-k expert slots and back.
+    // Permute each token into its top-k expert slots and back; with more
+    // than one local expert the all-to-all's output is sorted by expert and
+    // unsorted before the combine (Megatron MoEAlltoAllTokenDispatcher
+    // sort_chunks_by_idxs): two more copies of every routed hidden vector.
     const double pairs = local * topk;
     b.Memory(LayerPart::kMoeRouting, 2 * (local + pairs) * h * kActivationBytes);
+    if (c.ep > 1 && experts / c.ep > 1) b.Memory(LayerPart::kMoeRouting, 2 * 2 * pairs * h * kActivationBytes);
     // Balanced routing: each local expert receives the EP group's pairs / E,
     // gathered over its ETP group.
     const double local_experts = std::max(1.0, experts / c.ep);

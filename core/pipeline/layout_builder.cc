@@ -1,5 +1,7 @@
 #include "core/pipeline/layout_builder.h"
 
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -11,9 +13,11 @@ namespace {
 // Spreads `num_layers` decoder layers over `stages`, counting the loss (and
 // the embedding when `embedding_unit`) as one layer each; the remainder goes
 // to the middle stages.
-std::string Layout(int64_t num_layers, int64_t mtp_layers, int64_t stages, bool embedding_unit) {
+std::string Layout(int64_t num_layers, int64_t mtp_layers, int64_t stages, bool embedding_unit, int64_t end_units) {
   std::vector<int64_t> layers(stages, 0);
-  const int64_t units = num_layers + 1 + (embedding_unit ? 1 : 0);
+  // The extras never take more than a stage's share (no empty stages).
+  end_units = std::min(end_units, std::max<int64_t>(1, (num_layers + end_units + (embedding_unit ? 1 : 0)) / stages));
+  const int64_t units = num_layers + end_units + (embedding_unit ? 1 : 0);
   const int64_t base = units / stages;
   int64_t extra = units % stages;
   for (int64_t i = 0; i < stages; ++i) {
@@ -26,7 +30,7 @@ std::string Layout(int64_t num_layers, int64_t mtp_layers, int64_t stages, bool 
   // Leftover (only when there are no middle stages) goes to the first stage.
   layers[0] += extra;
   if (embedding_unit) layers[0] -= 1;  // the embedding takes one unit
-  layers[stages - 1] -= 1;  // the loss takes one unit
+  layers[stages - 1] -= end_units;  // the loss (and MTP) take their units
   // A stage cannot hold fewer than zero layers: move the deficit along.
   for (int64_t i = 0; i < stages; ++i) {
     if (layers[i] < 0) {
@@ -50,12 +54,17 @@ std::string Layout(int64_t num_layers, int64_t mtp_layers, int64_t stages, bool 
 
 }  // namespace
 
-std::string BalancedLayout(int64_t num_layers, int64_t mtp_layers, int64_t stages) {
-  return Layout(num_layers, mtp_layers, stages, true);
+std::string BalancedLayout(int64_t num_layers, int64_t mtp_layers, int64_t stages, int64_t end_units) {
+  return Layout(num_layers, mtp_layers, stages, false, std::max<int64_t>(1, end_units));
 }
 
 std::string LossBalancedLayout(int64_t num_layers, int64_t mtp_layers, int64_t stages) {
-  return Layout(num_layers, mtp_layers, stages, false);
+  return Layout(num_layers, mtp_layers, stages, false, 1);
+}
+
+int64_t EndUnits(double logits_flops, double layer_flops, int64_t mtp_layers) {
+  if (layer_flops <= 0) return 1;
+  return std::max<int64_t>(1, static_cast<int64_t>(std::floor(logits_flops / layer_flops)) + mtp_layers);
 }
 
 }  // namespace parplan

@@ -5,6 +5,7 @@
 
 #include "core/memory/memory_model.h"
 #include "core/model/param_count.h"
+#include "core/perf/flops.h"
 #include "core/pipeline/layout_builder.h"
 
 namespace parplan {
@@ -94,6 +95,13 @@ std::vector<ResolvedConfig> EnumerateCandidates(const ModelSpec& m, const Resolv
   const int64_t max_tp = std::min<int64_t>(kMaxTp, k.nvlink_only ? domain : 2 * domain);
   const bool hybrid = m.is_hybrid();
   const int64_t mtp = base.mtp_num_layers;
+  // The last stage's MTP depths and loss in decoder layers' worth of FLOPs
+  // (for balanced layouts).
+  const int64_t end_units = [&] {
+    if (m.num_layers <= 0 || base.seq_length <= 0) return int64_t{1};
+    const FlopsPerToken f = ModelFlopsPerToken(m, base.seq_length, 1, mtp);
+    return EndUnits(f.logits, (f.total - f.logits) / static_cast<double>(m.num_layers + mtp), mtp);
+  }();
   std::vector<ResolvedConfig> recompute = RecomputeVariants(m, base);
   if (k.recompute_pinned) {
     recompute = {base};
@@ -144,7 +152,7 @@ std::vector<ResolvedConfig> EnumerateCandidates(const ModelSpec& m, const Resolv
             } else if (!hybrid && !accounted && m.num_layers % pp != 0 && v <= kMaxLayoutVpp &&
                        (v & (v - 1)) == 0 && m.num_layers + 2 >= stages) {
               // Layouts only where PP itself does not divide the layers (DeepSeek's 61 over PP 4).
-              splits.push_back({v, BalancedLayout(m.num_layers, mtp, stages)});
+              splits.push_back({v, BalancedLayout(m.num_layers, mtp, stages, end_units)});
             }
           }
         }
