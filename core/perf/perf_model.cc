@@ -36,7 +36,7 @@ struct StageTime {
   double gemm = 0, attention = 0, moe = 0, elementwise = 0, recompute = 0, logits = 0, overhead = 0;
   double backward = 0;  // of the above, the backward passes (what DP gradient reduction hides behind)
   double tp_s = 0, cp_s = 0, ep_s = 0, fsdp_s = 0, first_gather_s = 0;
-  double dense_gemm_flops = 0, dense_gemm_s = 0;
+  double dense_gemm_s = 0;
   double Compute() const { return gemm + attention + moe + elementwise + recompute + logits + overhead; }
 };
 
@@ -66,6 +66,7 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
   e.microbatches = mb;
   e.peak_tflops = PeakTflops(sys, c.precision);
   const Device device = MakeDevice(sys, c.precision, P);
+  const Device logits_device = MakeDevice(sys, Precision::kBf16, P);
   const double h = static_cast<double>(m.hidden_size);
   const double tokens = static_cast<double>(c.seq_length) * c.mbs / c.cp;
   e.flops = ModelFlopsPerToken(m, c.seq_length, c.tp, c.mtp_num_layers);
@@ -172,7 +173,10 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
     for (int64_t d = 0; d < plan.mtp_layers[r]; ++d) add_layer(MtpLayerKind(m), m.num_layers + d, true, false);
     if (plan.has_loss[r]) {
       const double vocab = static_cast<double>(PaddedVocab(m, c.tp));
-      const TrainingGemm g = TrainingGemmSeconds(tokens, vocab / c.tp, h, 1 + plan.mtp_layers[r], device);
+      // The output layer is a plain ColumnParallelLinear: bf16 whatever the
+      // run's precision (Megatron-LM gpt_model.py; TE's MXFP8 output
+      // projection only when explicitly enabled).
+      const TrainingGemm g = TrainingGemmSeconds(tokens, vocab / c.tp, h, 1 + plan.mtp_layers[r], logits_device);
       st.logits += g.forward + g.backward;
       st.backward += g.backward;
       // Softmax cross-entropy over the logits (fp32), forward and backward.
