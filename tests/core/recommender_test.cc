@@ -263,23 +263,25 @@ TEST(RecommenderTest, ScaleoutBandwidthDecidesWhetherExpertsLeaveTheNode) {
   EXPECT_GT(b.plans[0].config.ep, 8);
 }
 
-// PCIe-only cards: every plan that puts TP (or CP) beyond one GPU says what it
-// costs: the link it runs over.
+// PCIe-only cards: TP over PCIe does not pay (the top plans keep TP at 1),
+// and a plan pinned to TP=2 says what it costs: the link it runs over.
 TEST(RecommenderTest, TpOnPcieSaysWhatItCosts) {
+  Case free = Make("llama3_8b", "rtx-pro-6000", 8, 8192);
+  const SearchResult open = Search(free);
+  ASSERT_TRUE(open.feasible);
+  EXPECT_EQ(open.plans[0].config.tp, 1);
   Case c = Make("llama3_8b", "rtx-pro-6000", 8, 8192);
-  c.request.top_k = 10;
+  c.request.constraints.tp = 2;
   const SearchResult r = Search(c);
   ASSERT_TRUE(r.feasible);
-  int with_tp = 0;
   for (const PlanEval& p : r.plans) {
-    if (p.config.tp <= 1) continue;
-    ++with_tp;
+    ASSERT_EQ(p.config.tp, 2);
     bool said = false;
     for (const auto& reason : p.reasons) said |= reason.find("over PCIe (64 GB/s per GPU)") != std::string::npos;
     EXPECT_TRUE(said) << PlanLabel(p.config);
   }
-  EXPECT_GE(with_tp, 1);
-  EXPECT_EQ(r.plans[0].config.tp, 1);
+  // Slower than the best TP=1 plan.
+  EXPECT_LT(r.plans[0].perf.tokens_per_s_per_gpu, open.plans[0].perf.tokens_per_s_per_gpu);
 }
 
 }  // namespace
