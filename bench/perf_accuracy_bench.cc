@@ -67,6 +67,7 @@ std::vector<Knob> Knobs() {
   }
   k.push_back({"attention_ceiling.hopper", [](PerfParams* p) { return &p->attention_ceiling[1]; }, 0.35, 0.8});
   k.push_back({"attention_ceiling.blackwell", [](PerfParams* p) { return &p->attention_ceiling[2]; }, 0.35, 0.8});
+  k.push_back({"kernel_overhead_us", [](PerfParams* p) { return &p->kernel_overhead_us; }, 0, 10});
   k.push_back({"grouped_gemm_share", [](PerfParams* p) { return &p->grouped_gemm_share; }, 0.3, 1.0});
   k.push_back({"mamba_scan_efficiency", [](PerfParams* p) { return &p->mamba_scan_efficiency; }, 0.02, 0.5});
   k.push_back({"hbm_efficiency", [](PerfParams* p) { return &p->hbm_efficiency; }, 0.4, 0.92});
@@ -140,7 +141,8 @@ void PrintInitializer(const PerfParams& p) {
     for (int q = 0; q < 3; ++q) std::printf("    p.gemm_ceiling[%d][%d] = %.4f;\n", a, q, p.gemm_ceiling[a][q]);
   }
   for (int a = 0; a < 3; ++a) std::printf("    p.attention_ceiling[%d] = %.4f;\n", a, p.attention_ceiling[a]);
-  std::printf("    p.grouped_gemm_share = %.4f;\n", p.grouped_gemm_share);
+  std::printf("    p.kernel_overhead_us = %.2f;\n    p.grouped_gemm_share = %.4f;\n", p.kernel_overhead_us,
+              p.grouped_gemm_share);
   std::printf("    p.mamba_scan_efficiency = %.4f;\n    p.hbm_efficiency = %.4f;\n", p.mamba_scan_efficiency,
               p.hbm_efficiency);
   std::printf("    p.expert_launch_us = %.2f;\n", p.expert_launch_us);

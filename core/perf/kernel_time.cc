@@ -49,6 +49,7 @@ Device MakeDevice(const SystemSpec& s, Precision precision, const PerfParams& p)
   }
   d.gemm_ceiling = p.gemm_ceiling[d.arch][prec];
   d.grouped_share = p.grouped_gemm_share;
+  d.kernel_overhead_s = p.kernel_overhead_us * 1e-6;
   d.operand_bytes = prec == 2 ? 0.5 + 1.0 / 16 : prec == 1 ? 1.0 : 2.0;
   if (prec > 0) d.quantize_bytes = 2.0 + 2.0 * d.operand_bytes + (precision == Precision::kFp8Cs ? 2.0 : 0.0);
   return d;
@@ -72,15 +73,16 @@ double GemmSeconds(double m, double n, double k, double count, const Device& d, 
   const double compute = flops / (d.peak_flops * ceiling * best_rate);
   // Operands in the GEMM precision, the output as the caller says.
   const double bytes = ((m * k + k * n) * d.operand_bytes + m * n * output_bytes) * count;
-  return std::max(compute, bytes / d.hbm_bytes_per_s);
+  return std::max(compute, bytes / d.hbm_bytes_per_s) + count * d.kernel_overhead_s;
 }
 
 TrainingGemm TrainingGemmSeconds(double m, double n, double k, double count, const Device& d) {
   TrainingGemm t;
   if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return t;
-  t.forward = GemmSeconds(m, n, k, count, d) + MemorySeconds(m * k * count * d.quantize_bytes, d);
+  const double quantize_kernels = d.quantize_bytes > 0 ? count * d.kernel_overhead_s : 0.0;
+  t.forward = GemmSeconds(m, n, k, count, d) + MemorySeconds(m * k * count * d.quantize_bytes, d) + quantize_kernels;
   t.backward = GemmSeconds(m, k, n, count, d) + GemmSeconds(k, n, m, count, d, 8.0) +
-               MemorySeconds(m * n * count * d.quantize_bytes, d);
+               MemorySeconds(m * n * count * d.quantize_bytes, d) + quantize_kernels;
   return t;
 }
 

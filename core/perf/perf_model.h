@@ -26,6 +26,10 @@ namespace parplan {
 // shared across GPUs. Ranges and sources: core/perf/README.md.
 struct PerfParams {
   double gemm_ceiling[3][3] = {{0.80, 0.80, 0.80}, {0.72, 0.68, 0.68}, {0.72, 0.68, 0.62}};
+  // GPU-side fixed time of every GEMM (and FP8 quantization) kernel: start,
+  // prologue, the last wave's tail; a grouped GEMM pays it per expert
+  // (Transformer Engine GroupedLinear issues one GEMM per expert).
+  double kernel_overhead_us = 3;
   double grouped_gemm_share = 0.85;                   // grouped (expert) GEMM ceiling / dense ceiling (DeepGEMM tables)
   double attention_ceiling[3] = {0.65, 0.65, 0.65};  // fused attention forward at head dim 128, fraction of bf16 peak
   double attention_backward_ratio = 0.75;             // backward rate / forward rate (FlashAttention-2/3)
