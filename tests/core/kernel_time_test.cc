@@ -39,7 +39,7 @@ TEST(KernelTimeTest, ThinGemmsAreBoundByHbm) {
   // the SMs, and reading the weight dominates.
   const double t = GemmSeconds(16, 2048, 7168, 1, d);
   const double weight_bytes = 2048.0 * 7168 * 2;
-  EXPECT_NEAR(t, (weight_bytes + 16.0 * 7168 * 2 + 16.0 * 2048 * 2) / d.hbm_bytes_per_s, 1e-12);
+  EXPECT_NEAR(t, (weight_bytes + 16.0 * 7168 * 2 + 16.0 * 2048 * 2) / d.hbm_bytes_per_s + d.kernel_overhead_s, 1e-12);
 }
 
 TEST(KernelTimeTest, Fp8HalvesLargeGemmsButAddsQuantization) {
@@ -51,6 +51,14 @@ TEST(KernelTimeTest, Fp8HalvesLargeGemmsButAddsQuantization) {
   const TrainingGemm b = TrainingGemmSeconds(8192, 8192, 8192, 1, fp8);
   EXPECT_LT(b.forward + b.backward, 0.75 * (a.forward + a.backward));
   EXPECT_GT(b.forward, GemmSeconds(8192, 8192, 8192, 1, fp8));  // the quantization of X
+}
+
+TEST(KernelTimeTest, EveryKernelPaysAFixedTimeAGroupedGemmOnePerExpert) {
+  Device d = H100();
+  d.kernel_overhead_s = 0;
+  const double bare = GemmSeconds(8192, 1536, 2048, 16, d);
+  d.kernel_overhead_s = 5e-6;
+  EXPECT_NEAR(GemmSeconds(8192, 1536, 2048, 16, d) - bare, 16 * 5e-6, 1e-12);
 }
 
 TEST(KernelTimeTest, TrainingGemmIsForwardPlusTwoGradients) {
