@@ -27,6 +27,30 @@ std::string Reasons(const google::protobuf::RepeatedPtrField<std::string>& reaso
   return out;
 }
 
+// The "config:" header line: expert dimensions only for MoE models (or when
+// set), GBS only when known, so an invalid config or a dense model never
+// shows zeros or fields that do not apply.
+std::string ConfigLine(const v1::ParallelConfig& c, const v1::ModelSummary& m, int64_t gbs, bool with_sp) {
+  const bool experts = absl::StrContains(m.kind(), "moe") || c.ep() > 1;
+  std::string out = absl::StrFormat("config: TP=%d PP=%d VPP=%d CP=%d", c.tp(), c.pp(), c.vpp(), c.cp());
+  if (experts) absl::StrAppend(&out, absl::StrFormat(" EP=%d ETP=%d", c.ep(), c.etp()));
+  if (with_sp) absl::StrAppend(&out, " SP=", c.sp() ? "on" : "off");
+  absl::StrAppend(&out, " MBS=", c.mbs());
+  if (gbs > 0) absl::StrAppend(&out, " GBS=", gbs);
+  absl::StrAppend(&out, " seq=", c.seq_length(), " ", c.precision());
+  return out;
+}
+
+// "; DP=2 EDP=2, 256 microbatches" where the world is known (DP > 0).
+std::string DataParallelTail(const v1::ModelSummary& m, const v1::ParallelConfig& c, int64_t dp, int64_t edp,
+                             int64_t microbatches) {
+  if (dp <= 0) return "";
+  std::string out = absl::StrCat("; DP=", dp);
+  if (absl::StrContains(m.kind(), "moe") || c.ep() > 1) absl::StrAppend(&out, " EDP=", edp);
+  if (microbatches > 0) absl::StrAppend(&out, ", ", microbatches, " microbatches");
+  return out;
+}
+
 std::string Summary(const v1::ModelSummary& m) {
   std::string out = absl::StrCat("model: ", m.id(), " (", m.name(), ", ", m.kind());
   if (m.total_params() > 0) {
@@ -168,9 +192,7 @@ std::string FormatValidate(const v1::ValidateResponse& r) {
                                  " warning(s), ", r.infos(), " note(s))\n");
   if (r.has_model()) out += Summary(r.model());
   const auto& c = r.resolved_config();
-  absl::StrAppend(&out, absl::StrFormat("config: TP=%d PP=%d VPP=%d CP=%d EP=%d ETP=%d SP=%s MBS=%d GBS=%d seq=%d %s\n",
-                                        c.tp(), c.pp(), c.vpp(), c.cp(), c.ep(), c.etp(), c.sp() ? "on" : "off", c.mbs(),
-                                        c.gbs(), c.seq_length(), c.precision()));
+  absl::StrAppend(&out, ConfigLine(c, r.model(), c.gbs(), true), "\n");
   absl::StrAppend(&out, "min GPUs: ", r.min_gpus(), "\n");
   if (r.has_world()) out += World(r.world());
   out += Stages(r.stages());
@@ -247,14 +269,11 @@ std::string FormatMemory(const v1::EstimateMemoryResponse& r) {
   std::string out;
   if (r.has_model()) out += Summary(r.model());
   const auto& c = r.resolved_config();
-  absl::StrAppend(&out, absl::StrFormat("config: TP=%d PP=%d VPP=%d CP=%d EP=%d ETP=%d SP=%s MBS=%d seq=%d %s, "
-                                        "recompute %s, %s; DP=%d EDP=%d, %d microbatches\n",
-                                        c.tp(), c.pp(), c.vpp(), c.cp(), c.ep(), c.etp(), c.sp() ? "on" : "off",
-                                        c.mbs(), c.seq_length(), c.precision(), c.recompute_granularity(),
-                                        c.use_megatron_fsdp() ? "Megatron FSDP"
-                                                              : (c.use_distributed_optimizer() ? "distributed optimizer"
-                                                                                               : "no distributed optimizer"),
-                                        r.dp(), r.edp(), r.microbatches()));
+  absl::StrAppend(&out, ConfigLine(c, r.model(), c.gbs(), true), ", recompute ", c.recompute_granularity(), ", ",
+                  c.use_megatron_fsdp() ? "Megatron FSDP"
+                                        : (c.use_distributed_optimizer() ? "distributed optimizer"
+                                                                         : "no distributed optimizer"),
+                  DataParallelTail(r.model(), c, r.dp(), r.edp(), r.microbatches()), "\n");
   out += Violations(r.violations());
   if (!r.stages().empty()) {
     absl::StrAppend(&out, "per-GPU memory by pipeline rank (GiB):\n");
@@ -292,11 +311,8 @@ std::string FormatPerformance(const v1::EstimatePerformanceResponse& r) {
   std::string out;
   if (r.has_model()) out += Summary(r.model());
   const auto& c = r.resolved_config();
-  absl::StrAppend(&out, absl::StrFormat("config: TP=%d PP=%d VPP=%d CP=%d EP=%d ETP=%d MBS=%d GBS=%d seq=%d %s, "
-                                        "recompute %s; DP=%d EDP=%d, %d microbatches\n",
-                                        c.tp(), c.pp(), c.vpp(), c.cp(), c.ep(), c.etp(), c.mbs(), r.gbs(),
-                                        c.seq_length(), c.precision(), c.recompute_granularity(), r.dp(), r.edp(),
-                                        r.microbatches()));
+  absl::StrAppend(&out, ConfigLine(c, r.model(), r.gbs() > 0 ? r.gbs() : c.gbs(), false), ", recompute ",
+                  c.recompute_granularity(), DataParallelTail(r.model(), c, r.dp(), r.edp(), r.microbatches()), "\n");
   out += Violations(r.violations());
   if (r.step_time_s() > 0) {
     absl::StrAppend(&out, absl::StrFormat("step time %.3f s | %.0f tokens/s/GPU | %.0f model TFLOP/s/GPU | MFU %.1f%%\n",
