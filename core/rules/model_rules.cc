@@ -89,6 +89,16 @@ void CheckModelRules(const RuleContext& ctx) {
     ctx.Add("model.approximate", {"model"}, m.approximation_note,
             "pass the real model for exact checks");
   }
+  // Longer sequences than the model's positions were trained for need RoPE
+  // scaling or a long-context variant; the planner cannot tell from the shape.
+  if (m.seq_length > 0 && c.seq_length > m.seq_length) {
+    ctx.Add("seq.beyond_native_context", {"seq_length"},
+            absl::StrCat("seq_length ", c.seq_length, " exceeds ", m.id, "'s native context of ", m.seq_length,
+                         " tokens: training at this length needs RoPE scaling (or a long-context variant of the "
+                         "model), and its published quality does not carry over"),
+            absl::StrCat("use seq_length <= ", m.seq_length,
+                         ", or plan with a long-context variant / RoPE scaling on purpose"));
+  }
   if (c.tp > 1 && m.num_attention_heads > 0 && m.num_attention_heads % c.tp != 0) {
     ctx.Add("tp.heads_divisible", {"tp", "model.num_attention_heads"},
             absl::StrCat("num_attention_heads ", m.num_attention_heads, " is not divisible by TP=", c.tp),

@@ -160,6 +160,24 @@ TEST(ValidateTest, EveryEmittedRuleIsCatalogued) {
   }
 }
 
+// A sequence longer than the model's positions is allowed (Megatron runs it)
+// but warned about: it needs RoPE scaling or a long-context variant.
+TEST(ValidateTest, SequenceBeyondTheNativeContextIsAWarning) {
+  ParallelConfig c = Cfg(1, 1, 8);
+  c.seq_length = 131072;
+  const ValidationResult r = ValidateConfig("llama3_8b", c, "h100-sxm", 8);
+  EXPECT_TRUE(r.valid) << (ErrorRules(r).empty() ? "" : ErrorRules(r)[0]);
+  ASSERT_TRUE(HasRule(r, "seq.beyond_native_context"));
+  for (const auto& v : r.violations) {
+    if (v.rule != "seq.beyond_native_context") continue;
+    EXPECT_EQ(v.severity, Severity::kWarning);
+    EXPECT_NE(v.message.find("native context of 8192"), std::string::npos) << v.message;
+    EXPECT_NE(v.fix.find("seq_length <= 8192"), std::string::npos) << v.fix;
+  }
+  c.seq_length = 8192;
+  EXPECT_FALSE(HasRule(ValidateConfig("llama3_8b", c, "h100-sxm", 8), "seq.beyond_native_context"));
+}
+
 TEST(ValidateTest, GoodConfigIsValidWithReasons) {
   ParallelConfig c = Cfg(8, 4);
   c.vpp = 5;
