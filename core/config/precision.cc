@@ -9,7 +9,14 @@ namespace parplan {
 absl::StatusOr<Precision> ParsePrecision(absl::string_view text, const std::string& field) {
   const std::string n = NormalizeName(text);
   if (n.empty() || n == "bf16" || n == "bf16_mixed") return Precision::kBf16;
-  if (n == "fp8" || n == "fp8_cs" || n == "fp8_current" || n == "fp8_tensorwise") return Precision::kFp8Cs;
+  if (n == "fp8") {
+    // Megatron Bridge has four FP8 recipes with different speed and memory;
+    // guessing one would silently change the answer.
+    return FieldError(field, "precision 'fp8' is ambiguous: say which FP8 recipe: fp8-cs (current / tensorwise "
+                             "scaling), fp8-mx (MXFP8, Blackwell), fp8-sc (blockwise / sub-channel), fp8-ds "
+                             "(delayed scaling)");
+  }
+  if (n == "fp8_cs" || n == "fp8_current" || n == "fp8_tensorwise") return Precision::kFp8Cs;
   if (n == "fp8_mx" || n == "mxfp8") return Precision::kFp8Mx;
   if (n == "fp8_sc" || n == "fp8_blockwise" || n == "fp8_subchannel") return Precision::kFp8Sc;
   if (n == "fp8_ds" || n == "fp8_delayed") return Precision::kFp8Ds;

@@ -11,9 +11,11 @@ namespace parplan {
 
 enum class Precision { kBf16, kFp8Cs, kFp8Mx, kFp8Sc, kFp8Ds, kNvfp4 };
 
-// Accepts bf16, fp8-cs (fp8, fp8_cs, current scaling), fp8-mx (mxfp8),
-// fp8-sc (blockwise, sub-channel), fp8-ds (delayed), nvfp4 (fp4);
-// case-insensitive, '-' == '_'. Empty means bf16.
+// Accepts bf16, fp8-cs (fp8_current, fp8_tensorwise), fp8-mx (mxfp8),
+// fp8-sc (fp8_blockwise, fp8_subchannel), fp8-ds (fp8_delayed), nvfp4
+// (fp4); case-insensitive, '-' == '_'. Empty means bf16. A bare "fp8" is
+// an error naming the four FP8 recipes (it is ambiguous); anything else an
+// error listing the accepted names.
 absl::StatusOr<Precision> ParsePrecision(absl::string_view text, const std::string& field);
 
 // Canonical short name: "bf16", "fp8-cs", ...

@@ -46,6 +46,13 @@ TEST(ParallelConfigTest, Precision) {
   EXPECT_EQ(*ParsePrecision("MXFP8", "p"), Precision::kFp8Mx);
   EXPECT_EQ(*ParsePrecision("fp8_cs", "p"), Precision::kFp8Cs);
   EXPECT_EQ(*ParsePrecision("nvfp4", "p"), Precision::kNvfp4);
+  // "fp8" alone names no recipe: an error listing the four, not a guess.
+  auto ambiguous = ParsePrecision("FP8", "config.precision");
+  ASSERT_FALSE(ambiguous.ok());
+  EXPECT_NE(ambiguous.status().message().find("ambiguous"), std::string::npos) << ambiguous.status();
+  for (const char* name : {"fp8-cs", "fp8-mx", "fp8-sc", "fp8-ds"}) {
+    EXPECT_NE(ambiguous.status().message().find(name), std::string::npos) << name;
+  }
   auto bad = ParsePrecision("fp16", "config.precision");
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(std::string(bad.status().message()), HasSubstr("allowed bf16, fp8-cs"));
