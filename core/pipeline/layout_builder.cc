@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 namespace parplan {
 
@@ -55,11 +56,34 @@ std::string Layout(int64_t num_layers, int64_t mtp_layers, int64_t stages, bool 
 }  // namespace
 
 std::string BalancedLayout(int64_t num_layers, int64_t mtp_layers, int64_t stages, int64_t end_units) {
-  return Layout(num_layers, mtp_layers, stages, false, std::max<int64_t>(1, end_units));
+  return CompactLayout(Layout(num_layers, mtp_layers, stages, false, std::max<int64_t>(1, end_units)));
 }
 
 std::string LossBalancedLayout(int64_t num_layers, int64_t mtp_layers, int64_t stages) {
-  return Layout(num_layers, mtp_layers, stages, false, 1);
+  return CompactLayout(Layout(num_layers, mtp_layers, stages, false, 1));
+}
+
+std::string CompactLayout(const std::string& layout) {
+  if (layout.empty() || layout.find('(') != std::string::npos || layout.find('[') != std::string::npos) return layout;
+  std::vector<std::string> stages = absl::StrSplit(layout, '|');
+  std::string out;
+  for (size_t i = 0; i < stages.size();) {
+    size_t j = i + 1;
+    while (j < stages.size() && stages[j] == stages[i]) ++j;
+    const size_t run = j - i;
+    const bool last = j == stages.size();
+    if (run >= 3 && !last) {
+      // "(s|)*n" expands to n copies each followed by '|'.
+      absl::StrAppend(&out, "(", stages[i], "|)*", run);
+    } else if (run >= 3) {
+      // The final stage has no trailing '|': repeat all but the last copy.
+      absl::StrAppend(&out, "(", stages[i], "|)*", run - 1, stages[i]);
+    } else {
+      for (size_t k = i; k < j; ++k) absl::StrAppend(&out, stages[k], k + 1 < stages.size() ? "|" : "");
+    }
+    i = j;
+  }
+  return out;
 }
 
 int64_t EndUnits(double logits_flops, double layer_flops, int64_t mtp_layers) {

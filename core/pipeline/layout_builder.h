@@ -21,6 +21,12 @@ namespace parplan {
 // projections of 129K, see EndUnits).
 std::string BalancedLayout(int64_t num_layers, int64_t mtp_layers, int64_t stages, int64_t end_units = 1);
 
+// The same layout with runs of identical stages written as Megatron's
+// repeat group ("Et*4|t*4|t*4|t*4|tmL" -> "Et*4|(t*4|)*3tmL"): what
+// parse_str_to_list expands back to the same stages. Strings that already
+// use groups, or a JSON list, are returned unchanged.
+std::string CompactLayout(const std::string& layout);
+
 // Decoder layers' worth of work of the last stage's extras: the whole number
 // of average decoder layers the output layer's (and MTP heads') FLOPs make,
 // plus one per MTP depth; at least 1 (DeepSeek-V3 at 4K: 2 + 1 = 3, as its

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/pipeline/layout_parser.h"
 
 namespace parplan {
 namespace {
@@ -57,6 +58,14 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model,
     s.push_back(Int("model.virtual_pipeline_model_parallel_size", c.vpp, "--num-virtual-stages-per-pipeline-rank"));
   } else {
     s.push_back({"model.virtual_pipeline_model_parallel_size", "None", "null", ""});
+    if (layout) {
+      auto stages = ParseLayoutStages(c.pipeline_layout, "pipeline_layout");
+      if (stages.ok() && c.pp > 0 && stages->size() % c.pp == 0) {
+        out.notes.push_back(absl::StrCat("virtual_pipeline_model_parallel_size is None because the layout sets the "
+                                         "virtual stages: ", stages->size(), " stages = PP ", c.pp, " x ",
+                                         stages->size() / c.pp, " per rank (Megatron derives VPP from the layout)."));
+      }
+    }
   }
   s.push_back(Int("model.context_parallel_size", c.cp, "--context-parallel-size"));
   // Expert dimensions only where experts exist (Megatron ignores them for dense models).

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/pipeline/layout_builder.h"
 #include "core/system/links.h"
 #include "core/util/text.h"
 
@@ -22,7 +23,7 @@ std::string PlanLabel(const ResolvedConfig& c) {
   if (c.recompute == RecomputeGranularity::kSelective) {
     absl::StrAppend(&s, "(", absl::StrJoin(c.recompute_modules, ","), ")");
   }
-  if (!c.pipeline_layout.empty()) absl::StrAppend(&s, " layout ", c.pipeline_layout);
+  if (!c.pipeline_layout.empty()) absl::StrAppend(&s, " layout ", CompactLayout(c.pipeline_layout));
   if (c.account_for_embedding || c.account_for_loss) {
     absl::StrAppend(&s, " split counts ", SplitAccountingName(c));
   }

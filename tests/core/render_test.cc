@@ -49,6 +49,10 @@ TEST(RenderTest, LayoutIsQuotedAndReplacesVpp) {
   EXPECT_THAT(r.bridge_python, HasSubstr("virtual_pipeline_model_parallel_size = None"));
   EXPECT_THAT(r.megatron_lm_args, HasSubstr("--pipeline-model-parallel-layout 'Et*4|(t*4|)*14tmL'"));
   EXPECT_TRUE(r.slurm_header.empty());
+  // VPP None beside a layout says why: 16 stages over PP 2 = 8 per rank.
+  bool said = false;
+  for (const auto& n : r.notes) said |= n.find("16 stages = PP 2 x 8 per rank") != std::string::npos;
+  EXPECT_TRUE(said);
 }
 
 TEST(RenderTest, SmallJobOnOneNode) {
