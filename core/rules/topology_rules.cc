@@ -1,5 +1,7 @@
 // Topology and hardware rules: groups that leave the NVLink domain or a
 // node, and precisions the GPU cannot run.
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/layout/rank_layout.h"
@@ -11,11 +13,12 @@ namespace {
 
 // "NVLink 450 GB/s vs the network (50 GB/s per GPU): that traffic runs ~9x
 // slower", for a group of `span` consecutive ranks that leaves the NVLink
-// domain (over PCIe when it stays on one host of a PCIe system).
+// domain (over PCIe when it stays on one host of a PCIe system). A group no
+// wider than the domain that straddles two of them crosses it too.
 std::string CostPhrase(const ResolvedPlacement& p, int64_t span) {
   if (!p.system.has_value()) return "traffic leaves NVLink for the scale-out network";
   const SystemSpec& s = *p.system;
-  const Link link = LinkOfSpan(s, span);
+  const Link link = LinkOfSpan(s, std::max<int64_t>(span, int64_t{s.nvlink_domain_size} + 1));
   const double slow = LinkGbytesPerSecond(s, link);
   if (s.nvlink_gbps_unidirectional <= 0 || s.nvlink_domain_size <= 1) {
     return absl::StrCat("these GPUs have no NVLink peers: that traffic runs over ", DescribeLink(s, link));

@@ -8,7 +8,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/layout/rank_layout.h"
 #include "core/pipeline/layout_builder.h"
+#include "core/rules/validate.h"
 #include "core/system/links.h"
 #include "core/util/text.h"
 
@@ -75,17 +77,26 @@ void AddPlanReasons(const ModelSpec& m, const SystemSpec& sys, PlanEval* p) {
         m.num_layers % c.pp != 0 ? absl::StrCat(" (", m.num_layers, " alone does not divide by PP ", c.pp, ")") : "",
         "."));
   }
-  const int64_t domain = sys.nvlink_domain_size;
+  // Which groups leave the NVLink domain: counted on the actual rank
+  // placement (core/layout/rank_layout.h), as the topology rules count them,
+  // so a reason never says "inside" while a warning says some groups cross.
+  const int64_t domain = std::max(1, sys.nvlink_domain_size);
   const int64_t expert_span = p->config.ep * p->config.etp;
-  if (p->config.tp > domain) {
-    p->reasons.push_back(absl::StrCat("TP=", p->config.tp, " crosses the ", domain,
-                                      "-GPU NVLink domain: its collectives run over ",
-                                      DescribeLink(sys, LinkOfSpan(sys, p->config.tp)), " instead of ",
+  const RankLayout layout(MeshOf(p->config), p->world);
+  const int64_t tp_cross = p->config.tp > 1 ? layout.CountCrossing(GroupKind::kTp, domain) : 0;
+  const int64_t ep_cross =
+      m.num_moe_experts > 0 && expert_span > 1 ? layout.CountCrossing(GroupKind::kEp, domain) : 0;
+  if (tp_cross > 0) {
+    p->reasons.push_back(absl::StrCat(tp_cross, " of ", layout.GroupCount(GroupKind::kTp), " TP groups (TP=",
+                                      p->config.tp, ") cross the ", domain,
+                                      "-GPU NVLink domain: their collectives run over ",
+                                      DescribeLink(sys, LinkOfSpan(sys, domain + 1)), " instead of ",
                                       domain > 1 ? DescribeLink(sys, Link::kNvlink) : "NVLink", "."));
-  } else if (m.num_moe_experts > 0 && expert_span > domain) {
-    p->reasons.push_back(absl::StrCat("EP*ETP=", expert_span, " spans more than the ", domain,
-                                      "-GPU NVLink domain: the all-to-all runs over ",
-                                      DescribeLink(sys, LinkOfSpan(sys, expert_span)), "."));
+  } else if (ep_cross > 0) {
+    p->reasons.push_back(absl::StrCat(ep_cross, " of ", layout.GroupCount(GroupKind::kEp), " EP groups (EP*ETP=",
+                                      expert_span, ") cross the ", domain,
+                                      "-GPU NVLink domain: their all-to-all runs over ",
+                                      DescribeLink(sys, LinkOfSpan(sys, domain + 1)), "."));
   } else if (p->config.tp > 1 || expert_span > 1) {
     p->reasons.push_back(absl::StrCat("TP=", p->config.tp,
                                       m.num_moe_experts > 0 ? absl::StrCat(" and EP*ETP=", expert_span, " stay")

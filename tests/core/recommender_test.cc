@@ -263,6 +263,29 @@ TEST(RecommenderTest, ScaleoutBandwidthDecidesWhetherExpertsLeaveTheNode) {
   EXPECT_GT(b.plans[0].config.ep, 8);
 }
 
+// One judgement of "inside the NVLink domain": a plan whose EP groups
+// straddle the 72-GPU domains (EP=64 on 256 GB200s: 3 of 4 groups) says so
+// in its reasons, as the topology warning does, never "stays inside".
+TEST(RecommenderTest, TopologyReasonsAgreeWithTheWarnings) {
+  Case c = Make("deepseek_v3", "gb200-nvl72", 256, 4096);
+  c.request.constraints.tp = 1;
+  c.request.constraints.pp = 4;
+  c.request.constraints.ep = 64;
+  const SearchResult r = Search(c);
+  ASSERT_TRUE(r.feasible);
+  for (const PlanEval& p : r.plans) {
+    bool warned = false, crossing = false, inside = false;
+    for (const auto& v : p.violations) warned |= v.rule == "topology.ep_crosses_nvlink";
+    for (const auto& reason : p.reasons) {
+      crossing |= reason.find("3 of 4 EP groups") != std::string::npos;
+      inside |= reason.find("inside the 72-GPU NVLink domain") != std::string::npos;
+    }
+    EXPECT_TRUE(warned) << PlanLabel(p.config);
+    EXPECT_TRUE(crossing) << PlanLabel(p.config);
+    EXPECT_FALSE(inside) << PlanLabel(p.config);
+  }
+}
+
 // PCIe-only cards: TP over PCIe does not pay (the top plans keep TP at 1),
 // and a plan pinned to TP=2 says what it costs: the link it runs over.
 TEST(RecommenderTest, TpOnPcieSaysWhatItCosts) {
