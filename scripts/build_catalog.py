@@ -363,7 +363,30 @@ def first_k_dense(model):
     return model.get("first_k_dense_layers", 0) or 0
 
 
-def build_model(key, m):
+def recipe_seq_lengths(data_dir):
+    """model_key -> (pretraining sequence length, source) from NVIDIA's tuned
+    Megatron Bridge pretraining recipes (the most common seq_length)."""
+    import collections
+    import csv
+    by_model = collections.defaultdict(collections.Counter)
+    recipe = {}
+    with open(f"{data_dir}/tuned_configs_calibration.csv", newline="") as f:
+        for r in csv.DictReader(f):
+            if r["task"] != "pretrain" or not r["seq_length"].isdigit():
+                continue
+            by_model[r["model_key"]][int(r["seq_length"])] += 1
+            recipe.setdefault((r["model_key"], int(r["seq_length"])), (r["recipe_function"], r["source_file"]))
+    out = {}
+    for key, counts in by_model.items():
+        seq = max(sorted(counts), key=lambda s: counts[s])
+        fn, src = recipe[(key, seq)]
+        out[key] = (seq, f"Megatron Bridge pretraining recipe {fn} ({src}): seq_length {seq}, as in "
+                         f"{counts[seq]} of {sum(counts.values())} tuned pretraining recipes "
+                         f"(shared/data/tuned_configs_calibration.csv)")
+    return out
+
+
+def build_model(key, m, recipe_seq=None):
     arch = {f: m["arch"].get(f) for f in ARCH_FIELDS}
     if arch["hybrid_layer_pattern"] is None and m["arch"].get("hybrid_override_pattern"):
         arch["hybrid_layer_pattern"] = m["arch"]["hybrid_override_pattern"]
@@ -395,6 +418,8 @@ def build_model(key, m):
         "completions": completions,
         "notes": NOTES.get(key, m.get("notes", [])),
         "primary_source": PRIMARY_SOURCE.get(key, m.get("primary_source")),
+        "pretrain_seq_length": (recipe_seq or {}).get(key, (None, None))[0],
+        "pretrain_seq_source": (recipe_seq or {}).get(key, (None, None))[1],
     }
 
 
@@ -463,6 +488,7 @@ def build_system(key, g):
 def main(data_dir, out_path):
     models = json.load(open(f"{data_dir}/models.json"))
     hardware = json.load(open(f"{data_dir}/hardware.json"))
+    recipe_seq = recipe_seq_lengths(data_dir)
     out = {
         "_meta": {
             "generated_by": "scripts/build_catalog.py",
@@ -470,7 +496,7 @@ def main(data_dir, out_path):
                     "them from scripts/catalog/extra_systems.json (each figure cited there)",
             "null_means": "not verified; the planner lists the model as incomplete and names the field",
         },
-        "models": [build_model(k, m) for k, m in models["models"].items()],
+        "models": [build_model(k, m, recipe_seq) for k, m in models["models"].items()],
         "systems": [build_system(k, g) for k, g in hardware["gpus"].items()] +
                    [build_extra_system(s) for s in json.load(open(EXTRA_SYSTEMS))["systems"]],
     }

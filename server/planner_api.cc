@@ -309,6 +309,7 @@ absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::Estima
   if (!assumed.ok()) return assumed.status();
   for (const auto& a : *assumed) response->add_assumptions(absl::StrCat("Model field assumed (estimate approximate): ", a));
   for (const auto& n : r.placement.notes) response->add_assumptions(n);
+  if (!r.config.seq_length_note.empty()) response->add_reasons(r.config.seq_length_note);
   MemoryOptions options;
   if (request.has_overhead_gib()) options.overhead_gib = request.overhead_gib();
   const MemoryAnswer a = AnswerMemory(*r.model, r.config, r.placement, options);
@@ -378,6 +379,7 @@ absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
   auto assumed = CompleteForEstimate(&*r.model, "model");
   if (!assumed.ok()) return assumed.status();
   for (const auto& a : *assumed) response->add_assumptions(absl::StrCat("Model field assumed (estimate approximate): ", a));
+  if (!r.config.seq_length_note.empty()) response->add_reasons(r.config.seq_length_note);
   const int64_t world = r.placement.gpus > 0 ? r.placement.gpus : ComputeMinGpus(MeshOf(r.config)).min_gpus;
   if (r.config.gbs == 0 && r.config.seq_length > 0 && world % (r.config.tp * r.config.pp * r.config.cp) == 0) {
     r.config.gbs = DefaultGlobalBatch(r.config, world / (r.config.tp * r.config.pp * r.config.cp));

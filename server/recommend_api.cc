@@ -112,6 +112,7 @@ absl::Status Recommend(const v1::RecommendRequest& request, v1::RecommendRespons
   if (!result.ok()) return result.status();
   const SearchResult& s = *result;
   ToModelSummary(*r.model, response->mutable_model());
+  if (!r.config.seq_length_note.empty()) response->add_reasons(r.config.seq_length_note);
   for (const auto& n : r.placement.notes) response->add_reasons(n);
   response->set_feasible(s.feasible);
   response->set_infeasible_reason(s.infeasible_reason);

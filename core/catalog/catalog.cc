@@ -119,6 +119,8 @@ ModelSpec ParseModel(const json& j) {
   m.completions = StringMap(j, "completions");
   for (const auto& [field, source] : m.completions) m.field_sources[field] = source;
   m.notes = Strings(j, "notes");
+  m.pretrain_seq_length = IntOr0(j, "pretrain_seq_length");
+  if (m.pretrain_seq_length > 0) m.field_sources["pretrain_seq_length"] = StringOrEmpty(j, "pretrain_seq_source");
   if (!StringOrEmpty(j, "params_source").empty()) {
     m.field_sources["published_params"] = StringOrEmpty(j, "params_source");
   }

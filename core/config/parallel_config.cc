@@ -135,9 +135,15 @@ absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& c, const Mode
   }
   r.mbs = c.mbs > 0 ? c.mbs : 1;
   r.gbs = c.gbs;
-  r.seq_length = c.seq_length > 0 ? c.seq_length : (model != nullptr ? model->seq_length : 0);
+  r.seq_length = c.seq_length > 0 ? c.seq_length : (model != nullptr ? model->DefaultSeqLength() : 0);
   if (c.seq_length == 0 && r.seq_length > 0) {
-    r.notes.push_back(absl::StrCat("seq_length not given: using the model's ", r.seq_length));
+    r.seq_length_note = absl::StrCat(
+        "seq_length not given: using ", r.seq_length, " tokens, ",
+        model->pretrain_seq_length > 0 ? "the length of the model's published pretraining recipe"
+                                       : absl::StrCat("the model's native context of ", model->seq_length,
+                                                      " capped at 8192 (no pretraining recipe known)"),
+        "; pass seq_length (--seq) to plan another length");
+    r.notes.push_back(r.seq_length_note);
   }
   r.first_stage_layers = c.first_stage_layers;
   r.last_stage_layers = c.last_stage_layers;

@@ -114,6 +114,9 @@ struct ResolvedConfig {
   // separate softmax; false for the fused (flash) kernels ("auto").
   bool unfused_attention = false;
   std::string attention_backend = "auto";
+  // Set when seq_length was not given: which length was taken and how to
+  // change it (answers state it first).
+  std::string seq_length_note;
   int64_t cpu_offloading_num_layers = 0;  // layers per stage whose activations go to host
   std::vector<std::string> offload_modules;
   std::vector<std::string> notes;  // which defaults were applied, in words

@@ -28,7 +28,8 @@ struct ModelSpec {
   int64_t kv_channels = 0;
   int64_t vocab_size = 0;
   int64_t make_vocab_size_divisible_by = 128;
-  int64_t seq_length = 0;
+  int64_t seq_length = 0;           // native context (max_position_embeddings)
+  int64_t pretrain_seq_length = 0;  // the length its published pretraining recipe uses; 0 = none known
   bool gated_linear_unit = true;
   bool share_embeddings_and_output_weights = false;
   bool multi_latent_attention = false;
@@ -81,6 +82,14 @@ struct ModelSpec {
   std::vector<std::string> notes;
 
   bool complete() const { return missing_fields.empty(); }
+  // The sequence length a plan uses when none is given: the published
+  // pretraining recipe's length when known, else the native context capped
+  // at 8192 (pretraining recipes run 4K-8K; longer contexts come from a
+  // later extension stage). 0 when the model says nothing.
+  int64_t DefaultSeqLength() const {
+    if (pretrain_seq_length > 0) return pretrain_seq_length;
+    return seq_length > 8192 ? 8192 : seq_length;
+  }
   bool is_moe() const { return num_moe_experts > 0 || kind.find("moe") != std::string::npos; }
   bool is_hybrid() const {
     return !hybrid_layer_pattern.empty() || kind.find("hybrid") != std::string::npos;

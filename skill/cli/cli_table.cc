@@ -358,6 +358,15 @@ std::string PlanLine(const v1::PlanSummary& p) {
 std::string FormatRecommend(const v1::RecommendResponse& r) {
   std::string out;
   if (r.has_model()) out += Summary(r.model());
+  // The sequence length first: a defaulted one is the answer's biggest assumption.
+  google::protobuf::RepeatedPtrField<std::string> rest;
+  for (const auto& reason : r.reasons()) {
+    if (absl::StartsWith(reason, "seq_length not given")) {
+      absl::StrAppend(&out, "sequence: ", reason, "\n");
+    } else {
+      *rest.Add() = reason;
+    }
+  }
   if (!r.feasible()) absl::StrAppend(&out, "NO FEASIBLE PLAN: ", r.infeasible_reason(), "\n");
   for (const auto& p : r.plans()) {
     absl::StrAppend(&out, "#", p.rank(), " ", PlanLine(p));
@@ -382,7 +391,7 @@ std::string FormatRecommend(const v1::RecommendResponse& r) {
   if (j.has_best_not_fitting()) absl::StrAppend(&out, "  fastest not fitting: ", PlanLine(j.best_not_fitting()));
   if (j.has_best_dominated()) absl::StrAppend(&out, "  next below: ", PlanLine(j.best_dominated()));
   if (r.truncated()) absl::StrAppend(&out, "SEARCH CUT SHORT: ", r.truncated_reason(), "\n");
-  out += Reasons(r.reasons());
+  out += Reasons(rest);
   return out;
 }
 

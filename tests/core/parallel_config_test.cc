@@ -22,9 +22,32 @@ TEST(ParallelConfigTest, Defaults) {
   EXPECT_TRUE(r->etp_defaulted);
   EXPECT_TRUE(r->sp);    // planner default: on when TP > 1
   EXPECT_EQ(r->mbs, 1);
-  EXPECT_EQ(r->seq_length, m.seq_length);
+  // The pretraining recipe's 4096, not the 40,960-token native context.
+  EXPECT_EQ(r->seq_length, 4096);
+  EXPECT_EQ(m.seq_length, 40960);
+  EXPECT_NE(r->seq_length_note.find("published pretraining recipe"), std::string::npos) << r->seq_length_note;
+  EXPECT_NE(r->seq_length_note.find("--seq"), std::string::npos) << r->seq_length_note;
   EXPECT_EQ(r->precision, Precision::kBf16);
   EXPECT_GE(r->notes.size(), 3u);
+}
+
+// Without a known recipe: the native context capped at 8192 (an HF config of
+// a long-context model would otherwise plan for 131,072 tokens).
+TEST(ParallelConfigTest, DefaultSequenceWithoutARecipeIsCappedAt8192) {
+  ModelSpec m = testing_util::CatalogModel("llama3_8b");
+  m.pretrain_seq_length = 0;
+  m.seq_length = 131072;
+  auto r = ResolveConfig(ParallelConfig{}, &m, "config");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->seq_length, 8192);
+  EXPECT_NE(r->seq_length_note.find("native context of 131072 capped at 8192"), std::string::npos)
+      << r->seq_length_note;
+  ParallelConfig given;
+  given.seq_length = 2048;
+  auto g = ResolveConfig(given, &m, "config");
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->seq_length, 2048);
+  EXPECT_TRUE(g->seq_length_note.empty());
 }
 
 TEST(ParallelConfigTest, BoundsNameEveryField) {
