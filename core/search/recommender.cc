@@ -36,6 +36,7 @@ struct Scored {
   double tokens_per_gpu = 0;
   double headroom_fraction = 0;
   double peak_fraction = 0;  // peak / capacity
+  bool tight = false;        // fits, with less headroom than the reserve
   int dims = 0;
 };
 
@@ -249,6 +250,7 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
       s.tokens_per_gpu = perf.tokens_per_s_per_gpu;
       s.headroom_fraction = mem.capacity_bytes > 0 ? mem.headroom_bytes / mem.capacity_bytes : 0;
       s.peak_fraction = mem.capacity_bytes > 0 ? mem.peak_bytes / mem.capacity_bytes : 0;
+      s.tight = s.fits && s.headroom_fraction < req.tight_reserve;
       s.dims = DimensionsInUse(c);
       scored.push_back(s);
     }
@@ -282,6 +284,20 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
       std::stable_sort(scored.begin() + begin, scored.begin() + end,
                        [](const Scored& a, const Scored& b) { return a.dims < b.dims; });
       begin = end;
+    }
+    // A tight plan yields to a plan with room that is as fast within the
+    // model's between-config error (the first few hundred places suffice).
+    const double band_up = 1 + CalibratedUncertainty().between_configs.median;
+    const size_t limit = std::min<size_t>(scored.size(), 512);
+    for (size_t i = 0; i < limit; ++i) {
+      if (!scored[i].fits || !scored[i].tight) continue;
+      for (size_t j = i + 1; j < scored.size() && scored[j].fits; ++j) {
+        if (scored[j].tokens_per_gpu * band_up < scored[i].tokens_per_gpu) break;
+        if (!scored[j].tight) {
+          std::rotate(scored.begin() + i, scored.begin() + j, scored.begin() + j + 1);
+          break;
+        }
+      }
     }
   }
 
@@ -340,6 +356,13 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
       ++out.rejected.invalid;
       if (!out.rejected.best_invalid.has_value()) out.rejected.best_invalid = std::move(p);
       continue;
+    }
+    if (s.tight) {
+      p.reasons.push_back(absl::StrFormat(
+          "Tight: %s headroom is under the %.0f%% of HBM reserved for the memory model's error (of the 172 NVIDIA "
+          "configs that ran, two are predicted at 105-106%% of HBM); prefer a plan with room, or watch memory in "
+          "the first iterations.",
+          HumanGiB(p.memory.headroom_bytes), 100 * req.tight_reserve));
     }
     meshes.push_back(mesh);
     shown.push_back(&s);
