@@ -88,10 +88,8 @@ std::vector<CalibrationRow> LoadCalibrationRows(const std::string& data_dir, std
     if (c.pipeline_layout.empty() && c.first_stage_layers == 0 && c.last_stage_layers == 0 &&
         model->hybrid_layer_pattern.empty() && model->num_layers % vstages != 0) {
       const int64_t mtp = c.mtp_num_layers.value_or(model->mtp_num_layers);
-      const FlopsPerToken f = ModelFlopsPerToken(*model, c.seq_length, c.tp, mtp);
-      const int64_t end_units =
-          EndUnits(f.logits, (f.total - f.logits) / static_cast<double>(model->num_layers + mtp), mtp);
-      c.pipeline_layout = BalancedLayout(model->num_layers, mtp, vstages, end_units);
+      c.pipeline_layout =
+          BalancedLayout(model->num_layers, mtp, vstages, LastStageEndUnits(*model, c.seq_length, c.tp, mtp));
       c.vpp = 0;
     }
     auto resolved = ResolveConfig(c, &*model, "config");

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/megatron_gpt.h"
 #include "core/catalog/catalog.h"
-#include "core/model/model_checks.h"
 #include "core/perf/perf_model.h"
 #include "core/pipeline/stage_plan.h"
 #include "tests/core/csv_reader.h"
@@ -37,17 +37,7 @@ int main() {
   int n = 0;
   std::vector<double> full, selective;
   for (const auto& r : rows) {
-    ModelSpec m;
-    m.id = r.at("model");
-    m.num_layers = std::stoll(r.at("num_layers"));
-    m.hidden_size = std::stoll(r.at("hidden_size"));
-    m.num_attention_heads = std::stoll(r.at("num_attention_heads"));
-    m.ffn_hidden_size = std::stoll(r.at("ffn_hidden_size"));
-    m.vocab_size = std::stoll(r.at("vocab_size"));
-    m.seq_length = std::stoll(r.at("seq_length"));
-    m.gated_linear_unit = false;
-    ApplyMegatronDefaults(&m);
-    m.missing_fields = MissingFields(m);
+    const ModelSpec m = MegatronGpt(r.at("model"), r);
     ResolvedConfig c;
     c.tp = std::stoll(r.at("tp"));
     c.pp = std::stoll(r.at("pp"));

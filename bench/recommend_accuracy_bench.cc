@@ -30,37 +30,18 @@ bool SameMesh(const ResolvedConfig& a, const ResolvedConfig& b) {
 }  // namespace
 
 // The step-time component that differs most between the published config's
-// estimate and the top plan's: "separates: EP all-to-all 2.10 s vs 0.40 s
+// estimate and the top plan's (StepParts names): "separates: exposed EP all-to-all 2.10 s vs 0.40 s
 // per step (published vs top)".
 std::string Separates(const parplan::PerfEstimate& published, const parplan::PerfEstimate& top) {
-  const parplan::PerfBreakdown& a = published.breakdown;
-  const parplan::PerfBreakdown& b = top.breakdown;
-  struct Part {
-    const char* name;
-    double published, top;
-  };
-  const Part parts[] = {{"GEMMs", a.gemm_s, b.gemm_s},
-                        {"attention", a.attention_s, b.attention_s},
-                        {"MoE routing and experts", a.moe_s, b.moe_s},
-                        {"element-wise", a.elementwise_s, b.elementwise_s},
-                        {"recompute", a.recompute_s, b.recompute_s},
-                        {"logits", a.logits_s, b.logits_s},
-                        {"host/sync overhead", a.overhead_s, b.overhead_s},
-                        {"pipeline bubble", a.bubble_s, b.bubble_s},
-                        {"TP communication", a.tp_comm_s, b.tp_comm_s},
-                        {"CP communication", a.cp_comm_s, b.cp_comm_s},
-                        {"EP all-to-all", a.ep_comm_s, b.ep_comm_s},
-                        {"DP communication", a.dp_comm_s, b.dp_comm_s},
-                        {"PP communication", a.pp_comm_s, b.pp_comm_s},
-                        {"FSDP communication", a.fsdp_comm_s, b.fsdp_comm_s},
-                        {"optimizer", a.optimizer_s, b.optimizer_s}};
-  const Part* most = &parts[0];
-  for (const Part& p : parts) {
-    if (std::fabs(p.published - p.top) > std::fabs(most->published - most->top)) most = &p;
+  const auto a = parplan::StepParts(published.breakdown);
+  const auto b = parplan::StepParts(top.breakdown);
+  size_t most = 0;
+  for (size_t i = 1; i < a.size(); ++i) {
+    if (std::fabs(a[i].seconds - b[i].seconds) > std::fabs(a[most].seconds - b[most].seconds)) most = i;
   }
   char buf[256];
   std::snprintf(buf, sizeof buf, "separates: %s %.2f s vs %.2f s per step (published vs top; steps %.2f s vs %.2f s)",
-                most->name, most->published, most->top, published.step_time_s, top.step_time_s);
+                a[most].name, a[most].seconds, b[most].seconds, published.step_time_s, top.step_time_s);
   return buf;
 }
 

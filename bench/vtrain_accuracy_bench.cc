@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
+#include "bench/megatron_gpt.h"
 #include "core/catalog/catalog.h"
 #include "core/memory/memory_model.h"
-#include "core/model/model_checks.h"
 #include "core/perf/perf_model.h"
 #include "core/pipeline/stage_plan.h"
 #include "tests/core/csv_reader.h"
@@ -79,17 +79,7 @@ int main() {
   int skipped = 0;
   for (const auto& r : rows) {
     if (r.at("source").find("multi") == std::string::npos) continue;
-    ModelSpec m;
-    m.id = "vtrain_gpt_" + r.at("params_b") + "b";
-    m.num_layers = std::stoll(r.at("num_layers"));
-    m.hidden_size = std::stoll(r.at("hidden_size"));
-    m.num_attention_heads = std::stoll(r.at("num_attention_heads"));
-    m.ffn_hidden_size = std::stoll(r.at("ffn_hidden_size"));
-    m.vocab_size = std::stoll(r.at("vocab_size"));
-    m.gated_linear_unit = false;
-    m.seq_length = std::stoll(r.at("seq_length"));
-    ApplyMegatronDefaults(&m);
-    m.missing_fields = MissingFields(m);
+    const ModelSpec m = MegatronGpt("vtrain_gpt_" + r.at("params_b") + "b", r);
     ResolvedConfig c;
     c.tp = std::stoll(r.at("tp"));
     c.pp = std::stoll(r.at("pp"));

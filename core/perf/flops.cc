@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/model/param_count.h"
+#include "core/pipeline/layout_builder.h"
 
 namespace parplan {
 namespace {
@@ -143,6 +144,12 @@ FlopsPerToken ModelFlopsPerToken(const ModelSpec& m, int64_t seq_length, int64_t
   logits.total = logits.logits;
   Add(&sum, logits);
   return sum;
+}
+
+int64_t LastStageEndUnits(const ModelSpec& m, int64_t seq_length, int64_t tp, int64_t mtp) {
+  if (m.num_layers <= 0 || seq_length <= 0) return 1;
+  const FlopsPerToken f = ModelFlopsPerToken(m, seq_length, tp, mtp);
+  return EndUnits(f.logits, (f.total - f.logits) / static_cast<double>(m.num_layers + mtp), mtp);
 }
 
 }  // namespace parplan

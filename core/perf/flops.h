@@ -42,6 +42,11 @@ double KeysPerQuery(const ModelSpec& model, int64_t index, int64_t seq_length);
 // vocabulary padding, `mtp_num_layers` the run's MTP depth.
 FlopsPerToken ModelFlopsPerToken(const ModelSpec& model, int64_t seq_length, int64_t tp, int64_t mtp_num_layers);
 
+// How many decoder layers' worth of work the last pipeline stage's MTP
+// depths and output layer make (EndUnits of core/pipeline/layout_builder.h,
+// from this model's FLOPs); 1 without layers or a sequence length.
+int64_t LastStageEndUnits(const ModelSpec& model, int64_t seq_length, int64_t tp, int64_t mtp_num_layers);
+
 }  // namespace parplan
 
 #endif  // PARPLAN_CORE_PERF_FLOPS_H_

@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <array>
-#include <optional>
 #include <cmath>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "core/memory/activation_model.h"
 #include "core/model/layer_params.h"
 #include "core/model/param_count.h"
 #include "core/perf/collectives.h"
@@ -38,6 +37,19 @@ struct StageTime {
   double tp_s = 0, cp_s = 0, ep_s = 0, fsdp_s = 0, first_gather_s = 0;
   double dense_gemm_s = 0;
   double Compute() const { return gemm + attention + moe + elementwise + recompute + logits + overhead; }
+  // Adds another share's compute (by kind), backward and dense-GEMM time, and FSDP traffic.
+  void Add(const StageTime& o) {
+    gemm += o.gemm;
+    attention += o.attention;
+    moe += o.moe;
+    elementwise += o.elementwise;
+    recompute += o.recompute;
+    logits += o.logits;
+    overhead += o.overhead;
+    backward += o.backward;
+    dense_gemm_s += o.dense_gemm_s;
+    fsdp_s += o.fsdp_s;
+  }
 };
 
 void AddByKind(StageTime* st, LayerPart part, double seconds) {
@@ -50,6 +62,24 @@ void AddByKind(StageTime* st, LayerPart part, double seconds) {
 }
 
 }  // namespace
+
+std::array<StepPart, kStepParts> StepParts(const PerfBreakdown& b) {
+  return {{{"GEMMs", b.gemm_s, true},
+           {"attention", b.attention_s, true},
+           {"MoE routing and expert GEMMs", b.moe_s, true},
+           {"element-wise kernels", b.elementwise_s, true},
+           {"recompute", b.recompute_s, true},
+           {"output layer (logits)", b.logits_s, true},
+           {"host launch and MoE sync overhead", b.overhead_s, true},
+           {"pipeline bubble", b.bubble_s, false},
+           {"exposed TP communication", b.tp_comm_s, false},
+           {"exposed CP communication", b.cp_comm_s, false},
+           {"exposed EP all-to-all", b.ep_comm_s, false},
+           {"exposed DP communication", b.dp_comm_s, false},
+           {"exposed PP communication", b.pp_comm_s, false},
+           {"exposed FSDP gathers and reduce-scatters", b.fsdp_comm_s, false},
+           {"optimizer step", b.optimizer_s, false}}};
+}
 
 double PeakTflops(const SystemSpec& s, Precision p) {
   if (IsFp4(p) && s.fp4_dense_tflops > 0) return s.fp4_dense_tflops;
@@ -97,10 +127,10 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
   // once per estimate.
   struct LayerShare {
     StageTime time;
-    double tp_count = 0, ep_count = 0, cp_steps = 0, ep_one_s = 0, cp_one_s = 0, fsdp_s = 0, gather_s = 0;
+    double tp_count = 0, ep_count = 0, cp_steps = 0, ep_one_s = 0, cp_one_s = 0, gather_s = 0;
   };
   std::array<bool, kLayerParts> selected{};  // parts selective recompute repeats
-  if (c.recompute == RecomputeGranularity::kSelective) {
+  if (selective) {
     for (int i = 0; i < kLayerParts; ++i) {
       for (const std::string& module : c.recompute_modules) selected[i] = selected[i] || RecomputedBy(static_cast<LayerPart>(i), module);
     }
@@ -131,7 +161,7 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
     }
     if (c.fsdp) {
       const LayerParams lp = mtp ? MtpParams(m) : ParamsOfLayer(m, kind);
-      out.fsdp_s = fsdp_seconds(lp.dense, lp.expert, 2.0 * gathered_bytes + grad_comm_bytes);
+      st.fsdp_s = fsdp_seconds(lp.dense, lp.expert, 2.0 * gathered_bytes + grad_comm_bytes);
       out.gather_s = fsdp_seconds(lp.dense, lp.expert, gathered_bytes);
     }
     return out;
@@ -147,20 +177,12 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
                       (full_recompute ? 1 : 0);
       if (!shares[key].has_value()) shares[key] = share_of(kind, index, mtp, full_recompute);
       const LayerShare& l = *shares[key];
-      st.gemm += l.time.gemm;
-      st.attention += l.time.attention;
-      st.moe += l.time.moe;
-      st.elementwise += l.time.elementwise;
-      st.recompute += l.time.recompute;
-      st.overhead += l.time.overhead;
-      st.backward += l.time.backward;
-      st.dense_gemm_s += l.time.dense_gemm_s;
+      st.Add(l.time);
       tp_count += l.tp_count;
       ep_count += l.ep_count;
       cp_steps += l.cp_steps;
       if (l.ep_one_s > 0) ep_one_s = l.ep_one_s;
       if (l.cp_one_s > 0) cp_one_s = l.cp_one_s;
-      st.fsdp_s += l.fsdp_s;
       // The first layer's forward gather has nothing to prefetch behind.
       if (st.first_gather_s == 0) st.first_gather_s = l.gather_s;
     };
@@ -224,15 +246,13 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
   b.cp_comm_s = slowest.cp_s * mb;
   b.ep_comm_s = slowest.ep_s * mb;
   b.fsdp_comm_s = slowest.fsdp_s * mb;
-  {
-    // Achieved rate of the dense GEMMs on the slowest stage.
-    double gemm_flops = 0;
-    const double per_token = e.flops.dense_gemm / m.num_layers;  // average dense-GEMM FLOPs of a layer
-    int64_t layers = 0;
-    for (int64_t v = 0; v < plan.vpp; ++v) layers += plan.decoder_layers[e.slowest_stage][v];
-    gemm_flops = per_token * layers * tokens / c.tp;
-    e.gemm_efficiency = slowest.dense_gemm_s > 0 ? std::min(1.0, gemm_flops / (slowest.dense_gemm_s * device.peak_flops)) : 0;
-  }
+  // Achieved rate of the dense GEMMs on the slowest stage: its layers'
+  // average dense-GEMM FLOPs over their time.
+  int64_t slowest_layers = 0;
+  for (int64_t v = 0; v < plan.vpp; ++v) slowest_layers += plan.decoder_layers[e.slowest_stage][v];
+  const double gemm_flops = e.flops.dense_gemm / m.num_layers * slowest_layers * tokens / c.tp;
+  e.gemm_efficiency =
+      slowest.dense_gemm_s > 0 ? std::min(1.0, gemm_flops / (slowest.dense_gemm_s * device.peak_flops)) : 0;
 
   // Pipeline: p2p of the [tokens x h] activation per boundary, and the bubble.
   if (c.pp > 1) {

@@ -7,6 +7,7 @@
 #ifndef PARPLAN_CORE_PERF_PERF_MODEL_H_
 #define PARPLAN_CORE_PERF_PERF_MODEL_H_
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,19 @@ struct PerfBreakdown {
   double bubble_s = 0;
   double optimizer_s = 0;
 };
+
+// One named term of a step, as answers name it.
+struct StepPart {
+  const char* name;
+  double seconds;
+  bool compute;  // one of compute_s's kinds (else bubble, exposed communication or the optimizer)
+};
+inline constexpr int kStepParts = 15;
+
+// The terms of `b` in a fixed order: the seven compute kinds, then the
+// pipeline bubble, exposed TP/CP/EP/DP/PP/FSDP communication and the
+// optimizer step. They add up to the step time.
+std::array<StepPart, kStepParts> StepParts(const PerfBreakdown& b);
 
 struct PerfEstimate {
   double step_time_s = 0;

@@ -1,7 +1,5 @@
 // Topology and hardware rules: groups that leave the NVLink domain or a
 // node, and precisions the GPU cannot run.
-#include <algorithm>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/layout/rank_layout.h"
@@ -18,7 +16,7 @@ namespace {
 std::string CostPhrase(const ResolvedPlacement& p, int64_t span) {
   if (!p.system.has_value()) return "traffic leaves NVLink for the scale-out network";
   const SystemSpec& s = *p.system;
-  const Link link = LinkOfSpan(s, std::max<int64_t>(span, int64_t{s.nvlink_domain_size} + 1));
+  const Link link = LinkLeavingDomain(s, span);
   const double slow = LinkGbytesPerSecond(s, link);
   if (s.nvlink_gbps_unidirectional <= 0 || s.nvlink_domain_size <= 1) {
     return absl::StrCat("these GPUs have no NVLink peers: that traffic runs over ", DescribeLink(s, link));

@@ -97,11 +97,7 @@ std::vector<ResolvedConfig> EnumerateCandidates(const ModelSpec& m, const Resolv
   const int64_t mtp = base.mtp_num_layers;
   // The last stage's MTP depths and loss in decoder layers' worth of FLOPs
   // (for balanced layouts).
-  const int64_t end_units = [&] {
-    if (m.num_layers <= 0 || base.seq_length <= 0) return int64_t{1};
-    const FlopsPerToken f = ModelFlopsPerToken(m, base.seq_length, 1, mtp);
-    return EndUnits(f.logits, (f.total - f.logits) / static_cast<double>(m.num_layers + mtp), mtp);
-  }();
+  const int64_t end_units = LastStageEndUnits(m, base.seq_length, 1, mtp);
   std::vector<ResolvedConfig> recompute = RecomputeVariants(m, base);
   if (k.recompute_pinned) {
     recompute = {base};

@@ -43,27 +43,20 @@ void AddPlanReasons(const ModelSpec& m, const SystemSpec& sys, PlanEval* p) {
                                     p->memory.fits ? " (fits, " : " (does not fit, ",
                                     HumanGiB(std::fabs(p->memory.headroom_bytes)),
                                     p->memory.fits ? " headroom)." : " over)."));
-  // What dominates the step, and the largest cost that is not compute.
-  struct Cost {
-    const char* what;
-    double s;
-  };
-  const Cost compute[] = {{"GEMMs", b.gemm_s}, {"attention", b.attention_s}, {"MoE routing and expert GEMMs", b.moe_s},
-                          {"element-wise kernels", b.elementwise_s}, {"recompute", b.recompute_s},
-                          {"output layer (logits)", b.logits_s}, {"host launch and MoE sync overhead", b.overhead_s}};
-  const Cost other[] = {{"pipeline bubble", b.bubble_s}, {"exposed TP communication", b.tp_comm_s},
-                        {"exposed CP communication", b.cp_comm_s}, {"exposed EP all-to-all", b.ep_comm_s},
-                        {"exposed DP communication", b.dp_comm_s}, {"exposed PP communication", b.pp_comm_s},
-                        {"exposed FSDP gathers and reduce-scatters", b.fsdp_comm_s},
-                        {"optimizer step", b.optimizer_s}};
-  auto by_time = [](const Cost& x, const Cost& y) { return x.s < y.s; };
-  const Cost* top_compute = std::max_element(std::begin(compute), std::end(compute), by_time);
-  const Cost* worst = std::max_element(std::begin(other), std::end(other), by_time);
-  const Cost* dominant = worst->s > top_compute->s ? worst : top_compute;
+  // What dominates the step, and the largest cost that is not compute
+  // (the first of equal ones, in StepParts order).
+  const StepPart* top_compute = nullptr;
+  const StepPart* worst = nullptr;
+  const auto parts = StepParts(b);
+  for (const StepPart& part : parts) {
+    const StepPart*& best = part.compute ? top_compute : worst;
+    if (best == nullptr || part.seconds > best->seconds) best = &part;
+  }
+  const StepPart* dominant = worst->seconds > top_compute->seconds ? worst : top_compute;
   p->reasons.push_back(absl::StrFormat(
       "Dominant cost: %s (%.0f%% of the step). Compute is %.0f%%; the largest other cost is the %s (%.0f%%).",
-      dominant->what, 100 * dominant->s / e.step_time_s, 100 * b.compute_s / e.step_time_s, worst->what,
-      100 * worst->s / e.step_time_s));
+      dominant->name, 100 * dominant->seconds / e.step_time_s, 100 * b.compute_s / e.step_time_s, worst->name,
+      100 * worst->seconds / e.step_time_s));
   if (p->config.account_for_embedding || p->config.account_for_loss) {
     const ResolvedConfig& c = p->config;
     const int64_t ends = c.account_for_embedding + c.account_for_loss;
@@ -90,13 +83,13 @@ void AddPlanReasons(const ModelSpec& m, const SystemSpec& sys, PlanEval* p) {
     p->reasons.push_back(absl::StrCat(tp_cross, " of ", layout.GroupCount(GroupKind::kTp), " TP groups (TP=",
                                       p->config.tp, ") cross the ", domain,
                                       "-GPU NVLink domain: their collectives run over ",
-                                      DescribeLink(sys, LinkOfSpan(sys, domain + 1)), " instead of ",
+                                      DescribeLink(sys, LinkLeavingDomain(sys, p->config.tp)), " instead of ",
                                       domain > 1 ? DescribeLink(sys, Link::kNvlink) : "NVLink", "."));
   } else if (ep_cross > 0) {
     p->reasons.push_back(absl::StrCat(ep_cross, " of ", layout.GroupCount(GroupKind::kEp), " EP groups (EP*ETP=",
                                       expert_span, ") cross the ", domain,
                                       "-GPU NVLink domain: their all-to-all runs over ",
-                                      DescribeLink(sys, LinkOfSpan(sys, domain + 1)), "."));
+                                      DescribeLink(sys, LinkLeavingDomain(sys, expert_span)), "."));
   } else if (p->config.tp > 1 || expert_span > 1) {
     p->reasons.push_back(absl::StrCat("TP=", p->config.tp,
                                       m.num_moe_experts > 0 ? absl::StrCat(" and EP*ETP=", expert_span, " stay")

@@ -13,6 +13,10 @@ Link LinkOfSpan(const SystemSpec& s, int64_t span) {
   return Link::kNetwork;
 }
 
+Link LinkLeavingDomain(const SystemSpec& s, int64_t span) {
+  return LinkOfSpan(s, std::max<int64_t>(span, int64_t{s.nvlink_domain_size} + 1));
+}
+
 double LinkGbytesPerSecond(const SystemSpec& s, Link link) {
   const double network = (s.scaleout_gbps_per_gpu > 0 ? s.scaleout_gbps_per_gpu : 400.0) / 8.0;
   switch (link) {

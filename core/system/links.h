@@ -20,6 +20,11 @@ enum class Link { kNvlink, kPcie, kNetwork };
 // The link a group spanning `span` consecutive ranks uses.
 Link LinkOfSpan(const SystemSpec& s, int64_t span);
 
+// The link the traffic of a group of `span` ranks that leaves (or straddles)
+// the NVLink domain crosses: what a group wider than the domain uses, even
+// when the group itself is no wider than the domain.
+Link LinkLeavingDomain(const SystemSpec& s, int64_t span);
+
 // GB/s per GPU per direction of `link` on `s`. The network is the NIC line
 // rate per GPU (400 Gb/s when the system does not say); PCIe falls back to
 // the network rate when unknown.

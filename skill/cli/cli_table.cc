@@ -27,11 +27,16 @@ std::string Reasons(const google::protobuf::RepeatedPtrField<std::string>& reaso
   return out;
 }
 
+// Expert dimensions apply: an MoE model, or EP set anyway.
+bool HasExperts(const v1::ModelSummary& m, const v1::ParallelConfig& c) {
+  return absl::StrContains(m.kind(), "moe") || c.ep() > 1;
+}
+
 // The "config:" header line: expert dimensions only for MoE models (or when
 // set), GBS only when known, so an invalid config or a dense model never
 // shows zeros or fields that do not apply.
 std::string ConfigLine(const v1::ParallelConfig& c, const v1::ModelSummary& m, int64_t gbs, bool with_sp) {
-  const bool experts = absl::StrContains(m.kind(), "moe") || c.ep() > 1;
+  const bool experts = HasExperts(m, c);
   std::string out = absl::StrFormat("config: TP=%d PP=%d VPP=%d CP=%d", c.tp(), c.pp(), c.vpp(), c.cp());
   if (experts) absl::StrAppend(&out, absl::StrFormat(" EP=%d ETP=%d", c.ep(), c.etp()));
   if (with_sp) absl::StrAppend(&out, " SP=", c.sp() ? "on" : "off");
@@ -46,7 +51,7 @@ std::string DataParallelTail(const v1::ModelSummary& m, const v1::ParallelConfig
                              int64_t microbatches) {
   if (dp <= 0) return "";
   std::string out = absl::StrCat("; DP=", dp);
-  if (absl::StrContains(m.kind(), "moe") || c.ep() > 1) absl::StrAppend(&out, " EDP=", edp);
+  if (HasExperts(m, c)) absl::StrAppend(&out, " EDP=", edp);
   if (microbatches > 0) absl::StrAppend(&out, ", ", microbatches, " microbatches");
   return out;
 }
