@@ -22,9 +22,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "bench/calibration_rows.h"
 #include "core/perf/perf_model.h"
 #include "core/perf/uncertainty.h"
+#include "core/search/plan_explain.h"
 
 namespace parplan {
 namespace {
@@ -154,15 +156,11 @@ void PrintInitializer(const PerfParams& p) {
   std::printf("    p.dp_exposed = %.4f;\n    p.pp_exposed = %.4f;\n", p.dp_exposed, p.pp_exposed);
 }
 
-// "TP1 PP4 VPP4 EP64 MBS1 GBS4096 full_iteration" for diagnostics.
+// The plan label (PlanLabel) plus the batch and the overlap/graph switches, for diagnostics.
 std::string PlanLabelForDump(const CalibrationRow& r) {
   const ResolvedConfig& c = r.config;
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "TP%lld PP%lld VPP%lld CP%lld EP%lld MBS%lld GBS%lld %s%s%s", (long long)c.tp,
-                (long long)c.pp, (long long)c.vpp, (long long)c.cp, (long long)c.ep, (long long)c.mbs,
-                (long long)c.gbs, c.cuda_graph_impl.c_str(), c.overlap_moe_expert_parallel_comm ? " a2a-overlap" : "",
-                c.tp_comm_overlap ? " tp-overlap" : "");
-  return buf;
+  return absl::StrCat(PlanLabel(c), " GBS=", c.gbs, " cuda_graph_impl=", c.cuda_graph_impl,
+                      c.overlap_moe_expert_parallel_comm ? " a2a-overlap" : "", c.tp_comm_overlap ? " tp-overlap" : "");
 }
 
 // Signed relative error (predicted / published - 1) of every row, each
