@@ -391,7 +391,16 @@ TEST_F(PlannerServiceTest, RecommendHonoursTheCallDeadline) {
   auto ctx = Context(20);  // far less than the search needs
   const auto start = std::chrono::steady_clock::now();
   const grpc::Status status = stub_->Recommend(ctx.get(), req, &resp);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  // Two honest outcomes, depending on how fast this machine is: the search
+  // stops at the deadline less its margin and the cut-short answer arrives in
+  // time (OK, truncated, saying why), or the answer misses the caller's
+  // deadline and gRPC reports DEADLINE_EXCEEDED. A complete search is neither.
+  if (status.ok()) {
+    EXPECT_TRUE(resp.truncated());
+    EXPECT_NE(resp.truncated_reason().find("deadline"), std::string::npos) << resp.truncated_reason();
+  } else {
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << status.error_message();
+  }
   // The server stopped searching: a new call is answered promptly.
   v1::MinGpusRequest ping;
   ping.mutable_config()->set_tp(2);
