@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "core/catalog/catalog.h"
 #include "core/layout/rank_layout.h"
+#include "core/memory/memory_margin.h"
 #include "core/memory/memory_planner.h"
 #include "core/perf/perf_model.h"
 #include "core/perf/uncertainty.h"
@@ -302,6 +303,8 @@ absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::Estima
     errors.Add("overhead_gib", absl::StrCat("overhead_gib = ", request.overhead_gib(), " is out of range; allowed 0..1024"));
   }
   errors.CheckRange("max_suggestions", request.max_suggestions(), 0, 16);
+  const double reserve =
+      MemoryReserveOf(request.has_memory_reserve(), request.memory_reserve(), "memory_reserve", &errors);
   if (!errors.empty()) return errors.ToStatus();
   Resolved r;
   if (absl::Status s = Resolve(&request.model(), request.placement(), request.config(), &r); !s.ok()) return s;
@@ -345,6 +348,8 @@ absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::Estima
     response->add_reasons(absl::StrCat(e.fits ? "Fits: " : "Does not fit: ", "peak ", HumanGiB(e.peak_bytes),
                                        " on PP rank ", e.peak_pp_rank, " of ", HumanGiB(e.capacity_bytes), " (",
                                        static_cast<int>(std::round(100 * e.peak_bytes / e.capacity_bytes)), "%)."));
+    response->set_tight(IsTight(e, reserve));
+    if (response->tight()) response->add_reasons(TightReason(e, reserve));
   } else {
     response->add_reasons(absl::StrCat("Peak ", HumanGiB(e.peak_bytes), " on PP rank ", e.peak_pp_rank,
                                        "; no system given, so capacity is unknown."));

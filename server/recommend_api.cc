@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "core/memory/memory_margin.h"
 #include "core/model/resolve.h"
 #include "core/render/render.h"
 #include "core/search/recommender.h"
@@ -30,6 +31,7 @@ void ToPlanSummary(const PlanEval& p, int rank, const ModelSpec& model, const Sy
   for (const auto& r : p.reasons) out->add_reasons(r);
   if (!p.valid) return;
   out->set_fits(p.memory.fits);
+  out->set_tight(p.tight);
   out->set_memory_peak_bytes(std::llround(p.memory.peak_bytes));
   out->set_memory_capacity_bytes(std::llround(p.memory.capacity_bytes));
   out->set_headroom_bytes(std::llround(p.memory.headroom_bytes));
@@ -64,6 +66,8 @@ absl::Status Recommend(const v1::RecommendRequest& request, v1::RecommendRespons
   errors.CheckRange("top_k", request.top_k(), 0, 100);
   errors.CheckRange("max_candidates", request.max_candidates(), 0, kMaxCandidates);
   errors.CheckRange("constraints.max_pp", request.constraints().max_pp(), 0, 4096);
+  const double reserve =
+      MemoryReserveOf(request.has_memory_reserve(), request.memory_reserve(), "memory_reserve", &errors);
   if (request.placement().gpus() > 0 && (request.find_min_gpus() || request.min_gpus() > 0 || request.max_gpus() > 0)) {
     errors.Add("placement.gpus", "give either placement.gpus or find_min_gpus / min_gpus..max_gpus, not both");
   }
@@ -107,6 +111,7 @@ absl::Status Recommend(const v1::RecommendRequest& request, v1::RecommendRespons
   q.top_k = request.top_k() > 0 ? request.top_k() : 5;
   q.max_candidates = request.max_candidates() > 0 ? request.max_candidates() : kDefaultCandidates;
   q.deadline = deadline;
+  q.memory_reserve = reserve;
 
   auto result = parplan::Recommend(q);
   if (!result.ok()) return result.status();
@@ -114,6 +119,7 @@ absl::Status Recommend(const v1::RecommendRequest& request, v1::RecommendRespons
   ToModelSummary(*r.model, response->mutable_model());
   if (!r.config.seq_length_note.empty()) response->add_reasons(r.config.seq_length_note);
   for (const auto& n : r.placement.notes) response->add_reasons(n);
+  if (q.system.hbm_gb > 0) response->add_reasons(ReserveStatement(q.system.hbm_gb * kGiB, reserve));
   response->set_feasible(s.feasible);
   response->set_infeasible_reason(s.infeasible_reason);
   int rank = 1;

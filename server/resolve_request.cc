@@ -1,5 +1,7 @@
 #include "server/resolve_request.h"
 
+#include "core/memory/memory_margin.h"
+
 #include "core/model/resolve.h"
 #include "core/util/field_error.h"
 #include "server/convert.h"
@@ -30,6 +32,16 @@ absl::Status Resolve(const v1::ModelRef* model_ref, const v1::Placement& placeme
   // into every answer's reasons.
   out->config.notes.insert(out->config.notes.begin(), out->placement.notes.begin(), out->placement.notes.end());
   return absl::OkStatus();
+}
+
+double MemoryReserveOf(bool given, double value, const std::string& field, FieldErrors* errors) {
+  if (!given) return kDefaultMemoryReserve;
+  if (!(value >= 0 && value <= kMaxMemoryReserve)) {
+    errors->Add(field, absl::StrCat(field, " = ", value, " is out of range; allowed 0..", kMaxMemoryReserve,
+                                    " (a share of HBM, e.g. 0.05)"));
+    return kDefaultMemoryReserve;
+  }
+  return value;
 }
 
 }  // namespace api

@@ -5,9 +5,11 @@
 #define PARPLAN_SERVER_RESOLVE_REQUEST_H_
 
 #include <optional>
+#include <string>
 
 #include "absl/status/status.h"
 #include "core/config/parallel_config.h"
+#include "core/util/field_error.h"
 #include "core/model/model_spec.h"
 #include "parplan/v1/planner.pb.h"
 
@@ -26,6 +28,11 @@ struct Resolved {
 // bounds; NOT_FOUND for an unknown model or system.
 absl::Status Resolve(const v1::ModelRef* model_ref, const v1::Placement& placement,
                      const v1::ParallelConfig& config, Resolved* out);
+
+// The memory reserve a request asks for: `value` when `given`, else the
+// default (core/memory/memory_margin.h). Out of 0..kMaxMemoryReserve (or not
+// a number) adds an error naming `field` and returns the default.
+double MemoryReserveOf(bool given, double value, const std::string& field, FieldErrors* errors);
 
 }  // namespace api
 }  // namespace parplan

@@ -250,7 +250,7 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
       s.tokens_per_gpu = perf.tokens_per_s_per_gpu;
       s.headroom_fraction = mem.capacity_bytes > 0 ? mem.headroom_bytes / mem.capacity_bytes : 0;
       s.peak_fraction = mem.capacity_bytes > 0 ? mem.peak_bytes / mem.capacity_bytes : 0;
-      s.tight = s.fits && s.headroom_fraction < req.tight_reserve;
+      s.tight = IsTight(mem, req.memory_reserve);
       s.dims = DimensionsInUse(c);
       scored.push_back(s);
     }
@@ -357,13 +357,8 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
       if (!out.rejected.best_invalid.has_value()) out.rejected.best_invalid = std::move(p);
       continue;
     }
-    if (s.tight) {
-      p.reasons.push_back(absl::StrFormat(
-          "Tight: %s headroom is under the %.0f%% of HBM reserved for the memory model's error (of the 172 NVIDIA "
-          "configs that ran, two are predicted at 105-106%% of HBM); prefer a plan with room, or watch memory in "
-          "the first iterations.",
-          HumanGiB(p.memory.headroom_bytes), 100 * req.tight_reserve));
-    }
+    p.tight = IsTight(p.memory, req.memory_reserve);
+    if (p.tight) p.reasons.push_back(TightReason(p.memory, req.memory_reserve));
     meshes.push_back(mesh);
     shown.push_back(&s);
     out.plans.push_back(std::move(p));

@@ -9,6 +9,7 @@
 
 #include "absl/time/time.h"
 #include "core/config/parallel_config.h"
+#include "core/memory/memory_margin.h"
 #include "core/memory/memory_model.h"
 #include "core/model/model_spec.h"
 #include "core/perf/perf_model.h"
@@ -45,11 +46,10 @@ struct SearchRequest {
   // Plans keep peak memory under this share of HBM (1 = the memory model's
   // own verdict, which already holds 2 GiB + 3% for overheads).
   double max_memory_fraction = 1.0;
-  // A fitting plan with less headroom than this share of HBM is "tight":
-  // inside the memory model's error (of the 172 NVIDIA configs that ran, two
-  // are predicted at 105-106% of HBM), so it says so and never ranks above a
-  // plan with room that is as fast within the model's between-config error.
-  double tight_reserve = 0.05;
+  // A fitting plan with less headroom than this share of HBM is "tight"
+  // (core/memory/memory_margin.h): it says so and never ranks above a plan
+  // with room that is as fast within the model's between-config error.
+  double memory_reserve = kDefaultMemoryReserve;
   absl::Time deadline = absl::InfiniteFuture();
 };
 
@@ -60,6 +60,7 @@ struct PlanEval {
   MemoryEstimate memory;
   PerfEstimate perf;
   bool valid = true;
+  bool tight = false;                 // fits inside the memory reserve (set by Recommend)
   std::vector<Violation> violations;  // errors when invalid, else warnings
   std::vector<std::string> reasons;
 };

@@ -145,6 +145,8 @@ absl::Status FillRecommendFlags(const Flags& flags, v1::RecommendRequest* req) {
   req->mutable_constraints()->set_no_cp(flags.Has("no-cp"));
   req->mutable_constraints()->set_no_recompute(flags.Has("no-recompute"));
   req->mutable_constraints()->set_nvlink_only(flags.Has("nvlink-only"));
+  std::optional<double> reserve;
+  if (collect(MemoryReserveFlag(flags, &reserve)) && reserve.has_value()) req->set_memory_reserve(*reserve);
   return errors.ToStatus();
 }
 
@@ -181,7 +183,7 @@ commands:
                                                   rank coordinates and process groups
   render     [--model ..] [--system ..] [--gpus N] [config flags]
                                                   Megatron Bridge / Megatron-LM / Slurm text
-  memory     --model .. [--system ..] [--gpus N] [config flags] [--overhead-gib X]
+  memory     --model .. [--system ..] [--gpus N] [config flags] [--overhead-gib X] [--memory-reserve F]
                                                   per-GPU memory per pipeline stage; fits or what to change
   perf       --model .. --system .. [--gpus N] [config flags]
                                                   step time, tokens/s/GPU, model TFLOP/s, MFU, breakdown
@@ -189,6 +191,7 @@ commands:
              [--precision] [--objective throughput|fewest-gpus|headroom] [--top K]
              [--tp/--pp/--vpp/--cp/--ep/--etp/--mbs/--recompute pin a dimension]
              [--max-pp N] [--no-cp] [--no-recompute] [--nvlink-only] [--max-candidates N]
+             [--memory-reserve F (share of HBM kept free; less is "tight") [0.05]]
                                                   the best plans, the rule-of-thumb start, what was rejected
   tools      [--format mcp|openai|json-schema]      every command as a tool schema (from the proto)
   mcp                                             MCP server on stdin/stdout (JSON-RPC, one message a line)
@@ -297,6 +300,9 @@ int RunCommand(const Flags& flags, std::string* out, std::string* err) {
     long long v = 0;
     if (absl::Status s = IntFlag(flags, "max-suggestions", 0, 16, &v); !s.ok()) return Fail(s, err);
     req.set_max_suggestions(static_cast<int32_t>(v));
+    std::optional<double> reserve;
+    if (absl::Status s = MemoryReserveFlag(flags, &reserve); !s.ok()) return Fail(s, err);
+    if (reserve.has_value()) req.set_memory_reserve(*reserve);
     return Invoke(flags, req, &api::EstimateMemory, "EstimateMemory", &FormatMemory, out, err);
   }
   if (cmd == "recommend") {

@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/ascii.h"
 #include "core/catalog/catalog.h"
+#include "core/memory/memory_margin.h"
 #include "core/model/size_model.h"
 #include "core/util/field_error.h"
 #include "server/json_codec.h"
@@ -25,7 +26,7 @@ const std::vector<std::string>& KnownFlags() {
       "sp", "no-sp", "mbs", "gbs", "seq", "precision", "pp-layout", "first-stage-layers", "last-stage-layers",
       "mtp-layers", "json", "server", "timeout-ms", "rank", "max-ranks", "max-groups", "next", "filter", "help",
       "recompute", "recompute-modules", "recompute-layers", "recompute-method", "dist-opt", "no-dist-opt", "fsdp",
-      "overhead-gib", "max-suggestions", "grad-dtype", "optimizer-dtype", "peft", "cpu-offload-layers",
+      "overhead-gib", "max-suggestions", "memory-reserve", "grad-dtype", "optimizer-dtype", "peft", "cpu-offload-layers",
       "offload-modules", "min-gpus", "gpus-range", "objective", "top", "max-pp", "no-cp", "no-recompute",
       "nvlink-only", "max-candidates", "format", "tls-ca", "tls-server-name", "token-file",
       "account-for-embedding-in-pipeline-split", "account-for-loss-in-pipeline-split", "system-file", "gpu-arch",
@@ -278,6 +279,18 @@ absl::Status DoubleFlag(const Flags& flags, const std::string& name, double* out
   const double v = std::strtod(text.c_str(), &end);
   if (text.empty() || end == text.c_str() || *end != '\0' || errno == ERANGE) {
     return FieldError(absl::StrCat("--", name), absl::StrCat("'", text.substr(0, 64), "' is not a number"));
+  }
+  *out = v;
+  return absl::OkStatus();
+}
+
+absl::Status MemoryReserveFlag(const Flags& flags, std::optional<double>* out) {
+  if (!flags.Has("memory-reserve")) return absl::OkStatus();
+  double v = 0;
+  if (absl::Status s = DoubleFlag(flags, "memory-reserve", &v); !s.ok()) return s;
+  if (!(v >= 0 && v <= kMaxMemoryReserve)) {
+    return FieldError("--memory-reserve", absl::StrCat("--memory-reserve = ", v, " is out of range; allowed 0..",
+                                                       kMaxMemoryReserve, " (a share of HBM, e.g. 0.05)"));
   }
   *out = v;
   return absl::OkStatus();

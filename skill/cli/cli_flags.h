@@ -3,6 +3,7 @@
 #define PARPLAN_SKILL_CLI_CLI_FLAGS_H_
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,11 @@ absl::Status FillPlacement(const Flags& flags, v1::Placement* placement);
 // The contents of the file named by flag `name` (a path), at most `limit`
 // bytes; errors name the flag.
 absl::StatusOr<std::string> ReadFileFlag(const Flags& flags, const std::string& name, size_t limit);
+// A number flag (present); errors name the flag.
+absl::Status DoubleFlag(const Flags& flags, const std::string& name, double* out);
+// --memory-reserve as a share of HBM in 0..kMaxMemoryReserve; untouched when
+// absent.
+absl::Status MemoryReserveFlag(const Flags& flags, std::optional<double>* out);
 // Integer flag in [lo, hi]; `out` untouched when absent.
 absl::Status IntFlag(const Flags& flags, const std::string& name, long long lo, long long hi, long long* out);
 

@@ -297,7 +297,8 @@ std::string FormatMemory(const v1::EstimateMemoryResponse& r) {
     }
     absl::StrAppend(&out, absl::StrFormat("peak %.2f GiB on PP rank %d; capacity %.2f GiB; %s (headroom %.2f GiB)\n",
                                           r.peak_gib(), r.peak_pp_rank(), r.capacity_gib(),
-                                          r.capacity_bytes() == 0 ? "capacity unknown" : (r.fits() ? "FITS" : "DOES NOT FIT"),
+                                          r.capacity_bytes() == 0 ? "capacity unknown"
+                                          : (r.fits() ? (r.tight() ? "FITS, TIGHT" : "FITS") : "DOES NOT FIT"),
                                           r.headroom_bytes() / (1024.0 * 1024.0 * 1024.0)));
   }
   if (!r.suggestions().empty()) {
@@ -355,7 +356,8 @@ std::string PlanLine(const v1::PlanSummary& p) {
   return absl::StrFormat("%s on %d GPUs: %.0f tokens/s/GPU, MFU %.1f%%, step %.2f s, peak %.1f of %.1f GiB%s\n",
                          p.label(), p.gpus(), p.tokens_per_s_per_gpu(), 100 * p.mfu(), p.step_time_s(),
                          p.memory_peak_bytes() / (1024.0 * 1024 * 1024),
-                         p.memory_capacity_bytes() / (1024.0 * 1024 * 1024), p.fits() ? "" : " (DOES NOT FIT)");
+                         p.memory_capacity_bytes() / (1024.0 * 1024 * 1024),
+                         p.fits() ? (p.tight() ? " (tight)" : "") : " (DOES NOT FIT)");
 }
 
 }  // namespace

@@ -302,7 +302,7 @@ TEST(RecommenderTest, TightPlansYieldToPlansWithRoom) {
   const SearchResult r = Search(c);
   ASSERT_TRUE(r.feasible);
   const double band = 1 + CalibratedUncertainty().between_configs.median;
-  auto tight = [&](const PlanEval& p) { return p.memory.headroom_bytes < c.request.tight_reserve * p.memory.capacity_bytes; };
+  auto tight = [&](const PlanEval& p) { return p.memory.headroom_bytes < c.request.memory_reserve * p.memory.capacity_bytes; };
   for (size_t i = 0; i < r.plans.size(); ++i) {
     bool said = false;
     for (const auto& reason : r.plans[i].reasons) said |= reason.rfind("Tight:", 0) == 0;

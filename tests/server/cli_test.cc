@@ -108,6 +108,18 @@ TEST_F(CliTest, MemoryCommand) {
   EXPECT_EQ(Run({"memory", "--tp", "8"}, &table, &err), 2);  // a model is required
   EXPECT_EQ(Run({"memory", "--model", "llama3_8b", "--recompute", "sometimes"}, &table, &err), 2);
   EXPECT_NE(err.find("recompute_granularity"), std::string::npos) << err;
+  // The memory reserve: a fit inside it is printed as tight; out of range names the flag.
+  const std::vector<std::string> roomy = {"memory", "--model", "llama3_70b", "--system", "h100-sxm", "--gpus", "64",
+                                          "--tp", "8", "--pp", "4", "--seq", "8192", "--gbs", "256"};
+  ASSERT_EQ(Run(roomy, &table, &err), 0) << err;
+  EXPECT_NE(table.find("; FITS ("), std::string::npos) << table;
+  auto reserved = roomy;
+  reserved.insert(reserved.end(), {"--memory-reserve", "0.5"});
+  ASSERT_EQ(Run(reserved, &table, &err), 0) << err;
+  EXPECT_NE(table.find("FITS, TIGHT"), std::string::npos) << table;
+  reserved.back() = "half";
+  EXPECT_EQ(Run(reserved, &table, &err), 2);
+  EXPECT_NE(err.find("--memory-reserve"), std::string::npos) << err;
 }
 
 TEST_F(CliTest, PerfCommand) {

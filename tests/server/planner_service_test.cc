@@ -459,6 +459,59 @@ TEST_F(PlannerServiceTest, HbmOverrideFlipsFitsAtThePredictedPeak) {
   }
 }
 
+// The memory reserve: a fit with less free than the reserve is "tight" and
+// says so; the reserve is settable and bounded; recommend marks such plans.
+TEST_F(PlannerServiceTest, MemoryReserveMarksTightFits) {
+  v1::EstimateMemoryRequest req;
+  req.mutable_model()->set_id("llama3_70b");
+  req.mutable_placement()->set_system("h100-sxm");
+  req.mutable_placement()->set_gpus(64);
+  req.mutable_config()->set_tp(8);
+  req.mutable_config()->set_pp(4);
+  req.mutable_config()->set_seq_length(8192);
+  req.mutable_config()->set_gbs(256);
+  v1::EstimateMemoryResponse base;
+  auto ctx = Context();
+  ASSERT_TRUE(stub_->EstimateMemory(ctx.get(), req, &base).ok());
+  ASSERT_TRUE(base.fits());
+  const double free_share = static_cast<double>(base.headroom_bytes()) / base.capacity_bytes();
+  ASSERT_GT(free_share, 0.05) << "the default reserve should leave this config roomy";
+  EXPECT_FALSE(base.tight());
+  for (double delta : {0.01, -0.01}) {
+    v1::EstimateMemoryRequest r2 = req;
+    r2.set_memory_reserve(free_share + delta);
+    v1::EstimateMemoryResponse resp;
+    auto c2 = Context();
+    ASSERT_TRUE(stub_->EstimateMemory(c2.get(), r2, &resp).ok());
+    EXPECT_EQ(resp.tight(), delta > 0) << free_share + delta;
+    bool said = false;
+    for (const auto& r : resp.reasons()) said |= r.rfind("Tight: ", 0) == 0;
+    EXPECT_EQ(said, delta > 0);
+  }
+  v1::EstimateMemoryRequest bad = req;
+  bad.set_memory_reserve(0.7);
+  auto c3 = Context();
+  const grpc::Status status = stub_->EstimateMemory(c3.get(), bad, &base);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(status.error_message().find("memory_reserve = 0.7 is out of range; allowed 0..0.5"), std::string::npos)
+      << status.error_message();
+
+  // Recommend states the reserve and marks the plans inside it.
+  v1::RecommendRequest rec = Llama70bOn64();
+  rec.set_memory_reserve(0.5);
+  v1::RecommendResponse plans;
+  auto c4 = Context();
+  ASSERT_TRUE(stub_->Recommend(c4.get(), rec, &plans).ok());
+  bool stated = false;
+  for (const auto& r : plans.reasons()) stated |= r.find("under 50% of HBM") != std::string::npos;
+  EXPECT_TRUE(stated);
+  ASSERT_FALSE(plans.plans().empty());
+  for (const auto& p : plans.plans()) {
+    const bool roomy = p.headroom_bytes() >= 0.5 * p.memory_capacity_bytes();
+    EXPECT_EQ(p.tight(), p.fits() && !roomy) << p.label();
+  }
+}
+
 // Bad system figures come back as field violations naming the field.
 TEST_F(PlannerServiceTest, BadSystemSpecIsFieldExact) {
   v1::ValidateRequest req;
