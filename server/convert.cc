@@ -322,6 +322,14 @@ void ToStageLayers(const StagePlan& plan, google::protobuf::RepeatedPtrField<v1:
   }
 }
 
+void ToSplitRepair(const SplitRepair& repair, v1::SplitRepair* out) {
+  out->set_change(repair.change);
+  out->set_cli_flags(repair.cli_flags);
+  ToResolvedConfig(repair.config, out->mutable_config());
+  out->mutable_config()->set_vpp(static_cast<int32_t>(repair.plan.vpp));
+  ToStageLayers(repair.plan, out->mutable_stages());
+}
+
 namespace {
 int64_t Bytes(double b) { return static_cast<int64_t>(std::llround(b)); }
 }  // namespace

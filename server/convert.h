@@ -9,6 +9,7 @@
 
 #include "core/config/parallel_config.h"
 #include "core/memory/memory_planner.h"
+#include "core/search/split_repair.h"
 #include "core/mesh/mesh.h"
 #include "core/model/resolve.h"
 #include "core/perf/perf_model.h"
@@ -42,6 +43,7 @@ void ToResolvedConfig(const ResolvedConfig& config, v1::ParallelConfig* out);
 void ToPerformanceBreakdown(const PerfBreakdown& breakdown, v1::PerformanceBreakdown* out);
 void ToStageLayers(const StagePlan& plan, google::protobuf::RepeatedPtrField<v1::StageLayers>* out);
 void ToStageMemory(const StageMemory& stage, v1::StageMemory* out);
+void ToSplitRepair(const SplitRepair& repair, v1::SplitRepair* out);
 void ToMemorySuggestion(const MemorySuggestion& suggestion, v1::MemorySuggestion* out);
 
 }  // namespace parplan

@@ -17,6 +17,7 @@
 #include "core/model/resolve.h"
 #include "core/render/render.h"
 #include "core/rules/validate.h"
+#include "core/search/split_repair.h"
 #include "core/util/field_error.h"
 #include "core/util/text.h"
 #include "server/convert.h"
@@ -140,6 +141,13 @@ absl::Status Validate(const v1::ValidateRequest& request, v1::ValidateResponse* 
   response->set_min_gpus(v.min_gpus.min_gpus);
   if (v.world.has_value()) ToWorldSizing(*v.world, response->mutable_world());
   for (const auto& reason : v.reasons) response->add_reasons(reason);
+  if (r.model.has_value() && !v.stages.has_value()) {
+    if (const auto repair = NearestValidSplit(*r.model, r.config); repair.has_value()) {
+      ToSplitRepair(*repair, response->mutable_nearest_valid_split());
+      response->add_reasons(absl::StrCat("Nearest valid split: ", repair->change, " (CLI: ", repair->cli_flags,
+                                         "); memory and perf estimate with it."));
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -315,18 +323,25 @@ absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::Estima
   if (!r.config.seq_length_note.empty()) response->add_reasons(r.config.seq_length_note);
   MemoryOptions options;
   if (request.has_overhead_gib()) options.overhead_gib = request.overhead_gib();
-  const MemoryAnswer a = AnswerMemory(*r.model, r.config, r.placement, options);
+  const SplitAwareAnswer split = AnswerMemoryOrNearestSplit(*r.model, r.config, r.placement, options);
+  const MemoryAnswer& a = split.answer;
   ToModelSummary(*r.model, response->mutable_model());
   ToResolvedConfig(r.config, response->mutable_resolved_config());
-  for (const auto& v : a.validation.violations) {
+  for (const auto& v : split.as_given.violations) {
     if (v.severity == Severity::kError) ToViolation(v, response->add_violations());
+  }
+  if (split.repair.has_value()) {
+    ToSplitRepair(*split.repair, response->mutable_nearest_valid_split());
+    response->add_reasons(RepairReason(*split.repair, split.as_given));
   }
   if (!a.estimate.has_value()) {
     response->add_reasons(absl::StrCat("No estimate: ", a.unavailable_reason, "."));
     return absl::OkStatus();
   }
   const MemoryEstimate& e = *a.estimate;
-  response->mutable_resolved_config()->set_vpp(static_cast<int32_t>(a.validation.stages->vpp));
+  if (!split.repair.has_value()) {
+    response->mutable_resolved_config()->set_vpp(static_cast<int32_t>(a.validation.stages->vpp));
+  }
   for (const auto& st : e.stages) ToStageMemory(st, response->add_stages());
   response->set_peak_pp_rank(static_cast<int32_t>(e.peak_pp_rank));
   response->set_peak_bytes(static_cast<int64_t>(std::llround(e.peak_bytes)));
@@ -362,7 +377,8 @@ absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::Estima
       HumanGiB(peak.logits_bytes), ", overhead ", HumanGiB(peak.overhead_bytes), "."));
   if (e.capacity_bytes > 0 && !e.fits) {
     const int max = request.max_suggestions() > 0 ? request.max_suggestions() : 5;
-    for (const auto& s : SuggestMemoryChanges(*r.model, r.config, r.placement, options, max)) {
+    const ResolvedConfig& estimated = split.repair.has_value() ? split.repair->config : r.config;
+    for (const auto& s : SuggestMemoryChanges(*r.model, estimated, r.placement, options, max)) {
       ToMemorySuggestion(s, response->add_suggestions());
       response->add_reasons(absl::StrCat(s.change, ": ", HumanGiB(e.peak_bytes), " -> ", HumanGiB(s.peak_bytes),
                                          s.fits ? "" : " (still does not fit)"));
@@ -392,11 +408,16 @@ absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
   }
   if (r.config.seq_length <= 0) return FieldError("config.seq_length", "no sequence length: set config.seq_length");
   for (const auto& n : r.placement.notes) response->add_assumptions(n);
-  const MemoryAnswer a = AnswerMemory(*r.model, r.config, r.placement, MemoryOptions{});
+  const SplitAwareAnswer split = AnswerMemoryOrNearestSplit(*r.model, r.config, r.placement, MemoryOptions{});
+  const MemoryAnswer& a = split.answer;
   ToModelSummary(*r.model, response->mutable_model());
   ToResolvedConfig(r.config, response->mutable_resolved_config());
-  for (const auto& v : a.validation.violations) {
+  for (const auto& v : split.as_given.violations) {
     if (v.severity == Severity::kError) ToViolation(v, response->add_violations());
+  }
+  if (split.repair.has_value()) {
+    ToSplitRepair(*split.repair, response->mutable_nearest_valid_split());
+    response->add_reasons(RepairReason(*split.repair, split.as_given));
   }
   if (!a.estimate.has_value() || !a.validation.valid) {
     response->add_reasons(absl::StrCat("No estimate: ",
@@ -405,11 +426,11 @@ absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
                                        "."));
     return absl::OkStatus();
   }
-  ResolvedConfig effective = r.config;
+  ResolvedConfig effective = split.repair.has_value() ? split.repair->config : r.config;
   effective.vpp = a.validation.stages->vpp;
   const PerfEstimate p = parplan::EstimatePerformance(*r.model, effective, *a.validation.stages, a.world,
                                                        *r.placement.system, CalibratedPerfParams());
-  response->mutable_resolved_config()->set_vpp(static_cast<int32_t>(effective.vpp));
+  if (!split.repair.has_value()) response->mutable_resolved_config()->set_vpp(static_cast<int32_t>(effective.vpp));
   response->set_step_time_s(p.step_time_s);
   ToPerformanceBreakdown(p.breakdown, response->mutable_breakdown());
   response->set_tokens_per_s_per_gpu(p.tokens_per_s_per_gpu);

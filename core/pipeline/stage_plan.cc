@@ -5,7 +5,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "core/pipeline/layout_parser.h"
+#include "core/pipeline/split_options.h"
 
 namespace parplan {
 namespace {
@@ -115,8 +117,8 @@ class Planner {
     if (units % c_.pp != 0) {
       Error("pp.layers_divisible", fields,
             absl::StrCat("num_layers ", sum, " is not divisible by PP=", c_.pp),
-            absl::StrCat("use a PP that divides ", units, " (", DivisorList(units), ")",
-                         AccountingAlternative(L, c_.pp, c_.vpp, e + l)));
+            WithAlternative(AccountingAlternative(L, c_.pp, c_.vpp, e + l),
+                            LayerSplitFix(L, c_.pp, c_.vpp, /*hybrid=*/false)));
       return std::nullopt;
     }
     const int64_t per_rank = units / c_.pp;
@@ -164,6 +166,13 @@ class Planner {
     return "";
   }
 
+  // "<alternative>; <options>": the accounting switches that make this PP
+  // work first (without their leading ", or "), then every option.
+  static std::string WithAlternative(const std::string& alternative, const std::string& options) {
+    if (alternative.empty()) return options;
+    return absl::StrCat(absl::StripPrefix(alternative, ", or "), "; ", options);
+  }
+
   // "1, 2, 47, 94" (at most 12 divisors, then "...").
   static std::string DivisorList(int64_t n) {
     std::vector<std::string> d;
@@ -179,9 +188,8 @@ class Planner {
     if (L % c_.pp != 0) {
       Error("pp.layers_divisible", {"pp", "model.num_layers"},
             absl::StrCat("num_layers ", L, " is not divisible by PP=", c_.pp),
-            absl::StrCat("use a PP that divides ", L, " (", DivisorList(L), ")",
-                         m_.is_hybrid() ? "" : AccountingAlternative(L, c_.pp, c_.vpp, 0),
-                         ", or give num_layers_in_first/last_pipeline_stage or a pipeline layout"));
+            WithAlternative(m_.is_hybrid() ? "" : AccountingAlternative(L, c_.pp, c_.vpp, 0),
+                            LayerSplitFix(L, c_.pp, c_.vpp, m_.is_hybrid())));
       return std::nullopt;
     }
     const int64_t per_rank = L / c_.pp;

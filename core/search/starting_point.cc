@@ -5,6 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/model/param_count.h"
+#include "core/pipeline/stage_plan.h"
+#include "core/search/split_repair.h"
 
 namespace parplan {
 namespace {
@@ -104,6 +106,22 @@ StartingPoint RuleOfThumbConfig(const ModelSpec& m, const ResolvedConfig& base, 
   s.config.recompute = RecomputeGranularity::kNone;
   s.config.recompute_modules.clear();
   s.config.pipeline_layout.clear();
+  // The tables ignore the layer count: when PP does not split the layers,
+  // use the nearest split Megatron accepts (61 layers over PP 16 -> a layout).
+  if (const auto repair = NearestValidSplit(m, s.config); repair.has_value()) {
+    s.config = repair->config;
+    absl::StrAppend(&s.rule, "; layers split as ", repair->change);
+  }
+  // Hybrid patterns split only where PP divides them: lower PP until it does.
+  auto splits = [&m](const ResolvedConfig& c) {
+    std::vector<Violation> ignored;
+    return PlanStages(m, c, &ignored).has_value();
+  };
+  if (!splits(s.config)) {
+    const int64_t from = s.config.pp;
+    while (s.config.pp > 1 && (world % (tp * cp * s.config.pp) != 0 || !splits(s.config))) --s.config.pp;
+    absl::StrAppend(&s.rule, "; PP ", from, " -> ", s.config.pp, " so that the layers split");
+  }
   return s;
 }
 

@@ -192,6 +192,15 @@ static std::string Stages(const google::protobuf::RepeatedPtrField<v1::StageLaye
   return out;
 }
 
+// The nearest valid split, when an answer has one; `estimated`: the numbers
+// below are for it.
+static std::string RepairLine(const v1::SplitRepair& repair, bool estimated) {
+  if (repair.change().empty()) return "";
+  return absl::StrCat(estimated ? "ESTIMATED FOR THE NEAREST VALID SPLIT (not the config as given): "
+                                : "nearest valid split: ",
+                      repair.change(), "\n  as flags: ", repair.cli_flags(), "\n");
+}
+
 std::string FormatValidate(const v1::ValidateResponse& r) {
   std::string out = absl::StrCat(r.valid() ? "VALID" : "INVALID", " (", r.errors(), " error(s), ", r.warnings(),
                                  " warning(s), ", r.infos(), " note(s))\n");
@@ -202,6 +211,10 @@ std::string FormatValidate(const v1::ValidateResponse& r) {
   if (r.has_world()) out += World(r.world());
   out += Stages(r.stages());
   if (!r.violations().empty()) absl::StrAppend(&out, "findings:\n", Violations(r.violations()));
+  if (r.has_nearest_valid_split()) {
+    out += RepairLine(r.nearest_valid_split(), false);
+    out += Stages(r.nearest_valid_split().stages());
+  }
   out += Reasons(r.reasons());
   return out;
 }
@@ -280,6 +293,7 @@ std::string FormatMemory(const v1::EstimateMemoryResponse& r) {
                                                                          : "no distributed optimizer"),
                   DataParallelTail(r.model(), c, r.dp(), r.edp(), r.microbatches()), "\n");
   out += Violations(r.violations());
+  out += RepairLine(r.nearest_valid_split(), true);
   if (!r.stages().empty()) {
     absl::StrAppend(&out, "per-GPU memory by pipeline rank (GiB):\n");
     out += absl::StrFormat("%4s %7s %8s %7s %6s %6s %7s %7s %6s %9s %7s %6s %8s %7s\n", "PP", "layers", "params",
@@ -320,6 +334,7 @@ std::string FormatPerformance(const v1::EstimatePerformanceResponse& r) {
   absl::StrAppend(&out, ConfigLine(c, r.model(), r.gbs() > 0 ? r.gbs() : c.gbs(), false), ", recompute ",
                   c.recompute_granularity(), DataParallelTail(r.model(), c, r.dp(), r.edp(), r.microbatches()), "\n");
   out += Violations(r.violations());
+  out += RepairLine(r.nearest_valid_split(), true);
   if (r.step_time_s() > 0) {
     absl::StrAppend(&out, absl::StrFormat("step time %.3f s | %.0f tokens/s/GPU | %.0f model TFLOP/s/GPU | MFU %.1f%%\n",
                                           r.step_time_s(), r.tokens_per_s_per_gpu(), r.model_tflops_per_gpu(),

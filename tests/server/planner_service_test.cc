@@ -512,6 +512,72 @@ TEST_F(PlannerServiceTest, MemoryReserveMarksTightFits) {
   }
 }
 
+// A config Megatron rejects only for its layer split still gets estimates,
+// for the nearest valid split and labelled as such; validate proposes it.
+TEST_F(PlannerServiceTest, LayerSplitThatDoesNotDivideGetsTheNearestValidSplit) {
+  v1::EstimateMemoryRequest mem;
+  mem.mutable_model()->set_id("deepseek_v3");
+  mem.mutable_placement()->set_system("h100-sxm");
+  mem.mutable_placement()->set_gpus(1024);
+  auto* c = mem.mutable_config();
+  c->set_tp(2);
+  c->set_pp(16);
+  c->set_ep(64);
+  c->set_etp(1);
+  c->set_seq_length(4096);
+  v1::EstimateMemoryResponse m;
+  auto ctx = Context();
+  ASSERT_TRUE(stub_->EstimateMemory(ctx.get(), mem, &m).ok());
+  ASSERT_EQ(m.violations_size(), 1);
+  EXPECT_EQ(m.violations(0).rule(), "pp.layers_divisible");
+  EXPECT_NE(m.violations(0).fix().find("num_layers_in_first_pipeline_stage=3, num_layers_in_last_pipeline_stage=2"),
+            std::string::npos)
+      << m.violations(0).fix();
+  ASSERT_TRUE(m.has_nearest_valid_split());
+  EXPECT_EQ(m.nearest_valid_split().change(), "pipeline_model_parallel_layout = \"Et*4|(t*4|)*14tmL\"");
+  EXPECT_EQ(m.nearest_valid_split().stages_size(), 16);
+  EXPECT_EQ(m.stages_size(), 16);
+  EXPECT_GT(m.peak_bytes(), 0);
+  EXPECT_EQ(m.resolved_config().pipeline_layout(), "");  // the config as given
+  bool labelled = false;
+  for (const auto& r : m.reasons()) labelled |= r.rfind("Estimated for the nearest valid split", 0) == 0;
+  EXPECT_TRUE(labelled);
+
+  v1::EstimatePerformanceRequest perf;
+  *perf.mutable_model() = mem.model();
+  *perf.mutable_placement() = mem.placement();
+  *perf.mutable_config() = mem.config();
+  v1::EstimatePerformanceResponse p;
+  auto ctx2 = Context();
+  ASSERT_TRUE(stub_->EstimatePerformance(ctx2.get(), perf, &p).ok());
+  EXPECT_GT(p.step_time_s(), 0);
+  EXPECT_EQ(p.nearest_valid_split().change(), m.nearest_valid_split().change());
+  ASSERT_EQ(p.violations_size(), 1);
+
+  // Llama 3 70B over PP 3: counting the loss as a layer makes 81 = 3 x 27.
+  v1::ValidateRequest val;
+  val.mutable_model()->set_id("llama3_70b");
+  val.mutable_config()->set_tp(8);
+  val.mutable_config()->set_pp(3);
+  v1::ValidateResponse v;
+  auto ctx3 = Context();
+  ASSERT_TRUE(stub_->Validate(ctx3.get(), val, &v).ok());
+  EXPECT_FALSE(v.valid());
+  EXPECT_EQ(v.nearest_valid_split().change(), "account_for_loss_in_pipeline_split = true");
+  EXPECT_EQ(v.nearest_valid_split().cli_flags(), "--account-for-loss-in-pipeline-split");
+  ASSERT_EQ(v.nearest_valid_split().stages_size(), 3);
+  EXPECT_TRUE(v.nearest_valid_split().config().account_for_loss_in_pipeline_split());
+
+  // Another error besides the split: no estimate.
+  v1::EstimateMemoryRequest two = mem;
+  two.mutable_config()->set_tp(3);
+  v1::EstimateMemoryResponse m2;
+  auto ctx4 = Context();
+  ASSERT_TRUE(stub_->EstimateMemory(ctx4.get(), two, &m2).ok());
+  EXPECT_FALSE(m2.has_nearest_valid_split());
+  EXPECT_EQ(m2.stages_size(), 0);
+}
+
 // Bad system figures come back as field violations naming the field.
 TEST_F(PlannerServiceTest, BadSystemSpecIsFieldExact) {
   v1::ValidateRequest req;
