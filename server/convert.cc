@@ -58,7 +58,8 @@ ModelSpec FromModelArchitecture(const v1::ModelArchitecture& a) {
   m.moe_ffn_hidden_size = a.moe_ffn_hidden_size();
   m.moe_shared_expert_intermediate_size = a.moe_shared_expert_intermediate_size();
   m.first_k_dense_layers = a.first_k_dense_layers();
-  m.moe_layer_freq = a.moe_layer_freq() > 0 ? a.moe_layer_freq() : 1;
+  // 0 = not given (every layer); a negative value reaches the range check.
+  m.moe_layer_freq = a.moe_layer_freq() != 0 ? a.moe_layer_freq() : 1;
   m.moe_latent_size = a.moe_latent_size();
   m.mtp_num_layers = a.mtp_num_layers();
   m.hybrid_layer_pattern = a.hybrid_layer_pattern();

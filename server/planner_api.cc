@@ -21,6 +21,7 @@
 #include "core/util/field_error.h"
 #include "core/util/text.h"
 #include "server/convert.h"
+#include "server/request_limits.h"
 #include "server/resolve_request.h"
 
 namespace parplan {
@@ -38,7 +39,9 @@ ValidationResult RunValidation(const Resolved& r) {
 }  // namespace
 
 absl::Status ListModels(const v1::ListModelsRequest& request, v1::ListModelsResponse* response) {
-  if (request.filter().size() > 256) return FieldError("filter", "filter longer than 256 characters");
+  if (static_cast<int64_t>(request.filter().size()) > kMaxNameChars) {
+    return FieldError("filter", absl::StrCat("filter longer than ", kMaxNameChars, " characters"));
+  }
   const std::string filter = NormalizeName(request.filter());
   for (const auto& m : Catalog::Get().models()) {
     bool match = filter.empty();
@@ -77,10 +80,10 @@ absl::Status GetSystem(const v1::GetSystemRequest& request, v1::GetSystemRespons
 }
 
 absl::Status MinGpus(const v1::MinGpusRequest& request, v1::MinGpusResponse* response) {
-  if (request.num_next_world_sizes() < 0 || request.num_next_world_sizes() > 64) {
+  if (request.num_next_world_sizes() < 0 || request.num_next_world_sizes() > kMaxNextWorldSizes) {
     return FieldError("num_next_world_sizes",
                       absl::StrCat("num_next_world_sizes = ", request.num_next_world_sizes(),
-                                   " is out of range; allowed 0..64 (0 = 5)"));
+                                   " is out of range; allowed 0..", kMaxNextWorldSizes, " (0 = 5)"));
   }
   Resolved r;
   if (absl::Status s = Resolve(&request.model(), request.placement(), request.config(), &r); !s.ok()) return s;
@@ -156,8 +159,8 @@ absl::Status ExplainLayout(const v1::ExplainLayoutRequest& request, v1::ExplainL
   if (request.placement().gpus() <= 0) {
     errors.Add("placement.gpus", "ExplainLayout needs the world size: set placement.gpus (1..1048576)");
   }
-  errors.CheckRange("max_ranks", request.max_ranks(), 0, 4096);
-  errors.CheckRange("max_groups", request.max_groups(), 0, 64);
+  errors.CheckRange("max_ranks", request.max_ranks(), 0, kMaxRanksListed);
+  errors.CheckRange("max_groups", request.max_groups(), 0, kMaxGroupsListed);
   if (!errors.empty()) return errors.ToStatus();
   Resolved r;
   if (absl::Status s = Resolve(&request.model(), request.placement(), request.config(), &r); !s.ok()) return s;
@@ -307,10 +310,10 @@ absl::Status RenderConfig(const v1::RenderConfigRequest& request, v1::RenderConf
 absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::EstimateMemoryResponse* response) {
   FieldErrors errors;
   if (!HasModel(request.model())) errors.Add("model", "EstimateMemory needs a model (id, spec, hf_config_json or size)");
-  if (request.has_overhead_gib() && !(request.overhead_gib() >= 0 && request.overhead_gib() <= 1024)) {
-    errors.Add("overhead_gib", absl::StrCat("overhead_gib = ", request.overhead_gib(), " is out of range; allowed 0..1024"));
+  if (request.has_overhead_gib() && !(request.overhead_gib() >= 0 && request.overhead_gib() <= kMaxOverheadGib)) {
+    errors.Add("overhead_gib", absl::StrCat("overhead_gib = ", request.overhead_gib(), " is out of range; allowed 0..", kMaxOverheadGib));
   }
-  errors.CheckRange("max_suggestions", request.max_suggestions(), 0, 16);
+  errors.CheckRange("max_suggestions", request.max_suggestions(), 0, kMaxSuggestions);
   const double reserve =
       MemoryReserveOf(request.has_memory_reserve(), request.memory_reserve(), "memory_reserve", &errors);
   if (!errors.empty()) return errors.ToStatus();

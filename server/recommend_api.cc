@@ -3,20 +3,20 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/memory/memory_margin.h"
 #include "core/model/resolve.h"
 #include "core/render/render.h"
 #include "core/search/recommender.h"
 #include "core/util/field_error.h"
 #include "server/convert.h"
+#include "server/request_limits.h"
 #include "server/resolve_request.h"
 
 namespace parplan {
 namespace api {
 namespace {
 
-constexpr int64_t kMaxCandidates = 2000000;
-constexpr int64_t kDefaultCandidates = 200000;
 
 void ToPlanSummary(const PlanEval& p, int rank, const ModelSpec& model, const SystemSpec& system,
                    v1::PlanSummary* out) {
@@ -50,7 +50,7 @@ absl::StatusOr<Objective> ParseObjective(const std::string& text, bool find_min_
   if (text == "fewest-gpus" || text == "fewest_gpus") return Objective::kFewestGpus;
   if (text == "headroom") return Objective::kHeadroom;
   return FieldError("objective",
-                    absl::StrCat("objective = \"", text, "\" is not known; allowed throughput, fewest-gpus, headroom"));
+                    absl::StrCat("objective = \"", text, "\" is not known; allowed ", absl::StrJoin(ObjectiveNames(), ", ")));
 }
 
 }  // namespace
@@ -63,9 +63,9 @@ absl::Status Recommend(const v1::RecommendRequest& request, v1::RecommendRespons
   }
   errors.CheckRange("min_gpus", request.min_gpus(), 0, kMaxGpus);
   errors.CheckRange("max_gpus", request.max_gpus(), 0, kMaxGpus);
-  errors.CheckRange("top_k", request.top_k(), 0, 100);
+  errors.CheckRange("top_k", request.top_k(), 0, kMaxTopK);
   errors.CheckRange("max_candidates", request.max_candidates(), 0, kMaxCandidates);
-  errors.CheckRange("constraints.max_pp", request.constraints().max_pp(), 0, 4096);
+  errors.CheckRange("constraints.max_pp", request.constraints().max_pp(), 0, kMaxSearchPp);
   const double reserve =
       MemoryReserveOf(request.has_memory_reserve(), request.memory_reserve(), "memory_reserve", &errors);
   if (request.placement().gpus() > 0 && (request.find_min_gpus() || request.min_gpus() > 0 || request.max_gpus() > 0)) {

@@ -1,13 +1,16 @@
 #include "server/tool_schemas.h"
 
 #include <cctype>
+#include <algorithm>
 #include <cstdio>
+#include <map>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "core/util/field_error.h"
+#include "server/schema_rules.h"
 #include "google/protobuf/descriptor.pb.h"
 
 namespace parplan {
@@ -22,6 +25,14 @@ using google::protobuf::FieldDescriptor;
 using google::protobuf::SourceLocation;
 
 enum class Direction { kInput, kOutput };
+
+// How a schema is written. kLean (MCP, OpenAI arguments): inline, short
+// descriptions, the inline model architecture and system figures as one
+// described object, config fields the tool does not read left out. kShared (JSON Schema export): every message
+// once under $defs with its full comments, referenced by $ref.
+enum class Detail { kLean, kShared };
+
+constexpr size_t kLeanDescription = 80;  // characters
 
 // A comment block as one paragraph: lines trimmed and joined by spaces.
 std::string Paragraph(const std::string& text) {
@@ -43,11 +54,26 @@ std::string CommentOf(const D& d) {
   return absl::StrCat(lead, " ", trail);
 }
 
+// The first sentence, at most kLeanDescription characters (cut at a word).
+std::string LeanText(const std::string& text) {
+  std::string out = text;
+  for (size_t i = 0; i + 1 < out.size(); ++i) {
+    if (out[i] == '.' && out[i + 1] == ' ') {
+      out.resize(i + 1);
+      break;
+    }
+  }
+  if (out.size() > kLeanDescription) {
+    size_t cut = out.rfind(' ', kLeanDescription - 3);
+    if (cut == std::string::npos) cut = kLeanDescription - 3;
+    out = absl::StrCat(out.substr(0, cut), "...");
+  }
+  return out;
+}
+
 void AddDescription(OrderedJson* schema, const std::string& text) {
   if (!text.empty()) (*schema)["description"] = text;
 }
-
-OrderedJson MessageSchema(const Descriptor& d, Direction dir, std::vector<const Descriptor*>* stack);
 
 // Well-known types keep their proto3 JSON forms.
 bool WellKnownSchema(const Descriptor& d, OrderedJson* out) {
@@ -67,80 +93,181 @@ bool WellKnownSchema(const Descriptor& d, OrderedJson* out) {
   return true;
 }
 
-// The schema of one value of `f` (an element when repeated).
-OrderedJson ValueSchema(const FieldDescriptor& f, Direction dir, std::vector<const Descriptor*>* stack) {
-  switch (f.cpp_type()) {
-    case FieldDescriptor::CPPTYPE_INT32:
-      return {{"type", "integer"}, {"minimum", INT32_MIN}, {"maximum", INT32_MAX}};
-    case FieldDescriptor::CPPTYPE_UINT32:
-      return {{"type", "integer"}, {"minimum", 0}, {"maximum", UINT32_MAX}};
-    case FieldDescriptor::CPPTYPE_INT64:
-    case FieldDescriptor::CPPTYPE_UINT64:
-      // proto3 JSON prints 64-bit integers as strings and parses either form.
-      if (dir == Direction::kOutput) return {{"type", "string"}, {"pattern", "^-?[0-9]+$"}};
-      return {{"type", "integer"}};
-    case FieldDescriptor::CPPTYPE_DOUBLE:
-    case FieldDescriptor::CPPTYPE_FLOAT:
-      return {{"type", "number"}};
-    case FieldDescriptor::CPPTYPE_BOOL:
-      return {{"type", "boolean"}};
-    case FieldDescriptor::CPPTYPE_STRING:
-      if (f.type() == FieldDescriptor::TYPE_BYTES) return {{"type", "string"}, {"contentEncoding", "base64"}};
-      return {{"type", "string"}};
-    case FieldDescriptor::CPPTYPE_ENUM: {
-      OrderedJson names = OrderedJson::array();
-      for (int i = 0; i < f.enum_type()->value_count(); ++i) names.push_back(f.enum_type()->value(i)->name());
-      return {{"type", "string"}, {"enum", names}};
+// True when every field of `d` is a member of one oneof (ModelRef).
+bool AllOneOf(const Descriptor& d) {
+  if (d.field_count() == 0 || d.real_oneof_decl_count() != 1) return false;
+  return d.oneof_decl(0)->field_count() == d.field_count() && !d.oneof_decl(0)->is_synthetic();
+}
+
+class SchemaWriter {
+ public:
+  SchemaWriter(Detail detail, Direction dir, std::string rpc, OrderedJson* defs)
+      : detail_(detail), dir_(dir), rpc_(std::move(rpc)), defs_(defs) {}
+
+  // The schema of a request or response message, written inline at the top
+  // (its required fields depend on the tool).
+  OrderedJson Top(const Descriptor& d) { return Body(d, ""); }
+
+ private:
+  // A scalar field's type with its bounds or values from server/schema_rules.h.
+  OrderedJson Scalar(const FieldDescriptor& f, const FieldRule* rule) {
+    OrderedJson s;
+    switch (f.cpp_type()) {
+      case FieldDescriptor::CPPTYPE_INT32:
+      case FieldDescriptor::CPPTYPE_UINT32:
+        s = {{"type", "integer"}};
+        break;
+      case FieldDescriptor::CPPTYPE_INT64:
+      case FieldDescriptor::CPPTYPE_UINT64:
+        // proto3 JSON prints 64-bit integers as strings and parses either form.
+        if (dir_ == Direction::kOutput) return {{"type", "string"}, {"pattern", "^-?[0-9]+$"}};
+        s = {{"type", "integer"}};
+        break;
+      case FieldDescriptor::CPPTYPE_DOUBLE:
+      case FieldDescriptor::CPPTYPE_FLOAT:
+        s = {{"type", "number"}};
+        break;
+      case FieldDescriptor::CPPTYPE_BOOL:
+        return {{"type", "boolean"}};
+      case FieldDescriptor::CPPTYPE_STRING:
+        if (f.type() == FieldDescriptor::TYPE_BYTES) return {{"type", "string"}, {"contentEncoding", "base64"}};
+        s = {{"type", "string"}};
+        break;
+      case FieldDescriptor::CPPTYPE_ENUM: {
+        OrderedJson names = OrderedJson::array();
+        for (int i = 0; i < f.enum_type()->value_count(); ++i) names.push_back(f.enum_type()->value(i)->name());
+        return {{"type", "string"}, {"enum", names}};
+      }
+      case FieldDescriptor::CPPTYPE_MESSAGE:
+        return OrderedJson::object();
     }
-    case FieldDescriptor::CPPTYPE_MESSAGE:
-      return MessageSchema(*f.message_type(), dir, stack);
+    if (rule == nullptr || dir_ == Direction::kOutput) return s;
+    if (!rule->choices.empty()) s["enum"] = rule->choices;
+    const bool integer = s["type"] == "integer";
+    auto bound = [integer](double v) { return integer ? OrderedJson(static_cast<int64_t>(v)) : OrderedJson(v); };
+    if (rule->minimum) s["minimum"] = bound(*rule->minimum);
+    if (rule->exclusive_minimum) s["exclusiveMinimum"] = bound(*rule->exclusive_minimum);
+    if (rule->maximum) s["maximum"] = bound(*rule->maximum);
+    if (rule->max_length && !f.is_repeated()) s["maxLength"] = *rule->max_length;
+    return s;
   }
-  return OrderedJson::object();
-}
 
-OrderedJson FieldSchema(const FieldDescriptor& f, Direction dir, std::vector<const Descriptor*>* stack) {
-  OrderedJson schema;
-  if (f.is_map()) {
-    schema = {{"type", "object"},
-              {"additionalProperties", ValueSchema(*f.message_type()->map_value(), dir, stack)}};
-  } else if (f.is_repeated()) {
-    schema = {{"type", "array"}, {"items", ValueSchema(f, dir, stack)}};
-  } else {
-    schema = ValueSchema(f, dir, stack);
+  OrderedJson Field(const FieldDescriptor& f, const std::string& path) {
+    const FieldRule* rule = FieldRuleOf(f.containing_type()->name(), f.name());
+    OrderedJson schema;
+    if (f.is_map()) {
+      const FieldDescriptor& v = *f.message_type()->map_value();
+      schema = {{"type", "object"},
+                {"additionalProperties", v.cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE
+                                             ? Message(*v.message_type(), path)
+                                             : Scalar(v, nullptr)}};
+    } else {
+      OrderedJson value = f.cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE ? Message(*f.message_type(), path)
+                                                                           : Scalar(f, rule);
+      if (!f.is_repeated()) {
+        schema = std::move(value);
+      } else {
+        schema = {{"type", "array"}, {"items", std::move(value)}};
+        if (rule != nullptr && rule->max_length && dir_ == Direction::kInput) schema["maxItems"] = *rule->max_length;
+      }
+    }
+    std::string text = CommentOf(f);
+    const bool lean = detail_ == Detail::kLean;
+    if (const auto* oneof = f.real_containing_oneof(); oneof != nullptr && !AllOneOf(*f.containing_type())) {
+      std::vector<std::string> members;
+      for (int i = 0; i < oneof->field_count(); ++i) members.push_back(oneof->field(i)->name());
+      absl::StrAppend(&text, text.empty() ? "" : " ", "(Set at most one of ", absl::StrJoin(members, ", "), ".)");
+    }
+    if (lean) {
+      // Config fields are named as in Megatron and need no words here.
+      if (f.containing_type()->name() == "ParallelConfig") return schema;
+      text = LeanText(text);
+    }
+    // An inline nested message's own comment goes after the field's.
+    if (schema.contains("description") && f.cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
+      const std::string inner = schema["description"].get<std::string>();
+      text = text.empty() ? inner : (lean ? text : absl::StrCat(text, " ", inner));
+    }
+    if (schema.contains("$ref") && !text.empty()) {
+      // Annotations beside a $ref apply to the field (JSON Schema 2020-12).
+      schema["description"] = text;
+    } else {
+      AddDescription(&schema, text);
+    }
+    return schema;
   }
-  std::string text = CommentOf(f);
-  if (const auto* oneof = f.real_containing_oneof(); oneof != nullptr) {
-    std::vector<std::string> members;
-    for (int i = 0; i < oneof->field_count(); ++i) members.push_back(oneof->field(i)->name());
-    absl::StrAppend(&text, text.empty() ? "" : " ", "(Set at most one of ", absl::StrJoin(members, ", "), ".)");
-  }
-  // A nested message's own comment goes after the field's.
-  if (schema.contains("description") && f.cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
-    const std::string inner = schema["description"].get<std::string>();
-    text = text.empty() ? inner : absl::StrCat(text, " ", inner);
-  }
-  AddDescription(&schema, text);
-  return schema;
-}
 
-OrderedJson MessageSchema(const Descriptor& d, Direction dir, std::vector<const Descriptor*>* stack) {
-  OrderedJson schema;
-  if (WellKnownSchema(d, &schema)) return schema;
-  for (const Descriptor* open : *stack) {
-    if (open == &d) return {{"type", "object"}, {"description", absl::StrCat(d.full_name(), " (recursive)")}};
+  // A nested message: a $ref (shared) or inline (lean), plus what this tool
+  // requires at `path`.
+  OrderedJson Message(const Descriptor& d, const std::string& path) {
+    OrderedJson schema;
+    if (WellKnownSchema(d, &schema)) return schema;
+    const std::vector<std::string> required = RequiredFields(rpc_, path);
+    if (detail_ == Detail::kShared) {
+      const std::string key = dir_ == Direction::kInput ? d.name() : absl::StrCat(d.name(), ".result");
+      if (!defs_->contains(key)) {
+        (*defs_)[key] = OrderedJson::object();  // placeholder: recursion stops here
+        SchemaWriter shared(detail_, dir_, "", defs_);
+        (*defs_)[key] = shared.Body(d, "");
+      }
+      schema = {{"$ref", absl::StrCat("#/$defs/", key)}};
+      if (!required.empty()) schema["required"] = required;
+      return schema;
+    }
+    for (const Descriptor* open : stack_) {
+      if (open == &d) return {{"type", "object"}, {"description", absl::StrCat(d.full_name(), " (recursive)")}};
+    }
+    if (dir_ == Direction::kInput && CollapsedInLeanSchemas(d.name())) {
+      // Field by field only in the JSON Schema export; the server names any
+      // wrong field precisely.
+      return {{"type", "object"}, {"description", LeanText(CommentOf(d))}};
+    }
+    stack_.push_back(&d);
+    schema = Body(d, path);
+    stack_.pop_back();
+    return schema;
   }
-  stack->push_back(&d);
-  OrderedJson properties = OrderedJson::object();
-  for (int i = 0; i < d.field_count(); ++i) {
-    properties[d.field(i)->name()] = FieldSchema(*d.field(i), dir, stack);
+
+  // An object's properties, required fields and description.
+  OrderedJson Body(const Descriptor& d, const std::string& path) {
+    const bool lean = detail_ == Detail::kLean;
+    const std::vector<std::string>* read =
+        d.name() == "ParallelConfig" && path == "config" ? ConfigFieldsRead(rpc_) : nullptr;
+    OrderedJson properties = OrderedJson::object();
+    for (int i = 0; i < d.field_count(); ++i) {
+      const FieldDescriptor& f = *d.field(i);
+      if (lean && read != nullptr && std::find(read->begin(), read->end(), f.name()) == read->end()) continue;
+      properties[f.name()] = Field(f, path.empty() ? f.name() : absl::StrCat(path, ".", f.name()));
+    }
+    const std::vector<std::string> required = RequiredFields(rpc_, path);
+    for (const std::string& name : required) {
+      // A required "one of four ways" message needs exactly one.
+      const FieldDescriptor* f = d.FindFieldByName(name);
+      if (f != nullptr && f->message_type() != nullptr && AllOneOf(*f->message_type())) {
+        properties[name]["minProperties"] = 1;
+      }
+    }
+    OrderedJson schema = {{"type", "object"}};
+    std::string text = CommentOf(d);
+    if (lean) text = LeanText(text);
+    if (read != nullptr && lean) {
+      absl::StrAppend(&text, text.empty() ? "" : " ", "Only the fields this tool reads.");
+    }
+    AddDescription(&schema, text);
+    schema["properties"] = std::move(properties);
+    if (!required.empty()) schema["required"] = required;
+    if (AllOneOf(d) && dir_ == Direction::kInput) schema["maxProperties"] = 1;
+    if (path.empty() && dir_ == Direction::kInput && NeedsSomeField(rpc_)) schema["minProperties"] = 1;
+    if (!lean) schema["additionalProperties"] = false;
+    return schema;
   }
-  stack->pop_back();
-  schema = {{"type", "object"}};
-  AddDescription(&schema, CommentOf(d));
-  schema["properties"] = std::move(properties);
-  schema["additionalProperties"] = false;
-  return schema;
-}
+
+  Detail detail_;
+  Direction dir_;
+  std::string rpc_;
+  OrderedJson* defs_;
+  std::vector<const Descriptor*> stack_;
+};
 
 std::string TitleOf(absl::string_view rpc) {
   std::vector<std::string> words;
@@ -185,9 +312,12 @@ std::vector<ToolSchema> ToolSchemasOf(const google::protobuf::ServiceDescriptor&
     t.name = ToolName(method.name());
     t.title = TitleOf(method.name());
     t.description = CommentOf(method);
-    std::vector<const Descriptor*> stack;
-    t.input_schema = MessageSchema(*method.input_type(), Direction::kInput, &stack);
-    t.output_schema = MessageSchema(*method.output_type(), Direction::kOutput, &stack);
+    t.input_schema = SchemaWriter(Detail::kLean, Direction::kInput, t.rpc, nullptr).Top(*method.input_type());
+    t.shared_defs = OrderedJson::object();
+    t.shared_input_schema =
+        SchemaWriter(Detail::kShared, Direction::kInput, t.rpc, &t.shared_defs).Top(*method.input_type());
+    t.shared_output_schema =
+        SchemaWriter(Detail::kShared, Direction::kOutput, t.rpc, &t.shared_defs).Top(*method.output_type());
     tools.push_back(std::move(t));
   }
   return tools;
@@ -230,12 +360,9 @@ OrderedJson McpTool(const ToolSchema& tool) {
   t["title"] = tool.title;
   t["description"] = tool.description;
   t["inputSchema"] = tool.input_schema;
-  t["outputSchema"] = tool.output_schema;
-  t["annotations"] = {{"title", tool.title},
-                      {"readOnlyHint", true},
-                      {"destructiveHint", false},
-                      {"idempotentHint", true},
-                      {"openWorldHint", false}};
+  // Read-only (so the destructive and idempotent hints, which MCP defines
+  // only for tools that write, are left out) and closed-world.
+  t["annotations"] = {{"readOnlyHint", true}, {"openWorldHint", false}};
   return t;
 }
 
@@ -255,19 +382,27 @@ OrderedJson ExportTools(const std::vector<ToolSchema>& tools, ToolFormat format)
       return list;
     }
     case ToolFormat::kJsonSchema: {
+      // One document: each tool's arguments and result, and every message
+      // they use once (input forms by name, result forms as "<name>.result").
       OrderedJson defs = OrderedJson::object();
       for (const ToolSchema& t : tools) {
-        OrderedJson in = t.input_schema, out = t.output_schema;
+        OrderedJson in = t.shared_input_schema, out = t.shared_output_schema;
         in["title"] = absl::StrCat(t.name, " arguments");
         out["title"] = absl::StrCat(t.name, " result");
         defs[absl::StrCat(t.name, ".input")] = std::move(in);
         defs[absl::StrCat(t.name, ".output")] = std::move(out);
       }
+      std::map<std::string, OrderedJson> messages;  // sorted, so the document is stable
+      for (const ToolSchema& t : tools) {
+        for (const auto& [key, schema] : t.shared_defs.items()) messages.emplace(key, schema);
+      }
+      for (auto& [key, schema] : messages) defs[key] = std::move(schema);
       return {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
               {"$id", "urn:parplan:v1:tools"},
               {"title", "parplan tools (parplan.v1.Planner)"},
               {"description",
-               "Arguments and results of every parplan tool; $defs[\"<tool>.input\"] and $defs[\"<tool>.output\"]."},
+               "Arguments and results of every parplan tool: $defs[\"<tool>.input\"] and $defs[\"<tool>.output\"]; "
+               "the messages they use are defined once under their proto names (results as \"<name>.result\")."},
               {"$defs", defs}};
     }
   }

@@ -25,8 +25,17 @@ struct ToolSchema {
   std::string rpc;          // MinGpus
   std::string title;        // "Min GPUs"
   std::string description;  // the RPC's comment
-  OrderedJson input_schema;   // JSON Schema of the arguments (an object)
-  OrderedJson output_schema;  // JSON Schema of the result (an object)
+  // The arguments, lean and self-contained (MCP tools/list, OpenAI
+  // functions): short descriptions, bounds, enums and required fields; the
+  // inline model architecture and system figures as one described object;
+  // only the config fields the tool reads.
+  OrderedJson input_schema;
+  // Full schemas (JSON Schema export): every comment, nested messages as
+  // $ref "#/$defs/<Message>" ("<Message>.result" in results), defined in
+  // shared_defs. Results are the response message in proto3 JSON.
+  OrderedJson shared_input_schema;
+  OrderedJson shared_output_schema;
+  OrderedJson shared_defs;
 };
 
 enum class ToolFormat { kMcp, kOpenAi, kJsonSchema };
@@ -48,14 +57,16 @@ const std::vector<ToolSchema>& PlannerToolSchemas();
 // (protoc --include_imports --include_source_info --descriptor_set_out).
 absl::StatusOr<std::unique_ptr<google::protobuf::DescriptorPool>> PoolFromDescriptorSet(absl::string_view bytes);
 
-// The MCP `Tool` object: name, title, description, inputSchema, outputSchema
-// and annotations (read-only, idempotent, closed world).
+// The MCP `Tool` object: name, title, description, inputSchema and
+// annotations (read-only, closed world). No outputSchema: results come as
+// structuredContent and the same JSON as text, and their full schemas (too
+// large for every assistant's context) are in the JSON Schema export.
 OrderedJson McpTool(const ToolSchema& tool);
 
 // Every tool in one format: kMcp = the tools/list result {"tools": [...]};
 // kOpenAi = [{"type": "function", "function": {name, description,
-// parameters}}]; kJsonSchema = one JSON Schema document whose $defs hold
-// "<tool>.input" and "<tool>.output".
+// parameters}}] (both lean); kJsonSchema = one JSON Schema document whose
+// $defs hold "<tool>.input", "<tool>.output" and each message once.
 OrderedJson ExportTools(const std::vector<ToolSchema>& tools, ToolFormat format);
 
 }  // namespace api

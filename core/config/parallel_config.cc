@@ -33,6 +33,33 @@ const std::vector<std::string>& KnownOffloadModules() {
   return *modules;
 }
 
+const std::vector<std::string>& KnownRecomputeGranularities() {
+  static const auto* names = new std::vector<std::string>{"none", "selective", "full"};
+  return *names;
+}
+const std::vector<std::string>& KnownRecomputeMethods() {
+  static const auto* names = new std::vector<std::string>{"uniform", "block"};
+  return *names;
+}
+const std::vector<std::string>& KnownOptimizerStateDtypes() {
+  static const auto* names = new std::vector<std::string>{"fp32", "bf16"};
+  return *names;
+}
+const std::vector<std::string>& KnownPeftMethods() {
+  static const auto* names = new std::vector<std::string>{"none", "lora"};
+  return *names;
+}
+const std::vector<std::string>& KnownCudaGraphImpls() {
+  // megatron/core/transformer/transformer_config.py cuda_graph_impl
+  static const auto* names = new std::vector<std::string>{"none", "local", "transformer_engine", "full_iteration"};
+  return *names;
+}
+const std::vector<std::string>& KnownAttentionBackends() {
+  // megatron/core/transformer/enums.py AttnBackend
+  static const auto* names = new std::vector<std::string>{"auto", "flash", "fused", "unfused", "local"};
+  return *names;
+}
+
 std::string RecomputeName(RecomputeGranularity g) {
   switch (g) {
     case RecomputeGranularity::kNone: return "none";
@@ -59,7 +86,7 @@ void CheckChoice(FieldErrors* errors, const std::string& field, const std::strin
 // A list of Megatron module names, at most 16, each one of `known`.
 void CheckModules(FieldErrors* errors, const std::string& field, const std::vector<std::string>& modules,
                   const std::vector<std::string>& known, const char* kind) {
-  if (modules.size() > 16) errors->Add(field, "at most 16 modules");
+  if (static_cast<int64_t>(modules.size()) > kMaxModules) errors->Add(field, absl::StrCat("at most ", kMaxModules, " modules"));
   for (const auto& m : modules) {
     if (std::find(known.begin(), known.end(), NormalizeName(m)) == known.end()) {
       errors->Add(field, absl::StrCat("'", m.substr(0, 32), "' is not a Megatron ", kind, " module; allowed ",
@@ -84,24 +111,24 @@ absl::Status CheckConfigBounds(const ParallelConfig& c, const std::string& prefi
   errors.CheckRange(f("mbs"), c.mbs, 0, kMaxMbs);
   errors.CheckRange(f("gbs"), c.gbs, 0, kMaxGbs);
   errors.CheckRange(f("seq_length"), c.seq_length, 0, kMaxSeqLength);
-  errors.CheckRange(f("num_layers_in_first_pipeline_stage"), c.first_stage_layers, 0, 1024);
-  errors.CheckRange(f("num_layers_in_last_pipeline_stage"), c.last_stage_layers, 0, 1024);
-  if (c.mtp_num_layers.has_value()) errors.CheckRange(f("mtp_num_layers"), *c.mtp_num_layers, 0, 64);
+  errors.CheckRange(f("num_layers_in_first_pipeline_stage"), c.first_stage_layers, 0, kMaxStageLayers);
+  errors.CheckRange(f("num_layers_in_last_pipeline_stage"), c.last_stage_layers, 0, kMaxStageLayers);
+  if (c.mtp_num_layers.has_value()) errors.CheckRange(f("mtp_num_layers"), *c.mtp_num_layers, 0, kMaxMtpLayers);
   if (c.pipeline_layout.size() > kMaxLayoutChars) {
     errors.Add(f("pipeline_layout"), absl::StrCat("layout has ", c.pipeline_layout.size(),
                                                   " characters; allowed at most ", kMaxLayoutChars));
   }
   if (c.precision.size() > 64) errors.Add(f("precision"), "precision name longer than 64 characters");
-  CheckChoice(&errors, f("recompute_granularity"), c.recompute_granularity, {"none", "selective", "full"});
-  CheckChoice(&errors, f("recompute_method"), c.recompute_method, {"uniform", "block"});
-  CheckChoice(&errors, f("optimizer_state_dtype"), c.optimizer_state_dtype, {"fp32", "bf16"});
-  CheckChoice(&errors, f("peft"), c.peft, {"none", "lora"});
-  errors.CheckRange(f("recompute_num_layers"), c.recompute_num_layers, 0, 1024);
-  errors.CheckRange(f("cpu_offloading_num_layers"), c.cpu_offloading_num_layers, 0, 1024);
+  CheckChoice(&errors, f("recompute_granularity"), c.recompute_granularity, KnownRecomputeGranularities());
+  CheckChoice(&errors, f("recompute_method"), c.recompute_method, KnownRecomputeMethods());
+  CheckChoice(&errors, f("optimizer_state_dtype"), c.optimizer_state_dtype, KnownOptimizerStateDtypes());
+  CheckChoice(&errors, f("peft"), c.peft, KnownPeftMethods());
+  errors.CheckRange(f("recompute_num_layers"), c.recompute_num_layers, 0, kMaxStageLayers);
+  errors.CheckRange(f("cpu_offloading_num_layers"), c.cpu_offloading_num_layers, 0, kMaxStageLayers);
   CheckModules(&errors, f("recompute_modules"), c.recompute_modules, KnownRecomputeModules(), "recompute");
   CheckModules(&errors, f("offload_modules"), c.offload_modules, KnownOffloadModules(), "offload");
-  CheckChoice(&errors, f("cuda_graph_impl"), c.cuda_graph_impl, {"none", "local", "transformer_engine", "full_iteration"});
-  CheckChoice(&errors, f("attention_backend"), c.attention_backend, {"auto", "flash", "fused", "unfused", "local"});
+  CheckChoice(&errors, f("cuda_graph_impl"), c.cuda_graph_impl, KnownCudaGraphImpls());
+  CheckChoice(&errors, f("attention_backend"), c.attention_backend, KnownAttentionBackends());
   CheckModules(&errors, f("cuda_graph_modules"), c.cuda_graph_modules, KnownCudaGraphModules(), "CUDA graph");
   return errors.ToStatus();
 }

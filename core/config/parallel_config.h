@@ -22,8 +22,10 @@ inline constexpr int64_t kMaxGpus = 1 << 20;       // world size
 inline constexpr int64_t kMaxMbs = 65536;
 inline constexpr int64_t kMaxGbs = int64_t{1} << 30;
 inline constexpr int64_t kMaxSeqLength = 1 << 24;
-inline constexpr int64_t kMaxGpusPerNode = 1024;
 inline constexpr size_t kMaxLayoutChars = 65536;
+inline constexpr int64_t kMaxStageLayers = 1024;   // first/last stage, recompute and offload layer counts
+inline constexpr int64_t kMaxMtpLayers = 64;
+inline constexpr int64_t kMaxModules = 16;         // entries of a module list
 
 // Activation recomputation (megatron/core/transformer/transformer_config.py).
 enum class RecomputeGranularity { kNone, kSelective, kFull };
@@ -33,6 +35,14 @@ enum class RecomputeMethod { kUniform, kBlock };
 const std::vector<std::string>& KnownRecomputeModules();
 const std::vector<std::string>& KnownOffloadModules();
 const std::vector<std::string>& KnownCudaGraphModules();
+
+// The closed sets of the config's string fields ("" also means the default).
+const std::vector<std::string>& KnownRecomputeGranularities();  // none selective full
+const std::vector<std::string>& KnownRecomputeMethods();        // uniform block
+const std::vector<std::string>& KnownOptimizerStateDtypes();    // fp32 bf16
+const std::vector<std::string>& KnownPeftMethods();             // none lora
+const std::vector<std::string>& KnownCudaGraphImpls();          // none local transformer_engine full_iteration
+const std::vector<std::string>& KnownAttentionBackends();       // auto flash fused unfused local
 
 struct ParallelConfig {
   int64_t tp = 0, pp = 0, vpp = 0, cp = 0, ep = 0;

@@ -1,6 +1,7 @@
 #include "core/config/precision.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/util/field_error.h"
 #include "core/util/text.h"
 
@@ -21,8 +22,20 @@ absl::StatusOr<Precision> ParsePrecision(absl::string_view text, const std::stri
   if (n == "fp8_sc" || n == "fp8_blockwise" || n == "fp8_subchannel") return Precision::kFp8Sc;
   if (n == "fp8_ds" || n == "fp8_delayed") return Precision::kFp8Ds;
   if (n == "nvfp4" || n == "fp4") return Precision::kNvfp4;
-  return FieldError(field, absl::StrCat("precision '", text.substr(0, 64),
-                                        "' is unknown; allowed bf16, fp8-cs, fp8-mx, fp8-sc, fp8-ds, nvfp4"));
+  return FieldError(field, absl::StrCat("precision '", text.substr(0, 64), "' is unknown; allowed ",
+                                        absl::StrJoin(PrecisionNames(), ", ")));
+}
+
+const std::vector<std::string>& PrecisionNames() {
+  static const auto* names = [] {
+    auto* out = new std::vector<std::string>();
+    for (Precision p : {Precision::kBf16, Precision::kFp8Cs, Precision::kFp8Mx, Precision::kFp8Sc, Precision::kFp8Ds,
+                        Precision::kNvfp4}) {
+      out->push_back(PrecisionName(p));
+    }
+    return out;
+  }();
+  return *names;
 }
 
 std::string PrecisionName(Precision p) {

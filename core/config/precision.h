@@ -3,6 +3,7 @@
 #define PARPLAN_CORE_CONFIG_PRECISION_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -17,6 +18,10 @@ enum class Precision { kBf16, kFp8Cs, kFp8Mx, kFp8Sc, kFp8Ds, kNvfp4 };
 // an error naming the four FP8 recipes (it is ambiguous); anything else an
 // error listing the accepted names.
 absl::StatusOr<Precision> ParsePrecision(absl::string_view text, const std::string& field);
+
+// Every precision's canonical name, in enum order: bf16 fp8-cs fp8-mx fp8-sc
+// fp8-ds nvfp4.
+const std::vector<std::string>& PrecisionNames();
 
 // Canonical short name: "bf16", "fp8-cs", ...
 std::string PrecisionName(Precision p);

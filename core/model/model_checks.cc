@@ -3,9 +3,15 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/util/field_error.h"
 
 namespace parplan {
+
+const std::vector<std::string>& KnownSoftmaxTypes() {
+  static const auto* names = new std::vector<std::string>{"vanilla", "off-by-one", "learnable"};
+  return *names;
+}
 
 std::string DeriveKind(const ModelSpec& model) {
   const bool hybrid = !model.hybrid_layer_pattern.empty();
@@ -133,8 +139,8 @@ absl::Status CheckArchitectureBounds(const ModelSpec& m, const std::string& pref
   errors.CheckRange(f("num_query_groups"), m.num_query_groups, 0, kMaxWidth);
   errors.CheckRange(f("kv_channels"), m.kv_channels, 0, kMaxWidth);
   errors.CheckRange(f("vocab_size"), m.vocab_size, 0, kMaxVocab);
-  errors.CheckRange(f("make_vocab_size_divisible_by"), m.make_vocab_size_divisible_by, 0, 1 << 16);
-  errors.CheckRange(f("seq_length"), m.seq_length, 0, 1 << 24);
+  errors.CheckRange(f("make_vocab_size_divisible_by"), m.make_vocab_size_divisible_by, 0, kMaxVocabMultiple);
+  errors.CheckRange(f("seq_length"), m.seq_length, 0, kMaxTokens);
   errors.CheckRange(f("q_lora_rank"), m.q_lora_rank, 0, kMaxWidth);
   errors.CheckRange(f("kv_lora_rank"), m.kv_lora_rank, 0, kMaxWidth);
   errors.CheckRange(f("qk_head_dim"), m.qk_head_dim, 0, kMaxWidth);
@@ -148,18 +154,19 @@ absl::Status CheckArchitectureBounds(const ModelSpec& m, const std::string& pref
   errors.CheckRange(f("first_k_dense_layers"), m.first_k_dense_layers, 0, kMaxLayers);
   errors.CheckRange(f("moe_layer_freq"), m.moe_layer_freq, 0, kMaxLayers);
   errors.CheckRange(f("moe_latent_size"), m.moe_latent_size, 0, kMaxWidth);
-  errors.CheckRange(f("mtp_num_layers"), m.mtp_num_layers, 0, 64);
+  errors.CheckRange(f("mtp_num_layers"), m.mtp_num_layers, 0, kMaxModelMtpLayers);
   errors.CheckRange(f("mamba_state_dim"), m.mamba_state_dim, 0, kMaxWidth);
   errors.CheckRange(f("mamba_head_dim"), m.mamba_head_dim, 0, kMaxWidth);
   errors.CheckRange(f("mamba_num_heads"), m.mamba_num_heads, 0, kMaxWidth);
   errors.CheckRange(f("mamba_num_groups"), m.mamba_num_groups, 0, kMaxWidth);
-  errors.CheckRange(f("window_size"), m.window_size, 0, 1 << 24);
+  errors.CheckRange(f("window_size"), m.window_size, 0, kMaxTokens);
   errors.CheckRange(f("window_attn_skip_freq"), m.window_attn_skip_freq, 0, kMaxLayers);
-  errors.CheckRange(f("attention_chunk_size"), m.attention_chunk_size, 0, 1 << 24);
+  errors.CheckRange(f("attention_chunk_size"), m.attention_chunk_size, 0, kMaxTokens);
   CheckLocalAttention(m, f, &errors);
-  if (m.softmax_type != "vanilla" && m.softmax_type != "off-by-one" && m.softmax_type != "learnable") {
-    errors.Add(f("softmax_type"), absl::StrCat("\"", m.softmax_type.substr(0, 32),
-                                               "\" is not a softmax type; allowed vanilla, off-by-one, learnable"));
+  const auto& softmax = KnownSoftmaxTypes();
+  if (std::find(softmax.begin(), softmax.end(), m.softmax_type) == softmax.end()) {
+    errors.Add(f("softmax_type"), absl::StrCat("\"", m.softmax_type.substr(0, 32), "\" is not a softmax type; allowed ",
+                                               absl::StrJoin(softmax, ", ")));
   }
   if (static_cast<int64_t>(m.hybrid_layer_pattern.size()) > kMaxPatternChars) {
     errors.Add(f("hybrid_layer_pattern"),

@@ -16,6 +16,12 @@ inline constexpr int64_t kMaxWidth = 1 << 20;
 inline constexpr int64_t kMaxExperts = 16384;
 inline constexpr int64_t kMaxVocab = 1 << 22;
 inline constexpr int64_t kMaxPatternChars = 1024;
+inline constexpr int64_t kMaxVocabMultiple = 1 << 16;   // make_vocab_size_divisible_by
+inline constexpr int64_t kMaxTokens = 1 << 24;          // seq_length, window_size, attention_chunk_size
+inline constexpr int64_t kMaxModelMtpLayers = 64;
+
+// softmax_type values: vanilla, off-by-one, learnable.
+const std::vector<std::string>& KnownSoftmaxTypes();
 
 // Fills the defaults Megatron-Core applies when a field is unset
 // (transformer_config.py __post_init__): num_query_groups = heads,

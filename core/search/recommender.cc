@@ -18,6 +18,11 @@
 #include "core/util/text.h"
 
 namespace parplan {
+
+const std::vector<std::string>& ObjectiveNames() {
+  static const auto* names = new std::vector<std::string>{"throughput", "fewest-gpus", "headroom"};
+  return *names;
+}
 namespace {
 
 constexpr int64_t kMaxWorlds = 256;

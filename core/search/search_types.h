@@ -29,6 +29,8 @@ struct SearchConstraints {
 };
 
 enum class Objective { kThroughput, kFewestGpus, kHeadroom };
+// Their names in requests: throughput, fewest-gpus, headroom.
+const std::vector<std::string>& ObjectiveNames();
 
 struct SearchRequest {
   const ModelSpec* model = nullptr;   // complete

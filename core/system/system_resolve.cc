@@ -64,7 +64,7 @@ void CheckFigures(const SystemFigures& f, const std::string& prefix, FieldErrors
   c.Real(f.fp4_tflops, "fp4_tflops", kMaxTflops, true, "TFLOP/s");
   c.Int(f.nvlink_domain_size, "nvlink_domain_size", 1, kMaxNvlinkDomain);
   c.Real(f.nvlink_gbps, "nvlink_gbps", kMaxLinkGbytes, true, "GB/s");
-  c.Int(f.gpus_per_node, "gpus_per_node", 1, 1024);
+  c.Int(f.gpus_per_node, "gpus_per_node", 1, kMaxGpusPerNode);
   c.Real(f.scaleout_gbps, "scaleout_gbps", kMaxNetworkGbits, false, "Gb/s");
   c.Int(f.nics_per_node, "nics_per_node", 1, kMaxNicsPerNode);
   c.Real(f.nic_gbps, "nic_gbps", kMaxNetworkGbits, false, "Gb/s");

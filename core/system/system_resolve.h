@@ -24,6 +24,7 @@ inline constexpr double kMaxLinkGbytes = 1e5;   // GB/s
 inline constexpr double kMaxNetworkGbits = 1e6; // Gb/s
 inline constexpr int64_t kMaxNvlinkDomain = 4096;
 inline constexpr int64_t kMaxNicsPerNode = 64;
+inline constexpr int64_t kMaxGpusPerNode = 1024;
 
 // The figures a caller may give; unset = the base system's (or the
 // architecture's reference GPU's) value.

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "parplan/v1/planner.pb.h"
@@ -50,23 +51,127 @@ TEST(ToolSchemasTest, EveryRpcIsAToolWithItsTypesAndACall) {
   EXPECT_EQ(ToolName("EstimatePerformance"), "estimate_performance");
 }
 
-// Every argument an assistant can pass is described (from a proto comment).
-void ExpectDescribed(const OrderedJson& schema, const std::string& path) {
+// Every argument is described (from a proto comment) in the full schemas;
+// the lean ones describe every argument but the config's Megatron-named fields.
+// A $ref without words of its own is described by its definition's comment.
+bool Described(const OrderedJson& property, const OrderedJson& defs) {
+  if (property.contains("description")) return true;
+  if (!property.contains("$ref")) return false;
+  const std::string key = property["$ref"].get<std::string>().substr(8);
+  return defs.contains(key) && defs[key].contains("description");
+}
+
+void ExpectDescribed(const OrderedJson& schema, const std::string& path, bool lean,
+                     const OrderedJson& defs = OrderedJson::object()) {
   if (!schema.contains("properties")) return;
   for (const auto& [name, property] : schema["properties"].items()) {
     const std::string where = absl::StrCat(path, ".", name);
-    EXPECT_TRUE(property.contains("description")) << where << " has no comment in planner.proto";
-    ExpectDescribed(property, where);
-    if (property.contains("items")) ExpectDescribed(property["items"], where);
+    const bool config_field = lean && absl::EndsWith(path, ".config");
+    if (!config_field) EXPECT_TRUE(Described(property, defs)) << where << " has no comment in planner.proto";
+    ExpectDescribed(property, where, lean, defs);
+    if (property.contains("items")) ExpectDescribed(property["items"], where, lean, defs);
   }
 }
 
 TEST(ToolSchemasTest, EveryArgumentIsDescribed) {
   for (const auto& tool : PlannerToolSchemas()) {
     EXPECT_EQ(tool.input_schema["type"], "object");
-    EXPECT_EQ(tool.output_schema["type"], "object");
-    ExpectDescribed(tool.input_schema, tool.name);
+    EXPECT_EQ(tool.shared_output_schema["type"], "object");
+    ExpectDescribed(tool.input_schema, tool.name, /*lean=*/true);
+    ExpectDescribed(tool.shared_input_schema, tool.name, /*lean=*/false, tool.shared_defs);
+    for (const auto& [name, def] : tool.shared_defs.items()) {
+      if (!absl::EndsWith(name, ".result")) ExpectDescribed(def, name, /*lean=*/false, tool.shared_defs);
+    }
   }
+}
+
+// What an MCP client loads into an assistant's context stays small: the
+// whole tools/list result under 30,000 bytes (it was 226,892 before the lean
+// form: each tool repeated the full config, model and system schemas).
+TEST(ToolSchemasTest, McpToolListIsLean) {
+  const std::string list = ExportTools(PlannerToolSchemas(), ToolFormat::kMcp).dump();
+  EXPECT_LE(list.size(), 30000u) << "tools/list is " << list.size() << " bytes";
+  for (const auto& tool : PlannerToolSchemas()) {
+    const std::string one = tool.input_schema.dump();
+    EXPECT_EQ(one.find("$ref"), std::string::npos) << tool.name << ": MCP schemas must be self-contained";
+  }
+}
+
+// Bounds come from the real limits, closed sets are enums, required fields
+// are listed, and a tool shows only the config fields it reads.
+TEST(ToolSchemasTest, LeanSchemasCarryBoundsEnumsAndRequired) {
+  const ToolSchema* min_gpus = nullptr;
+  const ToolSchema* recommend = nullptr;
+  const ToolSchema* layout = nullptr;
+  for (const auto& t : PlannerToolSchemas()) {
+    if (t.name == "min_gpus") min_gpus = &t;
+    if (t.name == "recommend") recommend = &t;
+    if (t.name == "explain_layout") layout = &t;
+  }
+  ASSERT_NE(min_gpus, nullptr);
+  ASSERT_NE(recommend, nullptr);
+  ASSERT_NE(layout, nullptr);
+  const auto& config = recommend->input_schema["properties"]["config"]["properties"];
+  EXPECT_EQ(config["tp"]["minimum"], 0);
+  EXPECT_EQ(config["tp"]["maximum"], 4096);
+  EXPECT_EQ(config["etp"]["minimum"], 1);
+  EXPECT_EQ(config["seq_length"]["maximum"], 16777216);
+  EXPECT_EQ(config["precision"]["enum"], OrderedJson({"bf16", "fp8-cs", "fp8-mx", "fp8-sc", "fp8-ds", "nvfp4"}));
+  EXPECT_EQ(config["recompute_granularity"]["enum"], OrderedJson({"none", "selective", "full"}));
+  EXPECT_EQ(config["recompute_modules"]["items"]["enum"][0], "core_attn");
+  EXPECT_EQ(config["recompute_modules"]["maxItems"], 16);
+  EXPECT_EQ(recommend->input_schema["required"], OrderedJson({"model", "placement"}));
+  EXPECT_EQ(recommend->input_schema["properties"]["objective"]["enum"],
+            OrderedJson({"throughput", "fewest-gpus", "headroom"}));
+  EXPECT_EQ(recommend->input_schema["properties"]["memory_reserve"]["maximum"], 0.5);
+  // A required model is exactly one of its four forms; an optional one at most one.
+  EXPECT_EQ(recommend->input_schema["properties"]["model"]["minProperties"], 1);
+  EXPECT_EQ(recommend->input_schema["properties"]["model"]["maxProperties"], 1);
+  EXPECT_FALSE(min_gpus->input_schema["properties"]["model"].contains("minProperties"));
+  // ExplainLayout needs the world size.
+  EXPECT_EQ(layout->input_schema["required"], OrderedJson({"placement"}));
+  EXPECT_EQ(layout->input_schema["properties"]["placement"]["required"], OrderedJson({"gpus"}));
+  // MinGpus reads the mesh and the batch only.
+  const auto& min_config = min_gpus->input_schema["properties"]["config"]["properties"];
+  EXPECT_TRUE(min_config.contains("ep"));
+  EXPECT_TRUE(min_config.contains("gbs"));
+  EXPECT_FALSE(min_config.contains("recompute_granularity"));
+  EXPECT_FALSE(min_config.contains("precision"));
+  // The inline architecture is one described object, pointing at its full schema.
+  const auto& spec = recommend->input_schema["properties"]["model"]["properties"]["spec"];
+  EXPECT_EQ(spec["type"], "object");
+  EXPECT_FALSE(spec.contains("properties"));
+}
+
+// The JSON Schema export defines each message once and every $ref resolves.
+void ExpectRefsResolve(const OrderedJson& node, const OrderedJson& defs, int* refs) {
+  if (node.is_object()) {
+    if (node.contains("$ref")) {
+      const std::string ref = node["$ref"];
+      ASSERT_TRUE(absl::StartsWith(ref, "#/$defs/")) << ref;
+      EXPECT_TRUE(defs.contains(ref.substr(8))) << ref;
+      ++*refs;
+    }
+    for (const auto& [key, value] : node.items()) ExpectRefsResolve(value, defs, refs);
+  } else if (node.is_array()) {
+    for (const auto& value : node) ExpectRefsResolve(value, defs, refs);
+  }
+}
+
+TEST(ToolSchemasTest, JsonSchemaExportSharesDefinitions) {
+  const OrderedJson doc = ExportTools(PlannerToolSchemas(), ToolFormat::kJsonSchema);
+  const OrderedJson& defs = doc["$defs"];
+  int refs = 0;
+  ExpectRefsResolve(doc, defs, &refs);
+  EXPECT_GT(refs, 30);
+  // ParallelConfig is defined once and referenced by every config-shaped tool.
+  EXPECT_TRUE(defs.contains("ParallelConfig"));
+  EXPECT_EQ(defs["recommend.input"]["properties"]["config"]["$ref"], "#/$defs/ParallelConfig");
+  EXPECT_EQ(defs["validate.input"]["properties"]["config"]["$ref"], "#/$defs/ParallelConfig");
+  EXPECT_EQ(defs["explain_layout.input"]["properties"]["placement"]["required"], OrderedJson({"gpus"}));
+  EXPECT_EQ(defs["ParallelConfig"]["additionalProperties"], false);
+  EXPECT_TRUE(defs["ModelArchitecture"]["properties"].contains("num_moe_experts"));
+  EXPECT_EQ(defs["ModelArchitecture"]["properties"]["num_layers"]["maximum"], 1024);
 }
 
 TEST(ToolSchemasTest, SchemasMatchTheGoldens) {
@@ -146,13 +251,14 @@ TEST(ToolSchemasTest, OutputTypesFollowProto3Json) {
   }
   ASSERT_NE(min_gpus, nullptr);
   // int64 prints as a decimal string; int32 as a number; inputs take integers.
-  EXPECT_EQ(min_gpus->output_schema["properties"]["min_gpus"]["type"], "string");
-  EXPECT_EQ(min_gpus->output_schema["properties"]["etp"]["type"], "integer");
+  EXPECT_EQ(min_gpus->shared_output_schema["properties"]["min_gpus"]["type"], "string");
+  EXPECT_EQ(min_gpus->shared_output_schema["properties"]["etp"]["type"], "integer");
   EXPECT_EQ(min_gpus->input_schema["properties"]["config"]["properties"]["tp"]["type"], "integer");
-  EXPECT_EQ(min_gpus->input_schema["properties"]["config"]["additionalProperties"], false);
+  EXPECT_EQ(min_gpus->shared_output_schema["properties"]["world"]["$ref"], "#/$defs/WorldSizing.result");
+  EXPECT_EQ(min_gpus->shared_defs["WorldSizing.result"]["properties"]["dp"]["type"], "string");
   // A oneof says so.
-  const std::string model = min_gpus->input_schema["properties"]["model"]["properties"]["id"]["description"];
-  EXPECT_NE(model.find("Set at most one of id, spec, hf_config_json, size"), std::string::npos) << model;
+  const std::string model = min_gpus->shared_defs["ModelRef"]["properties"]["id"]["description"];
+  EXPECT_EQ(min_gpus->shared_defs["ModelRef"]["maxProperties"], 1);
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 # MCP conformance with clients from the npm registry against `parplan mcp`:
 # the MCP Inspector CLI (@modelcontextprotocol/inspector-cli) lists the tools
 # and calls min_gpus; the official SDK client (tests/skill/mcp_sdk_client.mjs)
-# lists, calls and checks results against the output schemas. Installs the
+# lists the tools (validated against the MCP schema) and calls every one. Installs the
 # versions pinned in tests/skill/npm/package-lock.json into BUILD/npm-mcp
 # (npm ci, once). Skips (exit 77) only when the registry is unreachable.
 #   mcp_client_test.sh PATH/parplan BUILD_DIR SOURCE_DIR

@@ -1,6 +1,7 @@
 // A Node.js MCP client (the official @modelcontextprotocol/sdk) talking to
-// `parplan mcp`: the snippet the README shows, run as a test. The SDK checks
-// each structured result against the tool's outputSchema.
+// `parplan mcp`: the snippet the README shows, run as a test. The SDK
+// validates tools/list against the MCP schema; then every tool is called
+// with the arguments its schema requires and must answer without an error.
 //   node mcp_sdk_client.mjs PATH/parplan   (from a folder whose node_modules has the SDK)
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -25,6 +26,34 @@ const plan = await client.callTool({
   arguments: { model: { id: "llama3_8b" }, placement: { system: "h100-sxm", gpus: 8 }, config: { seq_length: 8192 } },
 });
 if (plan.isError || plan.structuredContent.plans.length < 1) fail("recommend gave no plan");
+// Every tool, with what its schema marks required (and one more argument).
+const model = { id: "llama3_8b" };
+const placement = { system: "h100-sxm", gpus: 8 };
+const calls = {
+  list_models: { filter: "llama" },
+  get_model: { model },
+  list_systems: {},
+  get_system: { system: "h100-sxm" },
+  min_gpus: { config: { tp: 2, pp: 2 } },
+  validate: { model, placement, config: { tp: 2 } },
+  explain_layout: { placement, config: { tp: 2 } },
+  render_config: { model, placement, config: { tp: 2 } },
+  estimate_memory: { model, placement, config: { tp: 2 } },
+  estimate_performance: { model, placement, config: { tp: 2 } },
+  recommend: { model, placement, top_k: 2 },
+};
+const listed = JSON.stringify({ tools }).length;
+if (listed > 30000) fail(`tools/list is ${listed} bytes`);
+for (const tool of tools) {
+  const args = calls[tool.name];
+  if (args === undefined) fail(`no test call for ${tool.name}`);
+  for (const field of tool.inputSchema.required ?? []) {
+    if (!(field in args)) fail(`${tool.name}: the test call lacks required ${field}`);
+  }
+  const result = await client.callTool({ name: tool.name, arguments: args });
+  if (result.isError || result.structuredContent === undefined) fail(`${tool.name}: ${JSON.stringify(result).slice(0, 300)}`);
+}
+console.log(`sdk client: ${tools.length} tools called, tools/list ${listed} bytes`);
 const bad = await client.callTool({ name: "validate", arguments: { config: { tp: "eight" } } });
 if (!bad.isError || !bad.content[0].text.includes("arguments.config.tp")) fail("bad arguments not reported");
 await client.close();

@@ -71,12 +71,18 @@ TEST(McpSessionTest, ToolsListHasEveryRpcWithSchemasAndAnnotations) {
   for (const Json& t : tools) {
     has_min_gpus |= t["name"] == "min_gpus";
     EXPECT_EQ(t["inputSchema"]["type"], "object");
-    EXPECT_EQ(t["outputSchema"]["type"], "object");
+    // No outputSchema: results are structuredContent plus the same JSON as
+    // text; their full schemas are in the JSON Schema export.
+    EXPECT_FALSE(t.contains("outputSchema"));
     EXPECT_EQ(t["annotations"]["readOnlyHint"], true);
-    EXPECT_EQ(t["annotations"]["idempotentHint"], true);
+    EXPECT_EQ(t["annotations"]["openWorldHint"], false);
     EXPECT_FALSE(t["description"].get<std::string>().empty());
   }
   EXPECT_TRUE(has_min_gpus);
+  // The whole reply an MCP client loads into an assistant's context: 226,892
+  // bytes before the lean schemas, now at most 30,000.
+  const std::string line = *s.HandleLine(R"({"jsonrpc":"2.0","id":3,"method":"tools/list"})", nullptr);
+  EXPECT_LE(line.size(), 30000u) << line.size();
 }
 
 TEST(McpSessionTest, ToolsCallAnswersWithStructuredContentAndTheSameText) {

@@ -1,0 +1,50 @@
+// What the tool schemas say beyond the proto's types: each request field's
+// bounds and closed set of values (from the same constants the checks use),
+// which fields a tool requires, and which config fields a tool reads. The
+// test tests/server/schema_rules_test.cc sends each bound (and one past it),
+// each listed value and each missing required field through the API, so the
+// schemas cannot drift from what the handlers accept.
+#ifndef PARPLAN_SERVER_SCHEMA_RULES_H_
+#define PARPLAN_SERVER_SCHEMA_RULES_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+
+namespace parplan {
+namespace api {
+
+struct FieldRule {
+  std::optional<double> minimum;            // inclusive
+  std::optional<double> exclusive_minimum;  // for (0, hi] figures
+  std::optional<double> maximum;            // inclusive
+  std::optional<int64_t> max_length;        // strings: characters; repeated: items
+  std::vector<std::string> choices;         // the closed set (of each item when repeated)
+};
+
+// The rule of `field` in `message` (proto names without the package:
+// "ParallelConfig", "tp"); nullptr when the proto type says it all.
+const FieldRule* FieldRuleOf(absl::string_view message, absl::string_view field);
+
+// Fields a call to `rpc` must give at `path` ("" = the request, "placement"
+// = its placement), in proto order.
+std::vector<std::string> RequiredFields(absl::string_view rpc, absl::string_view path);
+
+// True when a call to `rpc` must give at least one field (GetSystem: a
+// system id or inline figures).
+bool NeedsSomeField(absl::string_view rpc);
+
+// The config fields `rpc` reads; nullptr when it reads them all.
+const std::vector<std::string>* ConfigFieldsRead(absl::string_view rpc);
+
+// Messages the lean schemas show as one described object rather than field
+// by field (their full schemas are in the json-schema export): the inline
+// model architecture and system figures.
+bool CollapsedInLeanSchemas(absl::string_view message);
+
+}  // namespace api
+}  // namespace parplan
+
+#endif  // PARPLAN_SERVER_SCHEMA_RULES_H_
