@@ -97,7 +97,7 @@ for section in sections:
     call = re.search(r"```json\n(\{\"tool\".*?)\n```", section, re.S)
     if title.startswith("Q") and command and call:
         examples[title] = (command.group(1).strip(), json.loads(call.group(1)))
-check(len(examples) == 5, f"SKILL.md has 5 worked examples with a command and a tool call ({len(examples)})")
+check(len(examples) == 6, f"SKILL.md has 6 worked examples with a command and a tool call ({len(examples)})")
 
 answers = {}
 for title, (command, call) in examples.items():
@@ -140,6 +140,21 @@ check(q5["feasible"] and q5["plans"][0]["gpus"] == "32", "Q5: plans for 32 GPUs 
 check(any("scaleout_gbps 100 (4 NICs x 200 Gb/s / 8 GPUs per node)" in r for r in q5["reasons"]),
       "Q5: the answer states the scale-out it derived from the NICs")
 check(any("taken from the hopper reference" in r for r in q5["reasons"]), "Q5: the answer names the defaults used")
+
+q6_title = next(t for t in examples if "Will DeepSeek-V3 fit" in t)
+q6 = answers[q6_title]
+check(any(v["rule"] == "pp.layers_divisible" for v in q6["violations"]), "Q6: the split error is reported")
+layout = q6.get("nearest_valid_split", {}).get("config", {}).get("pipeline_layout", "")
+check(layout != "" and len(q6["stages"]) == 16, f"Q6: estimated for the nearest valid split ({layout})")
+check(not q6["fits"] and q6["suggestions"] and q6["suggestions"][0]["fits"],
+      "Q6: does not fit, and the cheapest change fits")
+with_layout = cli_json(examples[q6_title][0] + " --pp-layout " + layout)
+check(with_layout["peak_bytes"] == q6["peak_bytes"] and not with_layout.get("violations"),
+      "Q6: the layout the answer names is valid and gives the same peak")
+fixed = cli_json(examples[q6_title][0] + " --pp-layout " + layout + " --recompute selective --recompute-modules " +
+                 ",".join(q6["suggestions"][0]["config"]["recompute_modules"]))
+check(fixed["fits"] and fixed["peak_bytes"] == q6["suggestions"][0]["peak_bytes"],
+      "Q6: layout + the first suggestion fits at the suggested peak")
 
 # ---------------------------------------------------------------- README: Python gRPC snippet
 readme = open(os.path.join(src, "README.md"), encoding="utf-8").read()
