@@ -67,7 +67,9 @@ void ExpectDescribed(const OrderedJson& schema, const std::string& path, bool le
   for (const auto& [name, property] : schema["properties"].items()) {
     const std::string where = absl::StrCat(path, ".", name);
     const bool config_field = lean && absl::EndsWith(path, ".config");
-    if (!config_field) EXPECT_TRUE(Described(property, defs)) << where << " has no comment in planner.proto";
+    if (!config_field) {
+      EXPECT_TRUE(Described(property, defs)) << where << " has no comment in planner.proto";
+    }
     ExpectDescribed(property, where, lean, defs);
     if (property.contains("items")) ExpectDescribed(property["items"], where, lean, defs);
   }
