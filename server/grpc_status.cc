@@ -1,6 +1,7 @@
 #include "server/grpc_status.h"
 
 #include "absl/strings/str_cat.h"
+#include "core/util/limits.h"
 #include "server/rpc_status_details.h"
 #include "server/utf8.h"
 
@@ -10,11 +11,10 @@ namespace {
 
 // gRPC sends an error's message and details as trailing metadata, which a
 // client refuses beyond its metadata limit (8 KiB by default): the message
-// is cut at kMaxStatusMessage bytes (on a UTF-8 character boundary).
-constexpr size_t kMaxStatusMessage = 2048;
+// is cut at kMaxStatusMessageBytes bytes (on a UTF-8 character boundary).
 
 std::string BoundedMessage(const std::string& message) {
-  const size_t cut = Utf8PrefixLength(message, kMaxStatusMessage);
+  const size_t cut = Utf8PrefixLength(message, kMaxStatusMessageBytes);
   if (cut == message.size()) return message;
   return absl::StrCat(message.substr(0, cut), " ... (", message.size() - cut, " more bytes)");
 }
@@ -28,10 +28,6 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
   const std::string details = RpcStatusDetails(status);
   if (details.empty()) return grpc::Status(code, message);
   return grpc::Status(code, message, details);
-}
-
-absl::Status FromGrpcStatus(const grpc::Status& status) {
-  return StatusFromRpcParts(static_cast<int>(status.error_code()), status.error_message(), status.error_details());
 }
 
 }  // namespace parplan

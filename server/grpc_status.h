@@ -11,10 +11,6 @@ namespace parplan {
 
 grpc::Status ToGrpcStatus(const absl::Status& status);
 
-// The reverse, for clients (the CLI in --server mode): keeps code, message
-// and the BadRequest field violations.
-absl::Status FromGrpcStatus(const grpc::Status& status);
-
 }  // namespace parplan
 
 #endif  // PARPLAN_SERVER_GRPC_STATUS_H_

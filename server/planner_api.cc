@@ -21,8 +21,8 @@
 #include "core/util/field_error.h"
 #include "core/util/text.h"
 #include "server/convert.h"
-#include "server/request_limits.h"
 #include "server/resolve_request.h"
+#include "core/util/limits.h"
 
 namespace parplan {
 namespace api {

@@ -12,6 +12,7 @@
 #include "server/planner_api.h"
 #include "server/recommend_api.h"
 #include "server/utf8.h"
+#include "core/util/limits.h"
 
 namespace parplan {
 namespace {
@@ -161,10 +162,10 @@ grpc::ServerUnaryReactor* PlannerService::Recommend(grpc::CallbackServerContext*
   // The search stops at the call's deadline less a margin to evaluate,
   // explain and send the plans it shows (10% of the time left, at most 500
   // ms: that work took ~70 ms on an idle 2-core machine and over 100 ms when
-  // the cores were shared), and never runs past kMaxSearch.
-  constexpr absl::Duration kMaxSearch = absl::Seconds(20);
+  // the cores were shared), and never runs past kMaxSearchSeconds.
+  const absl::Duration max_search = absl::Seconds(kMaxSearchSeconds);
   const absl::Time now = absl::Now();
-  absl::Time deadline = now + kMaxSearch;
+  absl::Time deadline = now + max_search;
   if (ctx->deadline() != std::chrono::system_clock::time_point::max()) {
     const absl::Time caller = absl::FromChrono(ctx->deadline());
     const absl::Duration margin = std::min(absl::Milliseconds(500), (caller - now) / 10);

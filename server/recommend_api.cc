@@ -10,8 +10,8 @@
 #include "core/search/recommender.h"
 #include "core/util/field_error.h"
 #include "server/convert.h"
-#include "server/request_limits.h"
 #include "server/resolve_request.h"
+#include "core/util/limits.h"
 
 namespace parplan {
 namespace api {

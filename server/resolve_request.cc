@@ -1,7 +1,6 @@
 #include "server/resolve_request.h"
 
 #include "core/memory/memory_margin.h"
-
 #include "core/model/resolve.h"
 #include "core/util/field_error.h"
 #include "server/convert.h"
@@ -11,7 +10,7 @@ namespace api {
 
 absl::Status Resolve(const v1::ModelRef* model_ref, const v1::Placement& placement,
                      const v1::ParallelConfig& config, Resolved* out) {
-  // Report bounds problems of all parts together before any lookup.
+  // The config's bounds first, all of them together, before any lookup.
   FieldErrors errors;
   for (const auto& v : FieldViolationsOf(CheckConfigBounds(ToParallelConfig(config), "config"))) {
     errors.Add(v.field, v.description);

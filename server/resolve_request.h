@@ -1,6 +1,5 @@
 // Resolves the config-shaped part of a request (model reference, placement,
-// parallel config) into core types, reporting every out-of-bounds field
-// together before any lookup. Shared by the API's handlers.
+// parallel config) into core types. Shared by the API's handlers.
 #ifndef PARPLAN_SERVER_RESOLVE_REQUEST_H_
 #define PARPLAN_SERVER_RESOLVE_REQUEST_H_
 
@@ -24,8 +23,11 @@ struct Resolved {
   const ModelSpec* model_ptr() const { return model.has_value() ? &*model : nullptr; }
 };
 
-// `model_ref` may be null (no model). INVALID_ARGUMENT naming the fields out of
-// bounds; NOT_FOUND for an unknown model or system.
+// `model_ref` may be null (no model). Checks the config's bounds first (every
+// field out of bounds named together), then resolves the model, the
+// placement and the config in that order, returning the first part's
+// error: INVALID_ARGUMENT naming the fields, NOT_FOUND for an unknown model
+// or system.
 absl::Status Resolve(const v1::ModelRef* model_ref, const v1::Placement& placement,
                      const v1::ParallelConfig& config, Resolved* out);
 

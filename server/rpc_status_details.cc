@@ -6,6 +6,7 @@
 #include "google/rpc/error_details.pb.h"
 #include "google/rpc/status.pb.h"
 #include "server/utf8.h"
+#include "core/util/limits.h"
 
 namespace parplan {
 
@@ -13,22 +14,20 @@ std::string RpcStatusDetails(const absl::Status& status) {
   const auto violations = FieldViolationsOf(status);
   if (violations.empty()) return "";
   // Bounded to stay well inside gRPC's metadata limit (see grpc_status.cc):
-  // at most kMaxViolations violations, descriptions cut at kMaxDescription
+  // at most kMaxFieldViolations violations, descriptions cut at kMaxViolationBytes
   // bytes; the message is the violations' own text, so it is not repeated.
-  constexpr size_t kMaxViolations = 16;
-  constexpr size_t kMaxDescription = 240;
   google::rpc::BadRequest bad_request;
-  for (size_t i = 0; i < violations.size() && i < kMaxViolations; ++i) {
+  for (size_t i = 0; i < violations.size() && i < kMaxFieldViolations; ++i) {
     auto* fv = bad_request.add_field_violations();
     fv->set_field(violations[i].field.substr(0, 128));
     const std::string& text = violations[i].description;
-    const size_t cut = Utf8PrefixLength(text, kMaxDescription);
+    const size_t cut = Utf8PrefixLength(text, kMaxViolationBytes);
     fv->set_description(cut == text.size() ? text : text.substr(0, cut) + " ...");
   }
-  if (violations.size() > kMaxViolations) {
+  if (violations.size() > kMaxFieldViolations) {
     auto* more = bad_request.add_field_violations();
     more->set_field("request");
-    more->set_description(std::to_string(violations.size() - kMaxViolations) + " more problems not listed");
+    more->set_description(std::to_string(violations.size() - kMaxFieldViolations) + " more problems not listed");
   }
   google::rpc::Status rpc_status;
   rpc_status.set_code(static_cast<int>(status.code()));

@@ -11,7 +11,7 @@
 #include "core/model/model_checks.h"
 #include "core/search/search_types.h"
 #include "core/system/system_resolve.h"
-#include "server/request_limits.h"
+#include "core/util/limits.h"
 
 namespace parplan {
 namespace api {
@@ -98,7 +98,7 @@ const RuleTable& Rules() {
     add("ModelArchitecture", "seq_length", Range(0, kMaxTokens));
     add("ModelArchitecture", "num_moe_experts", Range(0, kMaxExperts));
     add("ModelArchitecture", "moe_router_topk", Range(0, kMaxExperts));
-    add("ModelArchitecture", "mtp_num_layers", Range(0, kMaxModelMtpLayers));
+    add("ModelArchitecture", "mtp_num_layers", Range(0, kMaxMtpLayers));
     add("ModelArchitecture", "window_size", Range(0, kMaxTokens));
     add("ModelArchitecture", "attention_chunk_size", Range(0, kMaxTokens));
     add("ModelArchitecture", "hybrid_layer_pattern", Chars(kMaxPatternChars));
@@ -119,7 +119,7 @@ const RuleTable& Rules() {
     add("SystemSpec", "nics_per_node", Range(1, kMaxNicsPerNode));
     add("SystemSpec", "nic_gbps", Positive(kMaxNetworkGbits));
     add("SystemSpec", "pcie_gbps", Positive(kMaxLinkGbytes));
-    // The requests' own fields: server/request_limits.h.
+    // The requests' own fields: core/util/limits.h.
     add("ListModelsRequest", "filter", Chars(kMaxNameChars));
     add("GetSystemRequest", "system", Chars(kMaxNameChars));
     add("MinGpusRequest", "num_next_world_sizes", Range(0, kMaxNextWorldSizes));

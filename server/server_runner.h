@@ -11,10 +11,10 @@
 
 #include "absl/status/statusor.h"
 #include "server/planner_service.h"
+#include "core/util/limits.h"
 
 namespace parplan {
 
-inline constexpr int kDefaultMaxMessageBytes = 4 << 20;
 
 struct ServerOptions {
   std::string listen = "127.0.0.1:50051";  // host:port; port 0 picks a free one

@@ -14,18 +14,10 @@
 #include "core/model/model_spec.h"
 #include "core/system/system_resolve.h"
 #include "core/system/system_spec.h"
+#include "core/util/limits.h"
 
 namespace parplan {
 
-inline constexpr int64_t kMaxDim = 4096;           // any single parallel dimension
-inline constexpr int64_t kMaxGpus = 1 << 20;       // world size
-inline constexpr int64_t kMaxMbs = 65536;
-inline constexpr int64_t kMaxGbs = int64_t{1} << 30;
-inline constexpr int64_t kMaxSeqLength = 1 << 24;
-inline constexpr size_t kMaxLayoutChars = 65536;
-inline constexpr int64_t kMaxStageLayers = 1024;   // first/last stage, recompute and offload layer counts
-inline constexpr int64_t kMaxMtpLayers = 64;
-inline constexpr int64_t kMaxModules = 16;         // entries of a module list
 
 // Activation recomputation (megatron/core/transformer/transformer_config.py).
 enum class RecomputeGranularity { kNone, kSelective, kFull };

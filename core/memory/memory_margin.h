@@ -10,11 +10,11 @@
 #include <string>
 
 #include "core/memory/memory_model.h"
+#include "core/util/limits.h"
 
 namespace parplan {
 
 inline constexpr double kDefaultMemoryReserve = 0.05;
-inline constexpr double kMaxMemoryReserve = 0.5;
 
 // True when `e` fits its capacity but leaves less than `reserve` (a share of
 // capacity, 0..kMaxMemoryReserve) free. False without a capacity.

@@ -42,10 +42,10 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "core/model/model_spec.h"
+#include "core/util/limits.h"
 
 namespace parplan {
 
-inline constexpr size_t kMaxHfConfigBytes = 1 << 20;
 
 // Parses `text` (at most 1 MiB of JSON). Errors are INVALID_ARGUMENT on
 // `field` naming the HF key that is malformed or absent. The result has

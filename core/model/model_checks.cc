@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/util/field_error.h"
+#include "core/util/limits.h"
 
 namespace parplan {
 
@@ -154,7 +155,7 @@ absl::Status CheckArchitectureBounds(const ModelSpec& m, const std::string& pref
   errors.CheckRange(f("first_k_dense_layers"), m.first_k_dense_layers, 0, kMaxLayers);
   errors.CheckRange(f("moe_layer_freq"), m.moe_layer_freq, 0, kMaxLayers);
   errors.CheckRange(f("moe_latent_size"), m.moe_latent_size, 0, kMaxWidth);
-  errors.CheckRange(f("mtp_num_layers"), m.mtp_num_layers, 0, kMaxModelMtpLayers);
+  errors.CheckRange(f("mtp_num_layers"), m.mtp_num_layers, 0, kMaxMtpLayers);
   errors.CheckRange(f("mamba_state_dim"), m.mamba_state_dim, 0, kMaxWidth);
   errors.CheckRange(f("mamba_head_dim"), m.mamba_head_dim, 0, kMaxWidth);
   errors.CheckRange(f("mamba_num_heads"), m.mamba_num_heads, 0, kMaxWidth);

@@ -7,18 +7,10 @@
 
 #include "absl/status/status.h"
 #include "core/model/model_spec.h"
+#include "core/util/limits.h"
 
 namespace parplan {
 
-// Bounds for architecture fields (documented in the proto).
-inline constexpr int64_t kMaxLayers = 1024;
-inline constexpr int64_t kMaxWidth = 1 << 20;
-inline constexpr int64_t kMaxExperts = 16384;
-inline constexpr int64_t kMaxVocab = 1 << 22;
-inline constexpr int64_t kMaxPatternChars = 1024;
-inline constexpr int64_t kMaxVocabMultiple = 1 << 16;   // make_vocab_size_divisible_by
-inline constexpr int64_t kMaxTokens = 1 << 24;          // seq_length, window_size, attention_chunk_size
-inline constexpr int64_t kMaxModelMtpLayers = 64;
 
 // softmax_type values: vanilla, off-by-one, learnable.
 const std::vector<std::string>& KnownSoftmaxTypes();

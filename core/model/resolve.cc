@@ -8,6 +8,7 @@
 #include "core/model/model_checks.h"
 #include "core/model/size_model.h"
 #include "core/util/field_error.h"
+#include "core/util/limits.h"
 
 namespace parplan {
 
@@ -16,8 +17,8 @@ absl::StatusOr<ModelSpec> ResolveModel(const ModelSource& source, const std::str
     case ModelSource::Kind::kNone:
       return FieldError(field, "no model given; set one of id, spec, hf_config_json or size");
     case ModelSource::Kind::kId: {
-      if (source.text.empty() || source.text.size() > 256) {
-        return FieldError(absl::StrCat(field, ".id"), "model id must be 1..256 characters");
+      if (source.text.empty() || static_cast<int64_t>(source.text.size()) > kMaxNameChars) {
+        return FieldError(absl::StrCat(field, ".id"), absl::StrCat("model id must be 1..", kMaxNameChars, " characters"));
       }
       return Catalog::Get().FindModel(source.text);
     }

@@ -12,6 +12,7 @@
 #include "core/model/param_count.h"
 #include "core/util/field_error.h"
 #include "core/util/text.h"
+#include "core/util/limits.h"
 
 namespace parplan {
 namespace {
@@ -141,7 +142,9 @@ absl::StatusOr<ModelSpec> MoeFromSize(double total, double active, const std::st
 }  // namespace
 
 absl::StatusOr<SizePhrase> ParseSizePhrase(absl::string_view text, const std::string& field) {
-  if (text.size() > 256) return FieldError(field, "size phrase longer than 256 characters");
+  if (static_cast<int64_t>(text.size()) > kMaxNameChars) {
+    return FieldError(field, absl::StrCat("size phrase longer than ", kMaxNameChars, " characters"));
+  }
   std::string s = absl::AsciiStrToLower(text);
   std::vector<Number> numbers;
   for (size_t i = 0; i < s.size();) {

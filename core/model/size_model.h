@@ -24,11 +24,10 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "core/model/model_spec.h"
+#include "core/util/limits.h"
 
 namespace parplan {
 
-inline constexpr double kMinSizeParams = 0.2e9;
-inline constexpr double kMaxSizeParams = 20e12;
 
 // The sizes read from a phrase (0 when absent).
 struct SizePhrase {

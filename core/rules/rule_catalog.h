@@ -1,7 +1,7 @@
 // Every rule the validator knows: stable id, default severity, one-line
-// summary and the upstream source it follows. The table documents the rules
-// (skill references, `parplan rules`) and tests check that every emitted id
-// is listed here.
+// summary and the upstream source it follows. The audit of Megatron's own
+// checks (scripts/megatron_checks.py, core/rules/MEGATRON_CHECKS.md) names
+// rules by these ids, and tests check that every emitted id is listed here.
 #ifndef PARPLAN_CORE_RULES_RULE_CATALOG_H_
 #define PARPLAN_CORE_RULES_RULE_CATALOG_H_
 

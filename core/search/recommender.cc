@@ -16,6 +16,7 @@
 #include "core/search/plan_explain.h"
 #include "core/search/starting_point.h"
 #include "core/util/text.h"
+#include "core/util/limits.h"
 
 namespace parplan {
 
@@ -25,7 +26,6 @@ const std::vector<std::string>& ObjectiveNames() {
 }
 namespace {
 
-constexpr int64_t kMaxWorlds = 256;
 constexpr int64_t kDeadlineCheckEvery = 16;
 constexpr double kHeadroomThroughputBand = 0.85;
 constexpr double kTieBand = 0.01;
@@ -58,7 +58,7 @@ std::vector<int64_t> CandidateWorlds(int64_t lo, int64_t hi, int64_t per_node) {
   }
   for (int64_t w = std::max<int64_t>(per_node, (lo + per_node - 1) / per_node * per_node); w <= hi; w += per_node) {
     out.push_back(w);
-    if (static_cast<int64_t>(out.size()) >= kMaxWorlds) break;
+    if (static_cast<int64_t>(out.size()) >= kMaxSearchWorlds) break;
   }
   return out;
 }
@@ -148,7 +148,7 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
   if (req.gpus > 0) {
     worlds = {req.gpus};
   } else {
-    const int64_t hi = req.max_gpus > 0 ? req.max_gpus : 65536;
+    const int64_t hi = req.max_gpus > 0 ? req.max_gpus : kDefaultMaxSearchGpus;
     int64_t lo = std::max<int64_t>(1, req.min_gpus);
     if (req.find_min_gpus) lo = std::max(lo, ModelStateLowerBound(m, sys));
     if (lo > hi) {

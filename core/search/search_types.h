@@ -15,6 +15,7 @@
 #include "core/perf/perf_model.h"
 #include "core/rules/violation.h"
 #include "core/system/system_spec.h"
+#include "core/util/limits.h"
 
 namespace parplan {
 
@@ -44,7 +45,7 @@ struct SearchRequest {
   SearchConstraints constraints;
   Objective objective = Objective::kThroughput;
   int top_k = 5;
-  int64_t max_candidates = 200000;    // evaluations (memory + performance) at most
+  int64_t max_candidates = kDefaultCandidates;  // evaluations (memory + performance) at most
   // Plans keep peak memory under this share of HBM (1 = the memory model's
   // own verdict, which already holds 2 GiB + 3% for overheads).
   double max_memory_fraction = 1.0;

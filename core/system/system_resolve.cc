@@ -9,6 +9,7 @@
 #include "core/catalog/catalog.h"
 #include "core/util/field_error.h"
 #include "core/util/text.h"
+#include "core/util/limits.h"
 
 namespace parplan {
 namespace {
@@ -56,7 +57,9 @@ void CheckFigures(const SystemFigures& f, const std::string& prefix, FieldErrors
                                                    absl::StrJoin(known, ", ")));
     }
   }
-  if (f.name.size() > 256) errors->Add(c.Field("name"), "longer than 256 characters");
+  if (static_cast<int64_t>(f.name.size()) > kMaxNameChars) {
+    errors->Add(c.Field("name"), absl::StrCat("longer than ", kMaxNameChars, " characters"));
+  }
   c.Real(f.hbm_gib, "hbm_gib", kMaxHbmGib, false, "GiB");
   c.Real(f.hbm_tbps, "hbm_tbps", kMaxHbmTbps, false, "TB/s");
   c.Real(f.bf16_tflops, "bf16_tflops", kMaxTflops, false, "TFLOP/s");
@@ -100,7 +103,9 @@ absl::StatusOr<ResolvedSystem> ResolveSystem(const SystemRef& ref, const std::st
                                              const std::string& prefix) {
   const SystemFigures& f = ref.figures;
   FieldErrors errors;
-  if (ref.id.size() > 256) errors.Add(id_field, "system name longer than 256 characters");
+  if (static_cast<int64_t>(ref.id.size()) > kMaxNameChars) {
+    errors.Add(id_field, absl::StrCat("system name longer than ", kMaxNameChars, " characters"));
+  }
   CheckFigures(f, prefix, &errors);
   if (ref.id.empty() && f.gpu_arch.empty()) {
     errors.Add(f.empty() ? id_field : absl::StrCat(prefix, ".gpu_arch"),

@@ -13,18 +13,11 @@
 
 #include "absl/status/statusor.h"
 #include "core/system/system_spec.h"
+#include "core/util/limits.h"
 
 namespace parplan {
 
 // Bounds of the inline figures (documented in the proto).
-inline constexpr double kMaxHbmGib = 16384;
-inline constexpr double kMaxHbmTbps = 1000;
-inline constexpr double kMaxTflops = 1e6;
-inline constexpr double kMaxLinkGbytes = 1e5;   // GB/s
-inline constexpr double kMaxNetworkGbits = 1e6; // Gb/s
-inline constexpr int64_t kMaxNvlinkDomain = 4096;
-inline constexpr int64_t kMaxNicsPerNode = 64;
-inline constexpr int64_t kMaxGpusPerNode = 1024;
 
 // The figures a caller may give; unset = the base system's (or the
 // architecture's reference GPU's) value.

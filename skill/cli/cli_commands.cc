@@ -19,6 +19,7 @@
 #include "server/recommend_api.h"
 #include "skill/cli/cli_table.h"
 #include "skill/cli/remote_call.h"
+#include "core/util/limits.h"
 
 namespace parplan {
 namespace cli {
@@ -77,7 +78,7 @@ int Invoke(const Flags& flags, const Req& request, absl::Status (*local)(const R
   absl::Status status;
   if (flags.Has("server")) {
     long long timeout_ms = 30000;
-    if (absl::Status s = IntFlag(flags, "timeout-ms", 1, 600000, &timeout_ms); !s.ok()) {
+    if (absl::Status s = IntFlag(flags, "timeout-ms", 1, kMaxClientTimeoutMs, &timeout_ms); !s.ok()) {
       *err = DescribeError(s);
       return 2;
     }
@@ -107,9 +108,9 @@ int Invoke(const Flags& flags, const Req& request, absl::Status (*local)(const R
   return 0;
 }
 
-// In-process Recommend, bounded like the service's (20 s).
+// In-process Recommend, bounded like the service's (kMaxSearchSeconds).
 absl::Status RecommendInProcess(const v1::RecommendRequest& request, v1::RecommendResponse* response) {
-  return api::Recommend(request, response, absl::Now() + absl::Seconds(20));
+  return api::Recommend(request, response, absl::Now() + absl::Seconds(kMaxSearchSeconds));
 }
 
 // The search flags of `recommend` beyond the config, model and placement.
@@ -135,11 +136,11 @@ absl::Status FillRecommendFlags(const Flags& flags, v1::RecommendRequest* req) {
   }
   req->set_objective(flags.Get("objective"));
   long long v = 0;
-  if (flags.Has("top") && collect(IntFlag(flags, "top", 1, 100, &v))) req->set_top_k(static_cast<int32_t>(v));
-  if (flags.Has("max-pp") && collect(IntFlag(flags, "max-pp", 1, 4096, &v))) {
+  if (flags.Has("top") && collect(IntFlag(flags, "top", 1, kMaxTopK, &v))) req->set_top_k(static_cast<int32_t>(v));
+  if (flags.Has("max-pp") && collect(IntFlag(flags, "max-pp", 1, kMaxSearchPp, &v))) {
     req->mutable_constraints()->set_max_pp(static_cast<int32_t>(v));
   }
-  if (flags.Has("max-candidates") && collect(IntFlag(flags, "max-candidates", 1, 2000000, &v))) {
+  if (flags.Has("max-candidates") && collect(IntFlag(flags, "max-candidates", 1, kMaxCandidates, &v))) {
     req->set_max_candidates(v);
   }
   req->mutable_constraints()->set_no_cp(flags.Has("no-cp"));
@@ -256,7 +257,7 @@ int RunCommand(const Flags& flags, std::string* out, std::string* err) {
     v1::MinGpusRequest req;
     if (absl::Status s = FillPlanFlags(flags, &req); !s.ok()) return Fail(s, err);
     long long next = 0;
-    if (absl::Status s = IntFlag(flags, "next", 1, 64, &next); !s.ok()) return Fail(s, err);
+    if (absl::Status s = IntFlag(flags, "next", 1, kMaxNextWorldSizes, &next); !s.ok()) return Fail(s, err);
     req.set_num_next_world_sizes(static_cast<int32_t>(next));
     return Invoke(flags, req, &api::MinGpus, "MinGpus", &FormatMinGpus, out, err);
   }
@@ -269,13 +270,13 @@ int RunCommand(const Flags& flags, std::string* out, std::string* err) {
     v1::ExplainLayoutRequest req;
     if (absl::Status s = FillPlanFlags(flags, &req); !s.ok()) return Fail(s, err);
     long long v = 0;
-    if (absl::Status s = IntFlag(flags, "max-ranks", 0, 4096, &v); !s.ok()) return Fail(s, err);
+    if (absl::Status s = IntFlag(flags, "max-ranks", 0, kMaxRanksListed, &v); !s.ok()) return Fail(s, err);
     req.set_max_ranks(static_cast<int32_t>(v));
     v = 0;
-    if (absl::Status s = IntFlag(flags, "max-groups", 0, 64, &v); !s.ok()) return Fail(s, err);
+    if (absl::Status s = IntFlag(flags, "max-groups", 0, kMaxGroupsListed, &v); !s.ok()) return Fail(s, err);
     req.set_max_groups(static_cast<int32_t>(v));
     if (flags.Has("rank")) {
-      if (absl::Status s = IntFlag(flags, "rank", 0, (1 << 20) - 1, &v); !s.ok()) return Fail(s, err);
+      if (absl::Status s = IntFlag(flags, "rank", 0, kMaxGpus - 1, &v); !s.ok()) return Fail(s, err);
       req.set_rank(v);
     }
     return Invoke(flags, req, &api::ExplainLayout, "ExplainLayout", &FormatLayout, out, err);
@@ -298,7 +299,7 @@ int RunCommand(const Flags& flags, std::string* out, std::string* err) {
       req.set_overhead_gib(v);
     }
     long long v = 0;
-    if (absl::Status s = IntFlag(flags, "max-suggestions", 0, 16, &v); !s.ok()) return Fail(s, err);
+    if (absl::Status s = IntFlag(flags, "max-suggestions", 0, kMaxSuggestions, &v); !s.ok()) return Fail(s, err);
     req.set_max_suggestions(static_cast<int32_t>(v));
     std::optional<double> reserve;
     if (absl::Status s = MemoryReserveFlag(flags, &reserve); !s.ok()) return Fail(s, err);

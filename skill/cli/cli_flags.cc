@@ -16,6 +16,7 @@
 #include "core/util/field_error.h"
 #include "server/json_codec.h"
 #include "google/protobuf/util/json_util.h"
+#include "core/util/limits.h"
 
 namespace parplan {
 namespace cli {
@@ -175,7 +176,7 @@ absl::Status FillConfig(const Flags& flags, v1::ParallelConfig* c) {
   FieldErrors errors;
   auto dim = [&](const char* name, auto setter) {
     long long v = 0;
-    if (absl::Status s = IntFlag(flags, name, 1, 4096, &v); !s.ok()) {
+    if (absl::Status s = IntFlag(flags, name, 1, kMaxDim, &v); !s.ok()) {
       for (const auto& fv : FieldViolationsOf(s)) errors.Add(fv.field, fv.description);
     } else if (flags.Has(name)) {
       setter(static_cast<int32_t>(v));
@@ -192,16 +193,16 @@ absl::Status FillConfig(const Flags& flags, v1::ParallelConfig* c) {
     for (const auto& fv : FieldViolationsOf(s)) errors.Add(fv.field, fv.description);
     return s.ok();
   };
-  if (flags.Has("mbs") && collect(IntFlag(flags, "mbs", 1, 65536, &v))) c->set_mbs(static_cast<int32_t>(v));
-  if (flags.Has("gbs") && collect(IntFlag(flags, "gbs", 1, 1LL << 30, &v))) c->set_gbs(v);
-  if (flags.Has("seq") && collect(IntFlag(flags, "seq", 1, 1 << 24, &v))) c->set_seq_length(static_cast<int32_t>(v));
-  if (flags.Has("first-stage-layers") && collect(IntFlag(flags, "first-stage-layers", 1, 1024, &v))) {
+  if (flags.Has("mbs") && collect(IntFlag(flags, "mbs", 1, kMaxMbs, &v))) c->set_mbs(static_cast<int32_t>(v));
+  if (flags.Has("gbs") && collect(IntFlag(flags, "gbs", 1, kMaxGbs, &v))) c->set_gbs(v);
+  if (flags.Has("seq") && collect(IntFlag(flags, "seq", 1, kMaxSeqLength, &v))) c->set_seq_length(static_cast<int32_t>(v));
+  if (flags.Has("first-stage-layers") && collect(IntFlag(flags, "first-stage-layers", 1, kMaxStageLayers, &v))) {
     c->set_num_layers_in_first_pipeline_stage(static_cast<int32_t>(v));
   }
-  if (flags.Has("last-stage-layers") && collect(IntFlag(flags, "last-stage-layers", 1, 1024, &v))) {
+  if (flags.Has("last-stage-layers") && collect(IntFlag(flags, "last-stage-layers", 1, kMaxStageLayers, &v))) {
     c->set_num_layers_in_last_pipeline_stage(static_cast<int32_t>(v));
   }
-  if (flags.Has("mtp-layers") && collect(IntFlag(flags, "mtp-layers", 0, 64, &v))) {
+  if (flags.Has("mtp-layers") && collect(IntFlag(flags, "mtp-layers", 0, kMaxMtpLayers, &v))) {
     c->set_mtp_num_layers(static_cast<int32_t>(v));
   }
   if (flags.Has("sp") && flags.Has("no-sp")) errors.Add("--sp", "give --sp or --no-sp, not both");
@@ -227,7 +228,7 @@ absl::Status FillConfig(const Flags& flags, v1::ParallelConfig* c) {
     }
   }
   if (flags.Has("recompute-method")) c->set_recompute_method(flags.Get("recompute-method"));
-  if (flags.Has("recompute-layers") && collect(IntFlag(flags, "recompute-layers", 1, 1024, &v))) {
+  if (flags.Has("recompute-layers") && collect(IntFlag(flags, "recompute-layers", 1, kMaxStageLayers, &v))) {
     c->set_recompute_num_layers(static_cast<int32_t>(v));
   }
   if (flags.Has("dist-opt") && flags.Has("no-dist-opt")) errors.Add("--dist-opt", "give --dist-opt or --no-dist-opt, not both");
@@ -244,7 +245,7 @@ absl::Status FillConfig(const Flags& flags, v1::ParallelConfig* c) {
   }
   if (flags.Has("optimizer-dtype")) c->set_optimizer_state_dtype(flags.Get("optimizer-dtype"));
   if (flags.Has("peft")) c->set_peft(flags.Get("peft"));
-  if (flags.Has("cpu-offload-layers") && collect(IntFlag(flags, "cpu-offload-layers", 0, 1024, &v))) {
+  if (flags.Has("cpu-offload-layers") && collect(IntFlag(flags, "cpu-offload-layers", 0, kMaxStageLayers, &v))) {
     c->set_cpu_offloading_num_layers(static_cast<int32_t>(v));
   }
   if (flags.Has("offload-modules")) {
@@ -298,9 +299,9 @@ absl::Status MemoryReserveFlag(const Flags& flags, std::optional<double>* out) {
 
 absl::Status FillPlacement(const Flags& flags, v1::Placement* p) {
   long long v = 0;
-  if (absl::Status s = IntFlag(flags, "gpus", 1, 1 << 20, &v); !s.ok()) return s;
+  if (absl::Status s = IntFlag(flags, "gpus", 1, kMaxGpus, &v); !s.ok()) return s;
   if (flags.Has("gpus")) p->set_gpus(v);
-  if (absl::Status s = IntFlag(flags, "gpus-per-node", 1, 1024, &v); !s.ok()) return s;
+  if (absl::Status s = IntFlag(flags, "gpus-per-node", 1, kMaxGpusPerNode, &v); !s.ok()) return s;
   if (flags.Has("gpus-per-node")) p->set_gpus_per_node(static_cast<int32_t>(v));
   if (flags.Has("system")) p->set_system(flags.Get("system"));
   // The system's figures: a spec file (proto3 JSON of SystemSpec), then
@@ -337,9 +338,9 @@ absl::Status FillPlacement(const Flags& flags, v1::Placement* p) {
   real("fp8-tflops", [spec](double x) { spec->set_fp8_tflops(x); });
   real("fp4-tflops", [spec](double x) { spec->set_fp4_tflops(x); });
   real("nvlink-gbps", [spec](double x) { spec->set_nvlink_gbps(x); });
-  count("nvlink-domain", 4096, [spec](int32_t n) { spec->set_nvlink_domain_size(n); });
+  count("nvlink-domain", kMaxNvlinkDomain, [spec](int32_t n) { spec->set_nvlink_domain_size(n); });
   real("scaleout-gbps", [spec](double x) { spec->set_scaleout_gbps(x); });
-  count("nics-per-node", 64, [spec](int32_t n) { spec->set_nics_per_node(n); });
+  count("nics-per-node", kMaxNicsPerNode, [spec](int32_t n) { spec->set_nics_per_node(n); });
   real("nic-gbps", [spec](double x) { spec->set_nic_gbps(x); });
   real("pcie-gbps", [spec](double x) { spec->set_pcie_gbps(x); });
   return errors.ToStatus();

@@ -183,7 +183,7 @@ int ServeStdio(std::FILE* in, std::FILE* out, std::FILE* log) {
     std::string note;
     if (oversize) {
       reply = ErrorReply(nullptr, kInvalidRequest,
-                         absl::StrCat("Invalid Request: message over ", kMaxMessageBytes, " bytes"));
+                         absl::StrCat("Invalid Request: message over ", kMaxMcpLineBytes, " bytes"));
       note = "mcp oversize message rejected";
     } else {
       reply = session.HandleLine(line, &note);
@@ -202,7 +202,7 @@ int ServeStdio(std::FILE* in, std::FILE* out, std::FILE* log) {
     const bool end_of_line = n > 0 && buffer[n - 1] == '\n';
     if (!oversize) {
       line.append(buffer.data(), end_of_line ? n - 1 : n);
-      if (line.size() > kMaxMessageBytes) {
+      if (line.size() > kMaxMcpLineBytes) {
         oversize = true;
         line.clear();
         line.shrink_to_fit();

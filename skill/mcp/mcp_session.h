@@ -18,16 +18,16 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "core/util/limits.h"
 
 namespace parplan {
 namespace mcp {
 
-inline constexpr size_t kMaxMessageBytes = 8 << 20;  // one JSON-RPC line; HF configs are <= 1 MiB
 
 class McpSession {
  public:
   // `call_budget` bounds each tool call (the search stops and says so).
-  explicit McpSession(absl::Duration call_budget = absl::Seconds(20)) : call_budget_(call_budget) {}
+  explicit McpSession(absl::Duration call_budget = absl::Seconds(kMaxSearchSeconds)) : call_budget_(call_budget) {}
 
   // Handles one line (one JSON-RPC message). Returns the line to send back
   // (without the newline), or nothing for notifications, responses and blank
@@ -44,7 +44,7 @@ class McpSession {
 
 // Serves one session: reads lines from `in` until EOF, writes answers to
 // `out` (flushed per message), logs to `log`. Lines longer than
-// kMaxMessageBytes are answered -32600 and skipped. Returns 0.
+// kMaxMcpLineBytes are answered -32600 and skipped. Returns 0.
 int ServeStdio(std::FILE* in, std::FILE* out, std::FILE* log);
 
 }  // namespace mcp

@@ -76,23 +76,79 @@ Json With(Json base, const std::string& path, const Json& value) {
 struct Leaf {
   std::string path;
   Json schema;
+  std::string enclosing;  // the comments of the messages around it
 };
 
 // Every leaf of a shared (JSON Schema export) input schema, $refs resolved.
-void Leaves(const Json& schema, const Json& defs, const std::string& path, int depth, std::vector<Leaf>* out) {
+void Leaves(const Json& schema, const Json& defs, const std::string& path, int depth, std::vector<Leaf>* out,
+            const std::string& enclosing = "") {
   if (depth > 6) return;
   if (schema.contains("$ref")) {
     const std::string key = schema["$ref"].get<std::string>().substr(8);
-    Leaves(defs[key], defs, path, depth + 1, out);
+    Leaves(defs[key], defs, path, depth + 1, out, enclosing);
     return;
   }
   if (schema.contains("properties")) {
+    const std::string words = absl::StrCat(enclosing, " ", schema.value("description", ""));
     for (const auto& [name, property] : schema["properties"].items()) {
-      Leaves(property, defs, path.empty() ? name : absl::StrCat(path, ".", name), depth + 1, out);
+      Leaves(property, defs, path.empty() ? name : absl::StrCat(path, ".", name), depth + 1, out, words);
     }
     return;
   }
-  out->push_back({path, schema});
+  out->push_back({path, schema, enclosing});
+}
+
+// The ways a proto comment writes `n`: 4096, 4,096, 2^12, 1e6, 1 MiB, 0.5.
+std::vector<std::string> Spellings(double n) {
+  std::vector<std::string> out;
+  if (n != static_cast<double>(static_cast<int64_t>(n))) {
+    out.push_back(absl::StrCat(n));
+    return out;
+  }
+  const int64_t v = static_cast<int64_t>(n);
+  out.push_back(absl::StrCat(v));
+  std::string digits = absl::StrCat(v), grouped;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) grouped.push_back(',');
+    grouped.push_back(digits[i]);
+  }
+  out.push_back(grouped);
+  for (int k = 10; k < 40; ++k) {
+    if (v == (int64_t{1} << k)) out.push_back(absl::StrCat("2^", k));
+  }
+  for (int k = 3; k < 13; ++k) {
+    int64_t p = 1;
+    for (int i = 0; i < k; ++i) p *= 10;
+    if (v == p) out.push_back(absl::StrCat("1e", k));
+  }
+  if (v == (int64_t{1} << 20)) out.push_back("1 MiB");
+  return out;
+}
+
+// The proto comments state the limits the handlers enforce (the numbers of
+// core/util/limits.h): each bound appears in the field's comment or in the
+// comment of a message around it.
+TEST(SchemaRulesTest, ProtoCommentsStateTheLimits) {
+  int checked = 0;
+  for (const ToolSchema& tool : PlannerToolSchemas()) {
+    std::vector<Leaf> leaves;
+    Leaves(tool.shared_input_schema, tool.shared_defs, "", 0, &leaves);
+    for (const Leaf& leaf : leaves) {
+      const Json& item = leaf.schema.value("type", "") == "array" ? leaf.schema["items"] : leaf.schema;
+      std::vector<double> bounds;
+      if (item.contains("maximum")) bounds.push_back(item["maximum"].get<double>());
+      if (item.contains("maxLength")) bounds.push_back(item["maxLength"].get<double>());
+      const std::string words = absl::StrCat(leaf.schema.value("description", ""), " ", leaf.enclosing);
+      for (double bound : bounds) {
+        bool stated = false;
+        for (const std::string& spelling : Spellings(bound)) stated |= words.find(spelling) != std::string::npos;
+        EXPECT_TRUE(stated) << tool.name << " " << leaf.path << ": the proto comment should state the limit "
+                            << Spellings(bound)[1] << " (" << leaf.schema.value("description", "") << ")";
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 100);
 }
 
 TEST(SchemaRulesTest, BoundsAndValuesAreWhatTheHandlersAccept) {

@@ -156,7 +156,7 @@ TEST(McpSessionTest, StdioLoopAnswersEachLineSkipsOversizeAndEndsAtEof) {
   ASSERT_TRUE(in && out && log);
   std::fputs(Initialize("2025-06-18").c_str(), in);
   std::fputs("\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n", in);
-  std::fputs((std::string(kMaxMessageBytes + 10, ' ') + "x\n").c_str(), in);
+  std::fputs((std::string(kMaxMcpLineBytes + 10, ' ') + "x\n").c_str(), in);
   std::fputs(R"({"jsonrpc":"2.0","id":2,"method":"ping"})", in);  // last line, no newline
   std::rewind(in);
   EXPECT_EQ(ServeStdio(in, out, log), 0);
