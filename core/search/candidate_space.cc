@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
 
 #include "core/memory/memory_model.h"
 #include "core/model/param_count.h"
@@ -78,130 +80,175 @@ bool ExtendsMesh(const ResolvedConfig& a, const ResolvedConfig& b) {
   return larger;
 }
 
+namespace {
+
+// One way to split the layers over PP*VPP stages.
+struct Split {
+  int64_t vpp;
+  std::string layout;
+  int64_t accounted = 0;  // 0 none, 1 loss, 2 embedding + loss
+};
+
+// Pipeline splits for `pp`: even chunks of PP*VPP; the embedding and/or loss
+// counted as layers (Megatron's account_for_*_in_pipeline_split, how NVIDIA's
+// recipes split 126 or 94 layers); the same even split with the loss counted
+// as a layer by a layout (the last stage carries the logits); or a balanced
+// layout when neither divides.
+std::vector<Split> PipelineSplits(const ModelSpec& m, int64_t pp, int64_t mtp, int64_t end_units,
+                                  const SearchConstraints& k) {
+  if (pp == 1) return {{1, ""}};
+  const bool hybrid = m.is_hybrid();
+  std::vector<Split> splits;
+  for (int64_t v = 1; v <= kMaxVpp; ++v) {
+    if (!Allowed(v, k.vpp)) continue;
+    const int64_t stages = pp * v;
+    bool accounted = false;
+    for (int64_t ends : {int64_t{2}, int64_t{1}}) {
+      if (!hybrid && (m.num_layers + ends) % stages == 0) {
+        splits.push_back({v, "", ends});
+        accounted = true;
+      }
+    }
+    if (m.num_layers % stages == 0) {
+      splits.push_back({v, ""});
+      if (!hybrid && stages > 1) splits.push_back({v, LossBalancedLayout(m.num_layers, mtp, stages)});
+    } else if (!hybrid && !accounted && m.num_layers % pp != 0 && v <= kMaxLayoutVpp && (v & (v - 1)) == 0 &&
+               m.num_layers + 2 >= stages) {
+      // Layouts only where PP itself does not divide the layers (DeepSeek's 61 over PP 4).
+      splits.push_back({v, BalancedLayout(m.num_layers, mtp, stages, end_units)});
+    }
+  }
+  return splits;
+}
+
+// (EP, ETP) pairs for a stage of `per_stage` GPUs: EP dividing the experts
+// and the stage, ETP 1 or TP (or the pinned one); (1, TP) for dense models.
+std::vector<std::pair<int64_t, int64_t>> ExpertMeshes(const ModelSpec& m, int64_t tp, int64_t per_stage,
+                                                      int64_t domain, const SearchConstraints& k) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  if (m.num_moe_experts == 0) {
+    if (Allowed(1, k.ep)) out.push_back({1, tp});
+    return out;
+  }
+  for (int64_t ep : Divisors(m.num_moe_experts, per_stage)) {
+    if (!Allowed(ep, k.ep)) continue;
+    std::vector<int64_t> etps = {1};
+    if (tp > 1) etps.push_back(tp);
+    if (k.etp > 0) etps = {k.etp};
+    for (int64_t etp : etps) {
+      if (per_stage % (ep * etp) != 0) continue;
+      if (k.nvlink_only && ep * etp > domain) continue;
+      out.push_back({ep, etp});
+    }
+  }
+  return out;
+}
+
+// True when the search tries TP: a power of two dividing the attention heads
+// and, without MLA, the KV groups. Megatron also accepts TP above the group
+// count when it is a multiple of it (KV heads replicated, validate allows
+// it); the search leaves those out: each TP rank then recomputes the
+// replicated KV projections and holds their activations, so such a TP is
+// never faster than the next smaller one in the model (and NVIDIA's tuned
+// configs do not use it).
+bool SearchedTp(const ModelSpec& m, int64_t tp, const SearchConstraints& k) {
+  if (!Allowed(tp, k.tp) || m.num_attention_heads % tp != 0) return false;
+  return m.multi_latent_attention || m.num_query_groups <= 0 || m.num_query_groups % tp == 0;
+}
+
+bool SearchedCp(const ResolvedConfig& base, int64_t cp, const SearchConstraints& k) {
+  if (!Allowed(cp, k.cp) || (cp > 1 && !k.allow_cp)) return false;
+  return cp == 1 || (base.seq_length % (2 * cp) == 0 && base.seq_length / cp >= kMinTokensPerCpRank);
+}
+
+// What every candidate of one search shares.
+struct Space {
+  const ModelSpec& m;
+  const ResolvedConfig& base;
+  int64_t world;
+  const SearchConstraints& k;
+  std::vector<ResolvedConfig> recompute;  // variants tried
+  std::vector<int64_t> mbs_options;
+  double dense_params, expert_params, capacity;
+  bool prune;
+};
+
+// The configs of one mesh: every split x MBS x recompute variant, in that
+// order (or a count of them in `pruned` when weights and gradients alone,
+// >= 3 bytes per local parameter, exceed memory).
+void AppendMesh(const Space& s, int64_t tp, int64_t cp, int64_t pp, int64_t ep, int64_t etp,
+                const std::vector<Split>& splits, std::vector<ResolvedConfig>* out, int64_t* pruned) {
+  const double local = s.dense_params / (tp * pp) + s.expert_params / (pp * ep * etp);
+  if (s.prune && 3.0 * local > s.capacity) {
+    if (pruned != nullptr) *pruned += static_cast<int64_t>(splits.size() * s.mbs_options.size() * s.recompute.size());
+    return;
+  }
+  const int64_t dp = s.world / (tp * cp * pp);
+  for (const Split& split : splits) {
+    for (int64_t mbs : s.mbs_options) {
+      if (!Allowed(mbs, s.k.mbs) || s.base.gbs % (mbs * dp) != 0) continue;
+      for (const ResolvedConfig& r : s.recompute) {
+        ResolvedConfig c = r;
+        c.tp = tp;
+        c.cp = cp;
+        c.pp = pp;
+        c.ep = ep;
+        c.etp = etp;
+        c.etp_defaulted = s.m.num_moe_experts == 0;
+        c.sp = tp > 1;
+        c.sp_defaulted = false;
+        c.mbs = mbs;
+        c.vpp = split.layout.empty() ? split.vpp : 0;  // a layout sets VPP itself
+        c.vpp_given = split.vpp > 1 && split.layout.empty();
+        c.pipeline_layout = split.layout;
+        c.first_stage_layers = 0;
+        c.last_stage_layers = 0;
+        c.account_for_embedding = split.accounted == 2;
+        c.account_for_loss = split.accounted >= 1;
+        out->push_back(std::move(c));
+      }
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<ResolvedConfig> EnumerateCandidates(const ModelSpec& m, const ResolvedConfig& base, int64_t world,
                                                 const SystemSpec& sys, const SearchConstraints& k,
                                                 bool memory_probe, int64_t* pruned) {
-  std::vector<ResolvedConfig> out;
+  const ParamCounts params = CountParams(m);
+  Space s{m, base, world, k, RecomputeVariants(m, base), {1, 2, 4, 8},
+          static_cast<double>(params.total - params.routed_experts), static_cast<double>(params.routed_experts),
+          sys.hbm_gb * kGiB, false};
   // Weights (>= 1 B in FP8) + gradients (>= 2 B) per local parameter: a floor
   // under any config's memory, unless FSDP or LoRA change what is stored.
-  const ParamCounts params = CountParams(m);
-  const double dense_params = static_cast<double>(params.total - params.routed_experts);
-  const double expert_params = static_cast<double>(params.routed_experts);
-  const double capacity = sys.hbm_gb * kGiB;
-  const bool prune = capacity > 0 && !base.fsdp && !base.lora;
+  s.prune = s.capacity > 0 && !base.fsdp && !base.lora;
+  if (k.recompute_pinned) {
+    s.recompute = {base};
+  } else if (!k.allow_recompute) {
+    s.recompute.resize(1);
+  }
+  if (memory_probe) {
+    s.recompute.erase(s.recompute.begin(), s.recompute.end() - 1);
+    s.mbs_options = {1};
+  }
   const int64_t domain = std::max(1, sys.nvlink_domain_size);
   // TP inside the NVLink domain, and one step across it; never above 16,
   // where per-GPU GEMMs are too thin to pay for the collectives.
   const int64_t max_tp = std::min<int64_t>(kMaxTp, k.nvlink_only ? domain : 2 * domain);
-  const bool hybrid = m.is_hybrid();
-  const int64_t mtp = base.mtp_num_layers;
   // The last stage's MTP depths and loss in decoder layers' worth of FLOPs
   // (for balanced layouts).
-  const int64_t end_units = LastStageEndUnits(m, base.seq_length, 1, mtp);
-  std::vector<ResolvedConfig> recompute = RecomputeVariants(m, base);
-  if (k.recompute_pinned) {
-    recompute = {base};
-  } else if (!k.allow_recompute) {
-    recompute.resize(1);
-  }
-  if (memory_probe) recompute.erase(recompute.begin(), recompute.end() - 1);
-  const std::vector<int64_t> mbs_options = memory_probe ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 2, 4, 8};
-
+  const int64_t end_units = LastStageEndUnits(m, base.seq_length, 1, base.mtp_num_layers);
+  std::vector<ResolvedConfig> out;
   for (int64_t tp : PowersOfTwo(std::min(world, max_tp))) {
-    if (!Allowed(tp, k.tp) || m.num_attention_heads % tp != 0) continue;
-    if (!m.multi_latent_attention && m.num_query_groups > 0 && m.num_query_groups % tp != 0) continue;
+    if (!SearchedTp(m, tp, k)) continue;
     for (int64_t cp : PowersOfTwo(world / tp)) {
-      if (!Allowed(cp, k.cp) || (cp > 1 && !k.allow_cp)) continue;
-      if (cp > 1 && (base.seq_length % (2 * cp) != 0 || base.seq_length / cp < kMinTokensPerCpRank)) continue;
+      if (!SearchedCp(base, cp, k)) continue;
       for (int64_t pp : Divisors(world / (tp * cp), m.num_layers)) {
         if (world % (tp * cp * pp) != 0 || !Allowed(pp, k.pp) || (k.max_pp > 0 && pp > k.max_pp)) continue;
-        const int64_t dp = world / (tp * cp * pp);
-        // Pipeline splits: even chunks of PP*VPP; the embedding and/or loss
-        // counted as layers (Megatron's account_for_*_in_pipeline_split, how
-        // NVIDIA's recipes split 126 or 94 layers); or a balanced layout when
-        // neither divides.
-        struct Split {
-          int64_t vpp;
-          std::string layout;
-          int64_t accounted = 0;  // 0 none, 1 loss, 2 embedding + loss
-        };
-        std::vector<Split> splits;
-        if (pp == 1) {
-          splits.push_back({1, ""});
-        } else {
-          for (int64_t v = 1; v <= kMaxVpp; ++v) {
-            if (!Allowed(v, k.vpp)) continue;
-            const int64_t stages = pp * v;
-            bool accounted = false;
-            if (!hybrid) {
-              for (int64_t ends : {int64_t{2}, int64_t{1}}) {
-                if ((m.num_layers + ends) % stages == 0) {
-                  splits.push_back({v, "", ends});
-                  accounted = true;
-                }
-              }
-            }
-            if (m.num_layers % stages == 0) {
-              splits.push_back({v, ""});
-              // The same split with the loss counted as a layer (the last stage carries the logits).
-              if (!hybrid && stages > 1) splits.push_back({v, LossBalancedLayout(m.num_layers, mtp, stages)});
-            } else if (!hybrid && !accounted && m.num_layers % pp != 0 && v <= kMaxLayoutVpp &&
-                       (v & (v - 1)) == 0 && m.num_layers + 2 >= stages) {
-              // Layouts only where PP itself does not divide the layers (DeepSeek's 61 over PP 4).
-              splits.push_back({v, BalancedLayout(m.num_layers, mtp, stages, end_units)});
-            }
-          }
-        }
-        const int64_t per_stage = world / pp;
-        std::vector<std::pair<int64_t, int64_t>> expert_meshes;  // (ep, etp)
-        if (m.num_moe_experts > 0) {
-          for (int64_t ep : Divisors(m.num_moe_experts, per_stage)) {
-            if (!Allowed(ep, k.ep)) continue;
-            std::vector<int64_t> etps = {1};
-            if (tp > 1) etps.push_back(tp);
-            if (k.etp > 0) etps = {k.etp};
-            for (int64_t etp : etps) {
-              if (per_stage % (ep * etp) != 0) continue;
-              if (k.nvlink_only && ep * etp > domain) continue;
-              expert_meshes.push_back({ep, etp});
-            }
-          }
-        } else if (Allowed(1, k.ep)) {
-          expert_meshes.push_back({1, tp});
-        }
-        for (const auto& [ep, etp] : expert_meshes) {
-          const double local = dense_params / (tp * pp) + expert_params / (pp * ep * etp);
-          if (prune && 3.0 * local > capacity) {
-            if (pruned != nullptr) {
-              *pruned += static_cast<int64_t>(splits.size() * mbs_options.size() * recompute.size());
-            }
-            continue;
-          }
-          for (const Split& split : splits) {
-            for (int64_t mbs : mbs_options) {
-              if (!Allowed(mbs, k.mbs) || base.gbs % (mbs * dp) != 0) continue;
-              for (const ResolvedConfig& r : recompute) {
-                ResolvedConfig c = r;
-                c.tp = tp;
-                c.cp = cp;
-                c.pp = pp;
-                c.ep = ep;
-                c.etp = etp;
-                c.etp_defaulted = m.num_moe_experts == 0;
-                c.sp = tp > 1;
-                c.sp_defaulted = false;
-                c.mbs = mbs;
-                c.vpp = split.layout.empty() ? split.vpp : 0;  // a layout sets VPP itself
-                c.vpp_given = split.vpp > 1 && split.layout.empty();
-                c.pipeline_layout = split.layout;
-                c.first_stage_layers = 0;
-                c.last_stage_layers = 0;
-                c.account_for_embedding = split.accounted == 2;
-                c.account_for_loss = split.accounted >= 1;
-                out.push_back(std::move(c));
-              }
-            }
-          }
+        const std::vector<Split> splits = PipelineSplits(m, pp, base.mtp_num_layers, end_units, k);
+        for (const auto& [ep, etp] : ExpertMeshes(m, tp, world / pp, domain, k)) {
+          AppendMesh(s, tp, cp, pp, ep, etp, splits, &out, pruned);
         }
       }
     }

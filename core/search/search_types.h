@@ -84,6 +84,10 @@ struct SearchResult {
   RejectedSummary rejected;
   int64_t candidates = 0;                   // configurations enumerated
   int64_t evaluated = 0;                    // memory (+ performance) evaluations
+  // Memory + performance estimates made (each candidate once; plans shown
+  // reuse their candidate's): evaluated candidates with a valid split, the
+  // starting point, and any example the search had not kept.
+  int64_t estimates = 0;
   int64_t pruned_by_memory = 0;             // skipped: weights + gradients alone exceed memory
   std::vector<int64_t> worlds_searched;
   bool truncated = false;

@@ -1,0 +1,444 @@
+#include "core/search/search_steps.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "core/memory/memory_margin.h"
+#include "core/model/param_count.h"
+#include "core/perf/uncertainty.h"
+#include "core/pipeline/stage_plan.h"
+#include "core/rules/validate.h"
+#include "core/search/candidate_space.h"
+#include "core/search/plan_explain.h"
+#include "core/search/starting_point.h"
+#include "core/util/limits.h"
+#include "core/util/text.h"
+
+namespace parplan {
+namespace {
+
+constexpr int64_t kDeadlineCheckEvery = 16;
+constexpr double kHeadroomThroughputBand = 0.85;
+constexpr double kTieBand = 0.01;
+constexpr double kHeadroomResolution = 0.01;  // of HBM
+constexpr double kNearlyFits = 1.25;  // "fastest not fitting" looks at peaks up to 125% of HBM first
+constexpr size_t kTightYieldWindow = 512;  // places of the ranking where a tight plan may yield
+
+// World sizes in [lo, hi]: powers of two below a node, multiples of a node above.
+std::vector<int64_t> CandidateWorlds(int64_t lo, int64_t hi, int64_t per_node) {
+  std::vector<int64_t> out;
+  for (int64_t w = 1; w < per_node && w <= hi; w *= 2) {
+    if (w >= lo) out.push_back(w);
+  }
+  for (int64_t w = std::max<int64_t>(per_node, (lo + per_node - 1) / per_node * per_node); w <= hi; w += per_node) {
+    out.push_back(w);
+    if (static_cast<int64_t>(out.size()) >= kMaxSearchWorlds) break;
+  }
+  return out;
+}
+
+// Fewest GPUs the model states alone could fit on: 1 B weights + 2 B
+// gradients + 12 B Adam state per parameter, all perfectly sharded.
+int64_t ModelStateLowerBound(const ModelSpec& m, const SystemSpec& sys) {
+  const double capacity = sys.hbm_gb * kGiB;
+  if (capacity <= 0) return 1;
+  return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(CountParams(m).total * 15.0 / capacity)));
+}
+
+bool FitsWithin(const MemoryEstimate& mem, const SearchRequest& req) {
+  return mem.fits && mem.peak_bytes <= req.max_memory_fraction * mem.capacity_bytes;
+}
+
+ResolvedConfig BaseFor(const SearchRequest& req, int64_t world) {
+  ResolvedConfig b = req.base;
+  if (b.gbs <= 0) b.gbs = SearchGlobalBatch(b.seq_length, world);
+  return b;
+}
+
+void Cut(SearchResult* out, const std::string& why) {
+  if (out->truncated) return;
+  out->truncated = true;
+  out->truncated_reason = why;
+}
+
+// True when Megatron's rules accept `c` on `world` GPUs (no estimates).
+bool ValidOn(const ModelSpec& m, const ResolvedConfig& c, int64_t world, const SystemSpec& sys) {
+  ValidationInput in;
+  in.model = &m;
+  in.config = c;
+  in.placement = PlacementOn(sys, world);
+  const ValidationResult v = Validate(in);
+  return v.valid && v.stages.has_value() && world % (c.tp * c.pp * c.cp) == 0 &&
+         world % (c.pp * c.ep * c.etp) == 0;
+}
+
+bool Better(const Scored& a, const Scored& b, Objective objective, double band_floor) {
+  if (a.fits != b.fits) return a.fits;  // fitting candidates first, so runs of ties are contiguous
+  if (objective == Objective::kFewestGpus && a.world != b.world) return a.world < b.world;
+  if (objective == Objective::kHeadroom) {
+    const bool ea = a.tokens_per_gpu >= band_floor, eb = b.tokens_per_gpu >= band_floor;
+    if (ea != eb) return ea;
+    if (ea && a.headroom_fraction != b.headroom_fraction) return a.headroom_fraction > b.headroom_fraction;
+  }
+  if (a.tokens_per_gpu != b.tokens_per_gpu) return a.tokens_per_gpu > b.tokens_per_gpu;
+  if (a.dims != b.dims) return a.dims < b.dims;
+  if (a.world != b.world) return a.world < b.world;
+  if (a.space != b.space) return a.space < b.space;
+  return a.index < b.index;
+}
+
+// A plan is redundant next to one already shown that it only extends (see
+// ExtendsMesh; e.g. CP=2 with twice the MBS at 8K tokens) when it is neither
+// faster beyond the model's resolution nor leaves more memory headroom.
+bool Redundant(const Scored& candidate, const ResolvedConfig& candidate_config, const Scored& shown,
+               const ResolvedConfig& shown_config) {
+  return candidate.world == shown.world && ExtendsMesh(candidate_config, shown_config) &&
+         candidate.tokens_per_gpu <= shown.tokens_per_gpu * (1 + kTieBand) &&
+         candidate.headroom_fraction <= shown.headroom_fraction + kHeadroomResolution;
+}
+
+// The candidate shown as "the fastest that does not fit": the first in the
+// ranking that is nearly within memory, else the one closest to fitting.
+const Scored* NotFittingExample(const std::vector<Scored>& ranked) {
+  const Scored* pick = nullptr;
+  for (const Scored& s : ranked) {
+    if (s.fits) continue;
+    const bool near = s.peak_fraction <= kNearlyFits;
+    if (pick == nullptr) {
+      pick = &s;
+      continue;
+    }
+    const bool pick_near = pick->peak_fraction <= kNearlyFits;
+    if (near && !pick_near) pick = &s;
+    if (!near && !pick_near && s.peak_fraction < pick->peak_fraction) pick = &s;
+  }
+  return pick;
+}
+
+// Keeps `plan` (invalid) as the example of a rule-breaking candidate unless
+// one is kept already.
+void KeepInvalidExample(PlanEval plan, SearchResult* out) {
+  ++out->rejected.invalid;
+  if (!out->rejected.best_invalid.has_value()) out->rejected.best_invalid = std::move(plan);
+}
+
+}  // namespace
+
+void EstimateStore::Offer(const Scored& s, Estimates estimates) {
+  const Key key{s.space, s.index};
+  bool kept = false;
+  if (s.fits) {
+    kept = Hold(&fitting_, keep_, objective_ == Objective::kHeadroom ? s.headroom_fraction : s.tokens_per_gpu, key);
+  } else {
+    if (s.peak_fraction <= kNearlyFits) kept |= Hold(&nearly_fitting_, 1, s.tokens_per_gpu, key);
+    kept |= Hold(&closest_, 1, -s.peak_fraction, key);
+  }
+  if (kept) kept_[key] = std::move(estimates);
+}
+
+bool EstimateStore::Hold(std::multimap<double, Key>* best, size_t limit, double value, const Key& key) {
+  if (limit == 0 || (best->size() >= limit && value <= best->begin()->first)) return false;
+  best->emplace(value, key);
+  ++holders_[key];
+  while (best->size() > limit) {
+    const Key dropped = best->begin()->second;
+    best->erase(best->begin());
+    if (--holders_[dropped] == 0) {
+      holders_.erase(dropped);
+      kept_.erase(dropped);
+    }
+  }
+  return holders_.count(key) > 0;
+}
+
+const Estimates* EstimateStore::Find(const Scored& s) const {
+  const auto it = kept_.find({s.space, s.index});
+  return it == kept_.end() ? nullptr : &it->second;
+}
+
+PlanEval EvaluatePlanWith(const ModelSpec& m, const ResolvedConfig& config, int64_t world, const SystemSpec& sys,
+                          const Estimates* known, int64_t* estimates) {
+  PlanEval p;
+  p.config = config;
+  p.world = world;
+  ValidationInput in;
+  in.model = &m;
+  in.config = config;
+  in.placement = PlacementOn(sys, world);
+  ValidationResult v = Validate(in);
+  p.valid = v.valid;
+  for (auto& violation : v.violations) {
+    if (violation.severity == Severity::kError || (v.valid && violation.severity == Severity::kWarning)) {
+      p.violations.push_back(std::move(violation));
+    }
+  }
+  if (!v.stages.has_value() || world % (config.tp * config.pp * config.cp) != 0 ||
+      world % (config.pp * config.ep * config.etp) != 0) {
+    p.valid = false;
+    return p;
+  }
+  p.config.vpp = v.stages->vpp;
+  p.dp = world / (config.tp * config.pp * config.cp);
+  p.edp = world / (config.pp * config.ep * config.etp);
+  if (known != nullptr) {
+    p.memory = known->memory;
+    p.perf = known->perf;
+  } else {
+    p.memory = EstimateMemory(m, p.config, *v.stages, world, &sys, MemoryOptions{});
+    p.perf = EstimatePerformance(m, p.config, *v.stages, world, sys, CalibratedPerfParams());
+    ++*estimates;
+  }
+  AddPlanReasons(m, sys, &p);
+  return p;
+}
+
+absl::StatusOr<std::vector<int64_t>> WorldsToSearch(const SearchRequest& req) {
+  if (req.gpus > 0) return std::vector<int64_t>{req.gpus};
+  const ModelSpec& m = *req.model;
+  const int64_t hi = req.max_gpus > 0 ? req.max_gpus : kDefaultMaxSearchGpus;
+  int64_t lo = std::max<int64_t>(1, req.min_gpus);
+  if (req.find_min_gpus) lo = std::max(lo, ModelStateLowerBound(m, req.system));
+  if (lo > hi) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_gpus: the range ", lo, "..", hi, " is empty (the model states alone need at least ",
+                     ModelStateLowerBound(m, req.system), " GPUs of ", req.system.hbm_gb, " GB)"));
+  }
+  std::vector<int64_t> worlds = CandidateWorlds(lo, hi, std::max(1, req.system.gpus_per_node));
+  if (worlds.empty()) return absl::InvalidArgumentError(absl::StrCat("max_gpus: no world size in ", lo, "..", hi));
+  return worlds;
+}
+
+int64_t FindFewestGpus(const SearchRequest& req, const std::vector<int64_t>& worlds, SearchResult* out) {
+  const ModelSpec& m = *req.model;
+  const SystemSpec& sys = req.system;
+  for (int64_t w : worlds) {
+    if (absl::Now() > req.deadline) {
+      Cut(out, absl::StrCat("deadline reached while probing ", w, " GPUs"));
+      break;
+    }
+    out->worlds_searched.push_back(w);
+    for (const ResolvedConfig& c : EnumerateCandidates(m, BaseFor(req, w), w, sys, req.constraints, true)) {
+      std::vector<Violation> ignored;
+      const auto plan = PlanStages(m, c, &ignored);
+      ++out->evaluated;
+      if (!plan.has_value()) continue;
+      const MemoryEstimate mem = EstimateMemory(m, c, *plan, w, &sys, MemoryOptions{});
+      if (FitsWithin(mem, req) && ValidOn(m, c, w, sys)) return w;
+    }
+  }
+  return 0;
+}
+
+Evaluated EvaluateCandidates(const SearchRequest& req, const std::vector<int64_t>& worlds, SearchResult* out) {
+  const ModelSpec& m = *req.model;
+  const SystemSpec& sys = req.system;
+  Evaluated e(req.objective);
+  bool stop = false;
+  for (int64_t w : worlds) {
+    if (stop) break;
+    if (!req.find_min_gpus) out->worlds_searched.push_back(w);
+    int64_t pruned = 0;
+    WorldCandidates space{w, EnumerateCandidates(m, BaseFor(req, w), w, sys, req.constraints, false, &pruned)};
+    out->candidates += static_cast<int64_t>(space.configs.size()) + pruned;
+    out->rejected.does_not_fit += pruned;
+    out->pruned_by_memory += pruned;
+    const int64_t space_index = static_cast<int64_t>(e.spaces.size());
+    for (int64_t i = 0; i < static_cast<int64_t>(space.configs.size()); ++i) {
+      if (out->evaluated >= req.max_candidates) {
+        Cut(out, absl::StrCat("candidate bound of ", req.max_candidates, " evaluations reached"));
+        stop = true;
+        break;
+      }
+      if (i % kDeadlineCheckEvery == 0 && absl::Now() > req.deadline) {
+        Cut(out, absl::StrCat("deadline reached after ", out->evaluated, " evaluations"));
+        stop = true;
+        break;
+      }
+      ResolvedConfig& c = space.configs[i];
+      std::vector<Violation> ignored;
+      const auto plan = PlanStages(m, c, &ignored);
+      ++out->evaluated;
+      if (!plan.has_value()) {
+        ++out->rejected.invalid;
+        continue;
+      }
+      c.vpp = plan->vpp;
+      Estimates est{EstimateMemory(m, c, *plan, w, &sys, MemoryOptions{}),
+                    EstimatePerformance(m, c, *plan, w, sys, CalibratedPerfParams())};
+      ++out->estimates;
+      const double capacity = est.memory.capacity_bytes;
+      Scored s;
+      s.space = space_index;
+      s.index = i;
+      s.world = w;
+      s.fits = FitsWithin(est.memory, req);
+      s.tokens_per_gpu = est.perf.tokens_per_s_per_gpu;
+      s.headroom_fraction = capacity > 0 ? est.memory.headroom_bytes / capacity : 0;
+      s.peak_fraction = capacity > 0 ? est.memory.peak_bytes / capacity : 0;
+      s.tight = IsTight(est.memory, req.memory_reserve);
+      s.dims = DimensionsInUse(c);
+      e.store.Offer(s, std::move(est));
+      e.scored.push_back(s);
+    }
+    e.spaces.push_back(std::move(space));
+  }
+  return e;
+}
+
+void RankCandidates(const SearchRequest& req, std::vector<Scored>* scored) {
+  double best_fitting = 0;
+  for (const Scored& s : *scored) {
+    if (s.fits) best_fitting = std::max(best_fitting, s.tokens_per_gpu);
+  }
+  const double band = kHeadroomThroughputBand * best_fitting;
+  std::stable_sort(scored->begin(), scored->end(),
+                   [&](const Scored& a, const Scored& b) { return Better(a, b, req.objective, band); });
+  if (req.objective != Objective::kThroughput) return;
+  // Predictions within kTieBand of each other are ties (the model is not
+  // that precise): inside each run of ties, simpler configs go first.
+  std::vector<Scored>& r = *scored;
+  for (size_t begin = 0; begin < r.size();) {
+    size_t end = begin + 1;
+    while (end < r.size() && r[end].fits == r[begin].fits &&
+           r[end].tokens_per_gpu >= r[begin].tokens_per_gpu * (1 - kTieBand)) {
+      ++end;
+    }
+    std::stable_sort(r.begin() + begin, r.begin() + end,
+                     [](const Scored& a, const Scored& b) { return a.dims < b.dims; });
+    begin = end;
+  }
+  // A tight plan yields to a plan with room that is as fast within the
+  // model's between-config error.
+  const double band_up = 1 + CalibratedUncertainty().between_configs.median;
+  for (size_t i = 0; i < std::min(r.size(), kTightYieldWindow); ++i) {
+    if (!r[i].fits || !r[i].tight) continue;
+    for (size_t j = i + 1; j < r.size() && r[j].fits; ++j) {
+      if (r[j].tokens_per_gpu * band_up < r[i].tokens_per_gpu) break;
+      if (!r[j].tight) {
+        std::rotate(r.begin() + i, r.begin() + j, r.begin() + j + 1);
+        break;
+      }
+    }
+  }
+}
+
+void SelectPlans(const SearchRequest& req, const Evaluated& e, SearchResult* out) {
+  const ModelSpec& m = *req.model;
+  auto evaluate = [&](const Scored& s) {
+    return EvaluatePlanWith(m, e.ConfigOf(s), s.world, req.system, e.store.Find(s), &out->estimates);
+  };
+  if (const Scored* unfit = NotFittingExample(e.scored); unfit != nullptr) {
+    out->rejected.best_not_fitting = evaluate(*unfit);
+  }
+  std::vector<const Scored*> shown;
+  for (const Scored& s : e.scored) {
+    if (!s.fits) {
+      ++out->rejected.does_not_fit;
+      continue;
+    }
+    const ResolvedConfig& c = e.ConfigOf(s);
+    const bool repeat = std::any_of(shown.begin(), shown.end(), [&](const Scored* p) {
+      const ResolvedConfig& q = e.ConfigOf(*p);
+      const bool same_mesh = p->world == s.world && q.tp == c.tp && q.pp == c.pp && q.vpp == c.vpp &&
+                             q.cp == c.cp && q.ep == c.ep && q.etp == c.etp;
+      return same_mesh || Redundant(s, c, *p, q);
+    });
+    if (repeat || static_cast<int>(out->plans.size()) >= req.top_k) {
+      ++out->rejected.dominated;
+      if (repeat || out->rejected.best_dominated.has_value()) continue;
+      PlanEval d = evaluate(s);
+      if (d.valid) {
+        out->rejected.best_dominated = std::move(d);
+      } else {
+        --out->rejected.dominated;
+        KeepInvalidExample(std::move(d), out);
+      }
+      continue;
+    }
+    PlanEval p = evaluate(s);
+    if (!p.valid) {
+      KeepInvalidExample(std::move(p), out);
+      continue;
+    }
+    p.tight = IsTight(p.memory, req.memory_reserve);
+    if (p.tight) p.reasons.push_back(TightReason(p.memory, req.memory_reserve));
+    shown.push_back(&s);
+    out->plans.push_back(std::move(p));
+  }
+  // Candidates whose split failed have no score; keep the first as the example.
+  if (!out->rejected.best_invalid.has_value() && out->rejected.invalid > 0) {
+    for (const auto& space : e.spaces) {
+      for (const ResolvedConfig& c : space.configs) {
+        std::vector<Violation> ignored;
+        if (PlanStages(m, c, &ignored).has_value()) continue;
+        out->rejected.best_invalid = EvaluatePlanWith(m, c, space.world, req.system, nullptr, &out->estimates);
+        break;
+      }
+      if (out->rejected.best_invalid.has_value()) break;
+    }
+  }
+  out->feasible = !out->plans.empty();
+}
+
+void ExplainRanking(SearchResult* out) {
+  // Plans closer to the top than the model's measured error between two
+  // configs of one model are ties: the ranking among them is not what the
+  // prediction can tell.
+  std::vector<PlanEval>& plans = out->plans;
+  const ErrorSpread& resolution = CalibratedUncertainty().between_configs;
+  for (size_t i = 1; i < plans.size() && plans[0].memory.fits; ++i) {
+    const double behind = 1 - plans[i].perf.tokens_per_s_per_gpu / plans[0].perf.tokens_per_s_per_gpu;
+    if (behind <= resolution.median && plans[i].memory.fits) {
+      plans[i].reasons.push_back(absl::StrFormat(
+          "A tie with plan 1: %.1f%% behind it, inside the model's ±%.0f%% typical error between two configs of one "
+          "model (measured on published runs); try both if the difference matters.",
+          100 * behind, 100 * resolution.median));
+    }
+  }
+  for (size_t i = 0; i + 1 < plans.size(); ++i) {
+    const double gain = plans[i].perf.tokens_per_s_per_gpu / plans[i + 1].perf.tokens_per_s_per_gpu - 1;
+    plans[i].reasons.insert(plans[i].reasons.begin() + 1,
+                            gain < kTieBand ? absl::StrCat("Within ", Percent(kTieBand), " of plan ", i + 2,
+                                                           ": near-equal predictions rank the simpler config first.")
+                                            : absl::StrCat(Percent(gain), " faster than plan ", i + 2, "."));
+  }
+}
+
+void CompareWithStartingPoint(const SearchRequest& req, int64_t world, SearchResult* out) {
+  const StartingPoint start = RuleOfThumbConfig(*req.model, BaseFor(req, world), world, req.system);
+  out->starting_point = EvaluatePlanWith(*req.model, start.config, world, req.system, nullptr, &out->estimates);
+  out->starting_point_comparison = CompareWithStartingPoint(start.rule, *out->starting_point,
+                                                            out->feasible ? &out->plans.front() : nullptr);
+}
+
+void ExplainOutcome(const SearchRequest& req, SearchResult* out) {
+  const SystemSpec& sys = req.system;
+  const RejectedSummary& r = out->rejected;
+  const std::string worlds = absl::StrJoin(out->worlds_searched, ", ");
+  if (!out->feasible && out->truncated) {
+    out->infeasible_reason = absl::StrCat("The search was cut before a plan was found: ", out->truncated_reason, ".");
+  } else if (!out->feasible && r.does_not_fit > 0) {
+    out->infeasible_reason = absl::StrCat(
+        "No valid config fits on ", worlds, " GPUs of ", HumanGiB(sys.hbm_gb * kGiB), ": ", r.does_not_fit,
+        " configs are over memory (", out->pruned_by_memory, " by weights and gradients alone)",
+        r.invalid > 0 ? absl::StrCat(" and ", r.invalid, " break a rule") : "",
+        r.best_not_fitting.has_value() ? absl::StrCat("; the closest, ", PlanLabel(r.best_not_fitting->config),
+                                                      ", needs ", HumanGiB(r.best_not_fitting->memory.peak_bytes))
+                                       : "",
+        "; the model states alone need at least ", ModelStateLowerBound(*req.model, sys), " GPUs.");
+  } else if (!out->feasible) {
+    out->infeasible_reason = absl::StrCat("No configuration of ", req.model->id, " is valid on ", worlds,
+                                          " GPUs under the constraints given (", out->candidates, " candidates).");
+  }
+  out->reasons.push_back(absl::StrCat(out->candidates, " configurations on ", out->worlds_searched.size(),
+                                      " world size(s); ", out->evaluated, " evaluated (", out->pruned_by_memory,
+                                      " skipped: weights and gradients alone exceed memory); ", r.invalid,
+                                      " invalid, ", r.does_not_fit, " over memory, ", r.dominated,
+                                      " ranked below the plans shown or redundant with a simpler one."));
+  if (out->truncated) out->reasons.push_back(absl::StrCat("Search cut short: ", out->truncated_reason, "."));
+}
+
+}  // namespace parplan

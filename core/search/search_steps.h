@@ -1,0 +1,131 @@
+// The steps of the plan search (core/search/recommender.h), in order:
+// which worlds, the fewest-GPUs probe, evaluate every candidate once, rank,
+// select the plans, explain them. Each step states what it reads and fills;
+// Recommend only calls them in order. Tests: tests/core/search_steps_test.cc.
+#ifndef PARPLAN_CORE_SEARCH_SEARCH_STEPS_H_
+#define PARPLAN_CORE_SEARCH_SEARCH_STEPS_H_
+
+#include <cstdint>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/memory/memory_model.h"
+#include "core/perf/perf_model.h"
+#include "core/search/search_types.h"
+
+namespace parplan {
+
+// One candidate after its memory and performance estimates (Megatron's rules
+// not yet run: they run only for the plans shown).
+struct Scored {
+  int64_t space = 0;      // index into Evaluated::spaces
+  int64_t index = 0;      // index into that world's configs
+  int64_t world = 0;      // GPUs
+  bool fits = false;      // within HBM (and the request's max_memory_fraction)
+  double tokens_per_gpu = 0;
+  double headroom_fraction = 0;  // of HBM
+  double peak_fraction = 0;      // peak / HBM
+  bool tight = false;            // fits, with less free than the memory reserve
+  int dims = 0;                  // parallel dimensions in use (simpler first among ties)
+};
+
+// The candidate configs of one world size.
+struct WorldCandidates {
+  int64_t world = 0;
+  std::vector<ResolvedConfig> configs;
+};
+
+struct Estimates {
+  MemoryEstimate memory;
+  PerfEstimate perf;
+};
+
+// The estimates of the candidates a ranking can show, so that a plan reuses
+// the estimates its candidate was scored with: the best `keep` fitting
+// candidates by the objective's measure (speed; headroom for kHeadroom),
+// the fastest that nearly fit (within 125% of HBM) and the one closest to
+// fitting. Others are dropped: a plan shown from deeper in the ranking
+// (behind many candidates that break a rule) is estimated again.
+class EstimateStore {
+ public:
+  EstimateStore(size_t keep, Objective objective) : keep_(keep), objective_(objective) {}
+  void Offer(const Scored& s, Estimates estimates);
+  const Estimates* Find(const Scored& s) const;
+  size_t size() const { return kept_.size(); }
+
+ private:
+  using Key = std::pair<int64_t, int64_t>;  // (space, index)
+  // Adds `key` to `best` (at most `limit`, largest values kept); false when
+  // it does not make it.
+  bool Hold(std::multimap<double, Key>* best, size_t limit, double value, const Key& key);
+  size_t keep_;
+  Objective objective_;
+  std::map<Key, Estimates> kept_;
+  std::map<Key, int> holders_;  // how many of the rankings below keep it
+  std::multimap<double, Key> fitting_, nearly_fitting_, closest_;
+};
+
+// Everything the evaluation step produced.
+struct Evaluated {
+  explicit Evaluated(Objective objective) : store(kKeptEstimates, objective) {}
+  static constexpr size_t kKeptEstimates = 64;
+  std::vector<WorldCandidates> spaces;
+  std::vector<Scored> scored;  // every candidate whose layer split is valid
+  EstimateStore store;
+  const ResolvedConfig& ConfigOf(const Scored& s) const { return spaces[s.space].configs[s.index]; }
+};
+
+// The world sizes to search: the request's GPU count, or the candidate
+// worlds of [min_gpus, max_gpus] (powers of two below a node, whole nodes
+// above; at most kMaxSearchWorlds), starting no lower than the model states
+// need when looking for the fewest GPUs. INVALID_ARGUMENT naming max_gpus
+// when the range is empty.
+absl::StatusOr<std::vector<int64_t>> WorldsToSearch(const SearchRequest& req);
+
+// Fewest-GPUs mode: probes `worlds` in order with the lightest memory
+// settings and returns the first where a valid config fits (0 when none, or
+// when the deadline cut the probe: then `out` says so). Fills
+// out->worlds_searched, evaluated, truncated.
+int64_t FindFewestGpus(const SearchRequest& req, const std::vector<int64_t>& worlds, SearchResult* out);
+
+// Enumerates and estimates every candidate of every world once, stopping at
+// the candidate bound or the deadline (out->truncated says which). Fills
+// the counts in `out` (candidates, evaluated, estimates, rejected.invalid for
+// broken splits, does_not_fit for pruned ones) and, unless find_min_gpus
+// already did, worlds_searched.
+Evaluated EvaluateCandidates(const SearchRequest& req, const std::vector<int64_t>& worlds, SearchResult* out);
+
+// Orders `scored` best first for the objective: fitting first; throughput
+// by tokens/s/GPU (ties within 1% put the simpler config first; a tight plan
+// yields to one with room within the model's between-config error); fewest
+// GPUs by world, then speed; headroom by headroom among plans within 85% of
+// the best speed.
+void RankCandidates(const SearchRequest& req, std::vector<Scored>* scored);
+
+// Walks the ranking: validates candidates until top_k distinct meshes are
+// found (each mesh once, with its best MBS, recompute and split; a plan that
+// only extends a shown one without gain is redundant), reusing their
+// estimates. Fills out->plans, the rejected counts and examples, feasible.
+void SelectPlans(const SearchRequest& req, const Evaluated& evaluated, SearchResult* out);
+
+// Reasons that compare each plan with its neighbours: the next plan's
+// margin, and ties with plan 1 inside the model's measured error.
+void ExplainRanking(SearchResult* out);
+
+// The rule-of-thumb starting point on `world` GPUs, evaluated and compared
+// with the top plan.
+void CompareWithStartingPoint(const SearchRequest& req, int64_t world, SearchResult* out);
+
+// Why nothing was found (when so) and the search's summary line.
+void ExplainOutcome(const SearchRequest& req, SearchResult* out);
+
+// EvaluatePlan with the estimates already made for this config (or null:
+// estimate now, counting it in *estimates).
+PlanEval EvaluatePlanWith(const ModelSpec& model, const ResolvedConfig& config, int64_t world,
+                          const SystemSpec& system, const Estimates* known, int64_t* estimates);
+
+}  // namespace parplan
+
+#endif  // PARPLAN_CORE_SEARCH_SEARCH_STEPS_H_
