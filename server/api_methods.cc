@@ -1,5 +1,9 @@
 #include "server/api_methods.h"
 
+#include <algorithm>
+
+#include "absl/time/clock.h"
+#include "core/util/limits.h"
 #include "parplan/v1/planner.pb.h"
 #include "server/planner_api.h"
 #include "server/recommend_api.h"
@@ -9,48 +13,49 @@ namespace parplan {
 namespace api {
 namespace {
 
-// Answers quote user input (cut at a byte bound): like the gRPC door, the
-// table's callers get every string as valid UTF-8.
-absl::Status Sanitized(absl::Status status, google::protobuf::Message* response) {
-  if (status.ok()) SanitizeUtf8(response);
-  return status;
+// The request and response types of an api:: call, and whether it takes a
+// deadline (the searches do).
+template <typename F>
+struct Signature;
+template <typename Req, typename Resp>
+struct Signature<absl::Status (*)(const Req&, Resp*)> {
+  using Request = Req;
+  using Response = Resp;
+  static constexpr bool kDeadline = false;
+};
+template <typename Req, typename Resp>
+struct Signature<absl::Status (*)(const Req&, Resp*, absl::Time)> {
+  using Request = Req;
+  using Response = Resp;
+  static constexpr bool kDeadline = true;
+};
+
+template <auto F>
+absl::Status CallOf(const google::protobuf::Message& request, google::protobuf::Message* response,
+                    absl::Time deadline) {
+  using S = Signature<decltype(F)>;
+  const auto& req = static_cast<const typename S::Request&>(request);
+  auto* resp = static_cast<typename S::Response*>(response);
+  if constexpr (S::kDeadline) {
+    return F(req, resp, deadline);
+  } else {
+    return F(req, resp);
+  }
 }
 
-template <typename Req, typename Resp, absl::Status (*F)(const Req&, Resp*)>
-absl::Status Call(const google::protobuf::Message& request, google::protobuf::Message* response, absl::Time) {
-  return Sanitized(F(static_cast<const Req&>(request), static_cast<Resp*>(response)), response);
-}
-
-absl::Status CallRecommend(const google::protobuf::Message& request, google::protobuf::Message* response,
-                           absl::Time deadline) {
-  return Sanitized(Recommend(static_cast<const v1::RecommendRequest&>(request),
-                             static_cast<v1::RecommendResponse*>(response), deadline),
-                   response);
-}
-
-template <typename Req, typename Resp, absl::Status (*F)(const Req&, Resp*)>
-ApiMethod Entry(const char* rpc) {
-  return {rpc, &Req::default_instance(), &Resp::default_instance(), &Call<Req, Resp, F>};
+template <auto F>
+ApiMethod Row(const char* rpc, CallCost cost) {
+  using S = Signature<decltype(F)>;
+  return {rpc, &S::Request::default_instance(), &S::Response::default_instance(), cost, &CallOf<F>};
 }
 
 }  // namespace
 
 const std::vector<ApiMethod>& ApiMethods() {
-  static const std::vector<ApiMethod>* const methods = new std::vector<ApiMethod>{
-      Entry<v1::ListModelsRequest, v1::ListModelsResponse, &ListModels>("ListModels"),
-      Entry<v1::GetModelRequest, v1::GetModelResponse, &GetModel>("GetModel"),
-      Entry<v1::ListSystemsRequest, v1::ListSystemsResponse, &ListSystems>("ListSystems"),
-      Entry<v1::GetSystemRequest, v1::GetSystemResponse, &GetSystem>("GetSystem"),
-      Entry<v1::MinGpusRequest, v1::MinGpusResponse, &MinGpus>("MinGpus"),
-      Entry<v1::ValidateRequest, v1::ValidateResponse, &Validate>("Validate"),
-      Entry<v1::ExplainLayoutRequest, v1::ExplainLayoutResponse, &ExplainLayout>("ExplainLayout"),
-      Entry<v1::RenderConfigRequest, v1::RenderConfigResponse, &RenderConfig>("RenderConfig"),
-      Entry<v1::EstimateMemoryRequest, v1::EstimateMemoryResponse, &EstimateMemory>("EstimateMemory"),
-      Entry<v1::EstimatePerformanceRequest, v1::EstimatePerformanceResponse, &EstimatePerformance>(
-          "EstimatePerformance"),
-      {"Recommend", &v1::RecommendRequest::default_instance(), &v1::RecommendResponse::default_instance(),
-       &CallRecommend},
-  };
+#define PARPLAN_API_ROW(Name, cost) Row<&Name>(#Name, CallCost::cost),
+  static const std::vector<ApiMethod>* const methods =
+      new std::vector<ApiMethod>{PARPLAN_PLANNER_RPCS(PARPLAN_API_ROW)};
+#undef PARPLAN_API_ROW
   return *methods;
 }
 
@@ -59,6 +64,22 @@ const ApiMethod* FindApiMethod(absl::string_view rpc) {
     if (m.rpc == rpc) return &m;
   }
   return nullptr;
+}
+
+absl::Time SearchDeadline(absl::Time now, absl::Time caller) {
+  absl::Time deadline = now + absl::Seconds(kMaxSearchSeconds);
+  if (caller != absl::InfiniteFuture()) {
+    const absl::Duration margin = std::min(absl::Milliseconds(500), (caller - now) / 10);
+    deadline = std::min(deadline, caller - margin);
+  }
+  return deadline;
+}
+
+absl::Status RunMethod(const ApiMethod& method, const google::protobuf::Message& request,
+                       google::protobuf::Message* response, absl::Time caller_deadline) {
+  absl::Status status = method.call(request, response, SearchDeadline(absl::Now(), caller_deadline));
+  if (status.ok()) SanitizeUtf8(response);
+  return status;
 }
 
 }  // namespace api

@@ -8,11 +8,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "server/api_methods.h"
 #include "server/grpc_status.h"
-#include "server/planner_api.h"
-#include "server/recommend_api.h"
-#include "server/utf8.h"
-#include "core/util/limits.h"
 
 namespace parplan {
 namespace {
@@ -67,113 +65,51 @@ void PlannerService::Log(const char* method, const grpc::Status& status, std::ch
                static_cast<int>(status.error_code()), ms, ctx->peer().c_str());
 }
 
-template <typename Req, typename Resp, typename Fn>
-grpc::ServerUnaryReactor* PlannerService::Handle(const char* method, Cost cost, grpc::CallbackServerContext* ctx,
-                                                 const grpc::ByteBuffer* request, grpc::ByteBuffer* response,
-                                                 Fn fn) {
+grpc::ServerUnaryReactor* PlannerService::Dispatch(const char* rpc, grpc::CallbackServerContext* ctx,
+                                                   const grpc::ByteBuffer* request, grpc::ByteBuffer* response) {
   const auto start = std::chrono::steady_clock::now();
   auto* reactor = ctx->DefaultReactor();
-  grpc::Status admitted = Admit(ctx);
+  const api::ApiMethod* method = api::FindApiMethod(rpc);
+  grpc::Status admitted = method == nullptr ? grpc::Status(grpc::StatusCode::UNIMPLEMENTED, rpc) : Admit(ctx);
   if (!admitted.ok()) {
-    Log(method, admitted, start, ctx);
+    Log(rpc, admitted, start, ctx);
     reactor->Finish(admitted);
     return reactor;
   }
   // gRPC keeps ctx, request, response and the reactor alive until Finish.
-  auto work = [this, method, ctx, request, response, fn, start, reactor, cost]() {
+  auto work = [this, rpc, method, ctx, request, response, start, reactor]() {
     grpc::Status status;
-    Req req;
-    Resp resp;
-    if (cost == Cost::kLong && ctx->deadline() < std::chrono::system_clock::now()) {
+    std::unique_ptr<google::protobuf::Message> req(method->request->New());
+    std::unique_ptr<google::protobuf::Message> resp(method->response->New());
+    if (method->cost == api::CallCost::kPool && ctx->deadline() < std::chrono::system_clock::now()) {
       status = grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "deadline passed while queued behind other searches");
-    } else if (!req.ParseFromString(Flatten(*request))) {
+    } else if (!req->ParseFromString(Flatten(*request))) {
       status = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                            absl::StrCat("request is not a valid ", req.GetTypeName(),
+                            absl::StrCat("request is not a valid ", req->GetTypeName(),
                                          " message (proto3 string fields must be UTF-8)"));
     } else {
-      status = ToGrpcStatus(fn(req, &resp));
+      const absl::Time caller = ctx->deadline() == std::chrono::system_clock::time_point::max()
+                                    ? absl::InfiniteFuture()
+                                    : absl::FromChrono(ctx->deadline());
+      status = ToGrpcStatus(api::RunMethod(*method, *req, resp.get(), caller));
       if (status.ok()) {
-        SanitizeUtf8(&resp);
-        grpc::Slice slice(resp.SerializeAsString());
+        grpc::Slice slice(resp->SerializeAsString());
         *response = grpc::ByteBuffer(&slice, 1);
       }
     }
-    Log(method, status, start, ctx);
+    Log(rpc, status, start, ctx);
     reactor->Finish(status);
   };
-  if (cost == Cost::kShort) {
+  if (method->cost == api::CallCost::kInline) {
     work();
   } else if (!pool_->TrySubmit(work)) {
     const grpc::Status busy(grpc::StatusCode::RESOURCE_EXHAUSTED,
                             absl::StrCat("server busy: ", pool_->max_queued(),
                                          " long calls are already waiting; retry with backoff"));
-    Log(method, busy, start, ctx);
+    Log(rpc, busy, start, ctx);
     reactor->Finish(busy);
   }
   return reactor;
-}
-
-grpc::ServerUnaryReactor* PlannerService::ListModels(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
-                                                     grpc::ByteBuffer* resp) {
-  return Handle("ListModels", ctx, req, resp, &api::ListModels);
-}
-grpc::ServerUnaryReactor* PlannerService::GetModel(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
-                                                   grpc::ByteBuffer* resp) {
-  return Handle("GetModel", ctx, req, resp, &api::GetModel);
-}
-grpc::ServerUnaryReactor* PlannerService::ListSystems(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
-                                                      grpc::ByteBuffer* resp) {
-  return Handle("ListSystems", ctx, req, resp, &api::ListSystems);
-}
-grpc::ServerUnaryReactor* PlannerService::GetSystem(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
-                                                    grpc::ByteBuffer* resp) {
-  return Handle("GetSystem", ctx, req, resp, &api::GetSystem);
-}
-grpc::ServerUnaryReactor* PlannerService::MinGpus(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
-                                                  grpc::ByteBuffer* resp) {
-  return Handle("MinGpus", ctx, req, resp, &api::MinGpus);
-}
-grpc::ServerUnaryReactor* PlannerService::Validate(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
-                                                   grpc::ByteBuffer* resp) {
-  return Handle("Validate", ctx, req, resp, &api::Validate);
-}
-grpc::ServerUnaryReactor* PlannerService::ExplainLayout(grpc::CallbackServerContext* ctx,
-                                                        const grpc::ByteBuffer* req, grpc::ByteBuffer* resp) {
-  return Handle<v1::ExplainLayoutRequest, v1::ExplainLayoutResponse>("ExplainLayout", Cost::kLong, ctx, req, resp,
-                                                                     &api::ExplainLayout);
-}
-grpc::ServerUnaryReactor* PlannerService::RenderConfig(grpc::CallbackServerContext* ctx,
-                                                       const grpc::ByteBuffer* req, grpc::ByteBuffer* resp) {
-  return Handle("RenderConfig", ctx, req, resp, &api::RenderConfig);
-}
-
-grpc::ServerUnaryReactor* PlannerService::EstimateMemory(grpc::CallbackServerContext* ctx,
-                                                         const grpc::ByteBuffer* req, grpc::ByteBuffer* resp) {
-  return Handle("EstimateMemory", ctx, req, resp, &api::EstimateMemory);
-}
-
-grpc::ServerUnaryReactor* PlannerService::EstimatePerformance(grpc::CallbackServerContext* ctx,
-                                                              const grpc::ByteBuffer* req, grpc::ByteBuffer* resp) {
-  return Handle("EstimatePerformance", ctx, req, resp, &api::EstimatePerformance);
-}
-
-grpc::ServerUnaryReactor* PlannerService::Recommend(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
-                                                    grpc::ByteBuffer* resp) {
-  // The search stops at the call's deadline less a margin to evaluate,
-  // explain and send the plans it shows (10% of the time left, at most 500
-  // ms: that work took ~70 ms on an idle 2-core machine and over 100 ms when
-  // the cores were shared), and never runs past kMaxSearchSeconds.
-  const absl::Duration max_search = absl::Seconds(kMaxSearchSeconds);
-  const absl::Time now = absl::Now();
-  absl::Time deadline = now + max_search;
-  if (ctx->deadline() != std::chrono::system_clock::time_point::max()) {
-    const absl::Time caller = absl::FromChrono(ctx->deadline());
-    const absl::Duration margin = std::min(absl::Milliseconds(500), (caller - now) / 10);
-    deadline = std::min(deadline, caller - margin);
-  }
-  return Handle<v1::RecommendRequest, v1::RecommendResponse>(
-      "Recommend", Cost::kLong, ctx, req, resp,
-      [deadline](const v1::RecommendRequest& q, v1::RecommendResponse* r) { return api::Recommend(q, r, deadline); });
 }
 
 }  // namespace parplan

@@ -13,19 +13,33 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "server/api_methods.h"
 #include "server/work_pool.h"
 #include "parplan/v1/planner.grpc.pb.h"
 
 namespace parplan {
 
-using RawPlannerBase = v1::Planner::WithRawCallbackMethod_ListModels<
-    v1::Planner::WithRawCallbackMethod_GetModel<v1::Planner::WithRawCallbackMethod_ListSystems<
-        v1::Planner::WithRawCallbackMethod_GetSystem<v1::Planner::WithRawCallbackMethod_MinGpus<
-            v1::Planner::WithRawCallbackMethod_Validate<v1::Planner::WithRawCallbackMethod_ExplainLayout<
-                v1::Planner::WithRawCallbackMethod_RenderConfig<
-                    v1::Planner::WithRawCallbackMethod_EstimateMemory<
-                        v1::Planner::WithRawCallbackMethod_EstimatePerformance<
-                            v1::Planner::WithRawCallbackMethod_Recommend<v1::Planner::Service>>>>>>>>>>>;
+namespace internal {
+// Stacks gRPC's per-method raw-callback mixins over the service base:
+// Stack<Base, M1, M2>::type = M1<M2<Base>>.
+template <class Base, template <class> class... Mixins>
+struct Stack {
+  using type = Base;
+};
+template <class Base, template <class> class First, template <class> class... Rest>
+struct Stack<Base, First, Rest...> {
+  using type = First<typename Stack<Base, Rest...>::type>;
+};
+template <class Base>
+class NoMoreMethods : public Base {};
+}  // namespace internal
+
+// Every row of the method table (server/api_methods.h) as a raw callback
+// method of the generated service.
+#define PARPLAN_RAW_MIXIN(Name, cost) v1::Planner::WithRawCallbackMethod_##Name,
+using RawPlannerBase =
+    internal::Stack<v1::Planner::Service, PARPLAN_PLANNER_RPCS(PARPLAN_RAW_MIXIN) internal::NoMoreMethods>::type;
+#undef PARPLAN_RAW_MIXIN
 
 struct ServiceOptions {
   bool access_log = true;   // one line per call on stderr: method, status, latency, peer
@@ -41,41 +55,21 @@ class PlannerService final : public RawPlannerBase {
  public:
   explicit PlannerService(const ServiceOptions& options);
 
-  grpc::ServerUnaryReactor* ListModels(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
-                                       grpc::ByteBuffer* resp) override;
-  grpc::ServerUnaryReactor* GetModel(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
-                                     grpc::ByteBuffer* resp) override;
-  grpc::ServerUnaryReactor* ListSystems(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
-                                        grpc::ByteBuffer* resp) override;
-  grpc::ServerUnaryReactor* GetSystem(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
-                                      grpc::ByteBuffer* resp) override;
-  grpc::ServerUnaryReactor* MinGpus(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
-                                    grpc::ByteBuffer* resp) override;
-  grpc::ServerUnaryReactor* Validate(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
-                                     grpc::ByteBuffer* resp) override;
-  grpc::ServerUnaryReactor* ExplainLayout(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
-                                          grpc::ByteBuffer* resp) override;
-  grpc::ServerUnaryReactor* RenderConfig(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
-                                         grpc::ByteBuffer* resp) override;
-  grpc::ServerUnaryReactor* EstimateMemory(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
-                                           grpc::ByteBuffer* resp) override;
-  grpc::ServerUnaryReactor* EstimatePerformance(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
-                                                grpc::ByteBuffer* resp) override;
-  // Runs the search under the call's deadline (it stops and says so).
-  grpc::ServerUnaryReactor* Recommend(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
-                                      grpc::ByteBuffer* resp) override;
+  // One handler per row of the method table, each calling Dispatch.
+#define PARPLAN_RAW_HANDLER(Name, cost)                                                                  \
+  grpc::ServerUnaryReactor* Name(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* request,       \
+                                 grpc::ByteBuffer* response) override {                                  \
+    return Dispatch(#Name, ctx, request, response);                                                      \
+  }
+  PARPLAN_PLANNER_RPCS(PARPLAN_RAW_HANDLER)
+#undef PARPLAN_RAW_HANDLER
 
  private:
-  enum class Cost { kShort, kLong };
-  template <typename Req, typename Resp, typename Fn>
-  grpc::ServerUnaryReactor* Handle(const char* method, Cost cost, grpc::CallbackServerContext* ctx,
-                                   const grpc::ByteBuffer* request, grpc::ByteBuffer* response, Fn fn);
-  template <typename Req, typename Resp>
-  grpc::ServerUnaryReactor* Handle(const char* method, grpc::CallbackServerContext* ctx,
-                                   const grpc::ByteBuffer* request, grpc::ByteBuffer* response,
-                                   absl::Status (*fn)(const Req&, Resp*)) {
-    return Handle<Req, Resp, absl::Status (*)(const Req&, Resp*)>(method, Cost::kShort, ctx, request, response, fn);
-  }
+  // Admits the call, parses the request, runs the table's call for `rpc`
+  // inline or on the pool (its cost class) under the call's deadline,
+  // converts the status and logs one access line.
+  grpc::ServerUnaryReactor* Dispatch(const char* rpc, grpc::CallbackServerContext* ctx,
+                                     const grpc::ByteBuffer* request, grpc::ByteBuffer* response);
   // OK, or UNAUTHENTICATED / DEADLINE_EXCEEDED before any work.
   grpc::Status Admit(grpc::CallbackServerContext* ctx) const;
   void Log(const char* method, const grpc::Status& status, std::chrono::steady_clock::time_point start,

@@ -11,15 +11,13 @@
 #include "absl/time/clock.h"
 #include "core/config/parallel_config.h"
 #include "core/util/field_error.h"
+#include "core/util/limits.h"
 #include "parplan/v1/planner.pb.h"
+#include "server/api_methods.h"
 #include "server/json_codec.h"
-#include "server/planner_api.h"
 #include "server/tool_schemas.h"
-#include "server/utf8.h"
-#include "server/recommend_api.h"
 #include "skill/cli/cli_table.h"
 #include "skill/cli/remote_call.h"
-#include "core/util/limits.h"
 
 namespace parplan {
 namespace cli {
@@ -69,12 +67,13 @@ absl::Status FillRemoteSecurity(const Flags& flags, RemoteRequest* call) {
   return absl::OkStatus();
 }
 
-// Answers `request` in-process or, with --server, through the server's
-// `method` (the gRPC client is loaded only then), and prints the response.
-template <typename Req, typename Resp>
-int Invoke(const Flags& flags, const Req& request, absl::Status (*local)(const Req&, Resp*), const char* method,
-           std::string (*format)(const Resp&), std::string* out, std::string* err) {
-  Resp response;
+// Answers `request` in-process (the method table's call) or, with
+// --server, through the server's method of the same name (the gRPC client
+// is loaded only then), and prints the response with the row's formatter.
+int Invoke(const Flags& flags, const google::protobuf::Message& request, const char* rpc, std::string* out,
+           std::string* err) {
+  const api::ApiMethod* method = api::FindApiMethod(rpc);
+  std::unique_ptr<google::protobuf::Message> response(method->response->New());
   absl::Status status;
   if (flags.Has("server")) {
     long long timeout_ms = 30000;
@@ -84,7 +83,7 @@ int Invoke(const Flags& flags, const Req& request, absl::Status (*local)(const R
     }
     RemoteRequest call;
     call.address = flags.Get("server");
-    call.method = absl::StrCat("/parplan.v1.Planner/", method);
+    call.method = absl::StrCat("/parplan.v1.Planner/", rpc);
     call.request = request.SerializeAsString();
     call.timeout_ms = timeout_ms;
     if (absl::Status s = FillRemoteSecurity(flags, &call); !s.ok()) {
@@ -93,25 +92,20 @@ int Invoke(const Flags& flags, const Req& request, absl::Status (*local)(const R
     }
     std::string bytes;
     status = CallRemote(call, &bytes);
-    if (status.ok() && !response.ParseFromString(bytes)) {
-      status = absl::DataLossError(absl::StrCat("the server's ", method, " answer is not a valid response"));
+    if (status.ok() && !response->ParseFromString(bytes)) {
+      status = absl::DataLossError(absl::StrCat("the server's ", rpc, " answer is not a valid response"));
     }
   } else {
-    status = local(request, &response);
-    if (status.ok()) SanitizeUtf8(&response);  // as the service does before it answers
+    status = api::RunMethod(*method, request, response.get(), absl::InfiniteFuture());
   }
   if (!status.ok()) {
     *err = DescribeError(status);
     return ExitCodeFor(status);
   }
-  *out = flags.Has("json") ? api::MessageToJson(response, /*pretty=*/true) : format(response);
+  *out = flags.Has("json") ? api::MessageToJson(*response, /*pretty=*/true) : FormatAnswer(rpc, *response);
   return 0;
 }
 
-// In-process Recommend, bounded like the service's (kMaxSearchSeconds).
-absl::Status RecommendInProcess(const v1::RecommendRequest& request, v1::RecommendResponse* response) {
-  return api::Recommend(request, response, absl::Now() + absl::Seconds(kMaxSearchSeconds));
-}
 
 // The search flags of `recommend` beyond the config, model and placement.
 absl::Status FillRecommendFlags(const Flags& flags, v1::RecommendRequest* req) {
@@ -164,6 +158,101 @@ absl::Status FillPlanFlags(const Flags& flags, Req* req, bool model_required = f
   return FillPlacement(flags, req->mutable_placement());
 }
 
+absl::Status BuildListModels(const Flags& flags, v1::ListModelsRequest* req) {
+  req->set_filter(flags.Get("filter"));
+  return absl::OkStatus();
+}
+
+absl::Status BuildGetModel(const Flags& flags, v1::GetModelRequest* req) {
+  return FillModel(flags, req->mutable_model(), true);
+}
+
+absl::Status BuildListSystems(const Flags&, v1::ListSystemsRequest*) { return absl::OkStatus(); }
+
+absl::Status BuildGetSystem(const Flags& flags, v1::GetSystemRequest* req) {
+  v1::Placement placement;
+  if (absl::Status s = FillPlacement(flags, &placement); !s.ok()) return s;
+  req->set_system(placement.system());
+  *req->mutable_system_spec() = placement.system_spec();
+  return absl::OkStatus();
+}
+
+absl::Status BuildMinGpus(const Flags& flags, v1::MinGpusRequest* req) {
+  if (absl::Status s = FillPlanFlags(flags, req); !s.ok()) return s;
+  long long next = 0;
+  if (absl::Status s = IntFlag(flags, "next", 1, kMaxNextWorldSizes, &next); !s.ok()) return s;
+  req->set_num_next_world_sizes(static_cast<int32_t>(next));
+  return absl::OkStatus();
+}
+
+absl::Status BuildValidate(const Flags& flags, v1::ValidateRequest* req) { return FillPlanFlags(flags, req); }
+
+absl::Status BuildExplainLayout(const Flags& flags, v1::ExplainLayoutRequest* req) {
+  if (absl::Status s = FillPlanFlags(flags, req); !s.ok()) return s;
+  long long v = 0;
+  if (absl::Status s = IntFlag(flags, "max-ranks", 0, kMaxRanksListed, &v); !s.ok()) return s;
+  req->set_max_ranks(static_cast<int32_t>(v));
+  v = 0;
+  if (absl::Status s = IntFlag(flags, "max-groups", 0, kMaxGroupsListed, &v); !s.ok()) return s;
+  req->set_max_groups(static_cast<int32_t>(v));
+  if (flags.Has("rank")) {
+    if (absl::Status s = IntFlag(flags, "rank", 0, kMaxGpus - 1, &v); !s.ok()) return s;
+    req->set_rank(v);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BuildRenderConfig(const Flags& flags, v1::RenderConfigRequest* req) { return FillPlanFlags(flags, req); }
+
+absl::Status BuildEstimateMemory(const Flags& flags, v1::EstimateMemoryRequest* req) {
+  if (absl::Status s = FillPlanFlags(flags, req, /*model_required=*/true); !s.ok()) return s;
+  if (flags.Has("overhead-gib")) {
+    double v = 0;
+    if (absl::Status s = DoubleFlag(flags, "overhead-gib", &v); !s.ok()) return s;
+    if (!(v >= 0 && v <= kMaxOverheadGib)) {
+      return FieldError("--overhead-gib", absl::StrCat("must be a number of GiB in 0..", kMaxOverheadGib));
+    }
+    req->set_overhead_gib(v);
+  }
+  long long v = 0;
+  if (absl::Status s = IntFlag(flags, "max-suggestions", 0, kMaxSuggestions, &v); !s.ok()) return s;
+  req->set_max_suggestions(static_cast<int32_t>(v));
+  std::optional<double> reserve;
+  if (absl::Status s = MemoryReserveFlag(flags, &reserve); !s.ok()) return s;
+  if (reserve.has_value()) req->set_memory_reserve(*reserve);
+  return absl::OkStatus();
+}
+
+absl::Status BuildEstimatePerformance(const Flags& flags, v1::EstimatePerformanceRequest* req) {
+  return FillPlanFlags(flags, req, /*model_required=*/true);
+}
+
+absl::Status BuildRecommend(const Flags& flags, v1::RecommendRequest* req) {
+  if (absl::Status s = FillPlanFlags(flags, req, true); !s.ok()) return s;
+  return FillRecommendFlags(flags, req);
+}
+
+template <typename Req, absl::Status (*F)(const Flags&, Req*)>
+absl::Status BuildAs(const Flags& flags, google::protobuf::Message* request) {
+  return F(flags, static_cast<Req*>(request));
+}
+
+}  // namespace
+
+const std::vector<CliCommand>& CliCommands() {
+#define PARPLAN_CLI_ROW(command, Name) {command, #Name, &BuildAs<v1::Name##Request, &Build##Name>}
+  static const auto* commands = new std::vector<CliCommand>{
+      PARPLAN_CLI_ROW("models", ListModels),      PARPLAN_CLI_ROW("model", GetModel),
+      PARPLAN_CLI_ROW("systems", ListSystems),    PARPLAN_CLI_ROW("system", GetSystem),
+      PARPLAN_CLI_ROW("min-gpus", MinGpus),       PARPLAN_CLI_ROW("validate", Validate),
+      PARPLAN_CLI_ROW("layout", ExplainLayout),   PARPLAN_CLI_ROW("render", RenderConfig),
+      PARPLAN_CLI_ROW("memory", EstimateMemory),  PARPLAN_CLI_ROW("perf", EstimatePerformance),
+      PARPLAN_CLI_ROW("recommend", Recommend)};
+#undef PARPLAN_CLI_ROW
+  return *commands;
+}
+
+namespace {
 }  // namespace
 
 std::string Usage() {
@@ -231,91 +320,11 @@ int RunCommand(const Flags& flags, std::string* out, std::string* err) {
     *out = Usage();
     return cmd.empty() && !flags.Has("help") ? 2 : 0;
   }
-  if (cmd == "models") {
-    v1::ListModelsRequest req;
-    req.set_filter(flags.Get("filter"));
-    return Invoke(flags, req, &api::ListModels, "ListModels", &FormatModels, out, err);
-  }
-  if (cmd == "model") {
-    v1::GetModelRequest req;
-    if (absl::Status s = FillModel(flags, req.mutable_model(), true); !s.ok()) return Fail(s, err);
-    return Invoke(flags, req, &api::GetModel, "GetModel", &FormatModel, out, err);
-  }
-  if (cmd == "systems") {
-    v1::ListSystemsRequest req;
-    return Invoke(flags, req, &api::ListSystems, "ListSystems", &FormatSystems, out, err);
-  }
-  if (cmd == "system") {
-    v1::GetSystemRequest req;
-    v1::Placement placement;
-    if (absl::Status s = FillPlacement(flags, &placement); !s.ok()) return Fail(s, err);
-    req.set_system(placement.system());
-    *req.mutable_system_spec() = placement.system_spec();
-    return Invoke(flags, req, &api::GetSystem, "GetSystem", &FormatSystem, out, err);
-  }
-  if (cmd == "min-gpus") {
-    v1::MinGpusRequest req;
-    if (absl::Status s = FillPlanFlags(flags, &req); !s.ok()) return Fail(s, err);
-    long long next = 0;
-    if (absl::Status s = IntFlag(flags, "next", 1, kMaxNextWorldSizes, &next); !s.ok()) return Fail(s, err);
-    req.set_num_next_world_sizes(static_cast<int32_t>(next));
-    return Invoke(flags, req, &api::MinGpus, "MinGpus", &FormatMinGpus, out, err);
-  }
-  if (cmd == "validate") {
-    v1::ValidateRequest req;
-    if (absl::Status s = FillPlanFlags(flags, &req); !s.ok()) return Fail(s, err);
-    return Invoke(flags, req, &api::Validate, "Validate", &FormatValidate, out, err);
-  }
-  if (cmd == "layout") {
-    v1::ExplainLayoutRequest req;
-    if (absl::Status s = FillPlanFlags(flags, &req); !s.ok()) return Fail(s, err);
-    long long v = 0;
-    if (absl::Status s = IntFlag(flags, "max-ranks", 0, kMaxRanksListed, &v); !s.ok()) return Fail(s, err);
-    req.set_max_ranks(static_cast<int32_t>(v));
-    v = 0;
-    if (absl::Status s = IntFlag(flags, "max-groups", 0, kMaxGroupsListed, &v); !s.ok()) return Fail(s, err);
-    req.set_max_groups(static_cast<int32_t>(v));
-    if (flags.Has("rank")) {
-      if (absl::Status s = IntFlag(flags, "rank", 0, kMaxGpus - 1, &v); !s.ok()) return Fail(s, err);
-      req.set_rank(v);
-    }
-    return Invoke(flags, req, &api::ExplainLayout, "ExplainLayout", &FormatLayout, out, err);
-  }
-  if (cmd == "render") {
-    v1::RenderConfigRequest req;
-    if (absl::Status s = FillPlanFlags(flags, &req); !s.ok()) return Fail(s, err);
-    return Invoke(flags, req, &api::RenderConfig, "RenderConfig", &FormatRender, out, err);
-  }
-  if (cmd == "memory") {
-    v1::EstimateMemoryRequest req;
-    if (absl::Status s = FillPlanFlags(flags, &req, /*model_required=*/true); !s.ok()) return Fail(s, err);
-    if (flags.Has("overhead-gib")) {
-      const std::string text = flags.Get("overhead-gib");
-      char* end = nullptr;
-      const double v = std::strtod(text.c_str(), &end);
-      if (text.empty() || *end != '\0' || !(v >= 0 && v <= 1024)) {
-        return Fail(FieldError("--overhead-gib", "must be a number of GiB in 0..1024"), err);
-      }
-      req.set_overhead_gib(v);
-    }
-    long long v = 0;
-    if (absl::Status s = IntFlag(flags, "max-suggestions", 0, kMaxSuggestions, &v); !s.ok()) return Fail(s, err);
-    req.set_max_suggestions(static_cast<int32_t>(v));
-    std::optional<double> reserve;
-    if (absl::Status s = MemoryReserveFlag(flags, &reserve); !s.ok()) return Fail(s, err);
-    if (reserve.has_value()) req.set_memory_reserve(*reserve);
-    return Invoke(flags, req, &api::EstimateMemory, "EstimateMemory", &FormatMemory, out, err);
-  }
-  if (cmd == "recommend") {
-    v1::RecommendRequest req;
-    if (absl::Status s = FillPlanFlags(flags, &req, true); !s.ok()) return Fail(s, err);
-    if (absl::Status s = FillRecommendFlags(flags, &req); !s.ok()) return Fail(s, err);
-    return Invoke(flags, req, &RecommendInProcess, "Recommend", &FormatRecommend, out, err);
-  }
-  if (cmd == "perf") {
-    v1::EstimatePerformanceRequest req;
-    if (absl::Status s = FillPlanFlags(flags, &req, /*model_required=*/true); !s.ok()) return Fail(s, err);
-    return Invoke(flags, req, &api::EstimatePerformance, "EstimatePerformance", &FormatPerformance, out, err);
+  for (const CliCommand& command : CliCommands()) {
+    if (cmd != command.name) continue;
+    std::unique_ptr<google::protobuf::Message> request(api::FindApiMethod(command.rpc)->request->New());
+    if (absl::Status s = command.build(flags, request.get()); !s.ok()) return Fail(s, err);
+    return Invoke(flags, *request, command.rpc, out, err);
   }
   if (cmd == "tools") {
     auto format = api::ParseToolFormat(flags.Has("format") ? flags.Get("format") : "mcp", "--format");

@@ -5,6 +5,10 @@
 #define PARPLAN_SKILL_CLI_CLI_COMMANDS_H_
 
 #include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "google/protobuf/message.h"
 
 #include "skill/cli/cli_flags.h"
 
@@ -17,6 +21,16 @@ int RunCommand(const Flags& flags, std::string* out, std::string* err);
 
 // The usage text.
 std::string Usage();
+
+// The CLI's commands: each a row of the method table (server/api_methods.h)
+// with the builder that turns its flags into the request (of the row's
+// request type). A test checks that every row has exactly one command.
+struct CliCommand {
+  const char* name;  // "min-gpus"
+  const char* rpc;   // "MinGpus"
+  absl::Status (*build)(const Flags& flags, google::protobuf::Message* request);
+};
+const std::vector<CliCommand>& CliCommands();
 
 }  // namespace cli
 }  // namespace parplan

@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/util/text.h"
+#include "server/api_methods.h"
 
 namespace parplan {
 namespace cli {
@@ -85,7 +86,7 @@ std::string World(const v1::WorldSizing& w) {
 
 }  // namespace
 
-std::string FormatModels(const v1::ListModelsResponse& r) {
+std::string FormatListModels(const v1::ListModelsResponse& r) {
   std::string out = absl::StrFormat("%-24s %-24s %10s %10s  %s\n", "ID", "KIND", "PARAMS", "ACTIVE", "STATUS");
   for (const auto& m : r.models()) {
     out += absl::StrFormat("%-24s %-24s %10s %10s  %s\n", m.id(), m.kind(),
@@ -97,7 +98,7 @@ std::string FormatModels(const v1::ListModelsResponse& r) {
   return out;
 }
 
-std::string FormatModel(const v1::GetModelResponse& r) {
+std::string FormatGetModel(const v1::GetModelResponse& r) {
   const auto& m = r.model();
   const auto& a = m.arch();
   std::string out = absl::StrCat(m.id(), ": ", m.name(), " [", m.kind(), ", from ", m.origin(), "]\n");
@@ -134,7 +135,7 @@ std::string FormatModel(const v1::GetModelResponse& r) {
   return out;
 }
 
-std::string FormatSystems(const v1::ListSystemsResponse& r) {
+std::string FormatListSystems(const v1::ListSystemsResponse& r) {
   std::string out = absl::StrFormat("%-12s %-9s %7s %9s %9s %9s %7s %9s  %s\n", "ID", "ARCH", "HBM_GB", "BF16_TF",
                                     "FP8_TF", "FP4_TF", "NVLINK", "GPU/NODE", "ALIASES");
   for (const auto& s : r.systems()) {
@@ -145,7 +146,7 @@ std::string FormatSystems(const v1::ListSystemsResponse& r) {
   return out;
 }
 
-std::string FormatSystem(const v1::GetSystemResponse& r) {
+std::string FormatGetSystem(const v1::GetSystemResponse& r) {
   const auto& s = r.system();
   std::string out = absl::StrCat(s.id(), ": ", s.name(), " [", s.gpu_arch(), "]\n");
   absl::StrAppend(&out, absl::StrFormat("  HBM %.0f GiB at %.2f TB/s; dense TFLOP/s bf16 %.0f, fp8 %.0f, fp4 %.0f\n",
@@ -219,7 +220,7 @@ std::string FormatValidate(const v1::ValidateResponse& r) {
   return out;
 }
 
-std::string FormatLayout(const v1::ExplainLayoutResponse& r) {
+std::string FormatExplainLayout(const v1::ExplainLayoutResponse& r) {
   std::string out = absl::StrCat("world ", r.world_size(), " GPUs, order ", r.order(), ", ", r.gpus_per_node(),
                                  " GPUs/node, NVLink domain ", r.nvlink_domain_size(), "\n");
   if (!r.violations().empty()) absl::StrAppend(&out, Violations(r.violations()));
@@ -265,7 +266,7 @@ std::string FormatLayout(const v1::ExplainLayoutResponse& r) {
   return out;
 }
 
-std::string FormatRender(const v1::RenderConfigResponse& r) {
+std::string FormatRenderConfig(const v1::RenderConfigResponse& r) {
   std::string out;
   if (!r.valid()) {
     absl::StrAppend(&out, "NOT RENDERED: Megatron would refuse this config; fix these first:\n");
@@ -282,7 +283,7 @@ std::string FormatRender(const v1::RenderConfigResponse& r) {
   return out;
 }
 
-std::string FormatMemory(const v1::EstimateMemoryResponse& r) {
+std::string FormatEstimateMemory(const v1::EstimateMemoryResponse& r) {
   auto gib = [](int64_t bytes) { return absl::StrFormat("%.2f", bytes / (1024.0 * 1024.0 * 1024.0)); };
   std::string out;
   if (r.has_model()) out += Summary(r.model());
@@ -327,7 +328,7 @@ std::string FormatMemory(const v1::EstimateMemoryResponse& r) {
   return out;
 }
 
-std::string FormatPerformance(const v1::EstimatePerformanceResponse& r) {
+std::string FormatEstimatePerformance(const v1::EstimatePerformanceResponse& r) {
   std::string out;
   if (r.has_model()) out += Summary(r.model());
   const auto& c = r.resolved_config();
@@ -416,6 +417,31 @@ std::string FormatRecommend(const v1::RecommendResponse& r) {
   out += Reasons(rest);
   return out;
 }
+
+namespace {
+
+template <typename Resp, std::string (*F)(const Resp&)>
+std::string FormatAs(const google::protobuf::Message& m) {
+  return F(static_cast<const Resp&>(m));
+}
+
+using Formatter = std::string (*)(const google::protobuf::Message&);
+
+const std::map<std::string, Formatter>& Formatters() {
+#define PARPLAN_CLI_FORMATTER(Name, cost) {#Name, &FormatAs<v1::Name##Response, &Format##Name>},
+  static const auto* formatters = new std::map<std::string, Formatter>{PARPLAN_PLANNER_RPCS(PARPLAN_CLI_FORMATTER)};
+#undef PARPLAN_CLI_FORMATTER
+  return *formatters;
+}
+
+}  // namespace
+
+std::string FormatAnswer(const std::string& rpc, const google::protobuf::Message& response) {
+  const auto it = Formatters().find(rpc);
+  return it == Formatters().end() ? "" : it->second(response);
+}
+
+bool HasFormatter(const std::string& rpc) { return Formatters().count(rpc) > 0; }
 
 }  // namespace cli
 }  // namespace parplan

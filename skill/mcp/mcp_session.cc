@@ -94,7 +94,7 @@ std::string CallTool(const Json& id, const Json& params, absl::Duration budget, 
   std::unique_ptr<google::protobuf::Message> request(method->request->New());
   std::unique_ptr<google::protobuf::Message> response(method->response->New());
   absl::Status status = api::JsonToMessage(Dump(arguments), "arguments", request.get());
-  if (status.ok()) status = method->call(*request, response.get(), absl::Now() + budget);
+  if (status.ok()) status = api::RunMethod(*method, *request, response.get(), absl::Now() + budget);
   absl::StrAppend(log_status, " status=", absl::StatusCodeToString(status.code()));
   if (!status.ok()) return Reply(id, ErrorResult(status));
   const std::string text = api::MessageToJson(*response, /*pretty=*/false);

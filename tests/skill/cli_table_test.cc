@@ -27,7 +27,7 @@ v1::EstimatePerformanceResponse Invalid(const char* kind, int ep) {
 }
 
 TEST(CliTableTest, InvalidConfigHeaderShowsTheGivenBatchAndNoZeros) {
-  const std::string out = FormatPerformance(Invalid("dense", 1));
+  const std::string out = FormatEstimatePerformance(Invalid("dense", 1));
   EXPECT_NE(out.find("GBS=256"), std::string::npos) << out;
   EXPECT_EQ(out.find("DP=0"), std::string::npos) << out;
   EXPECT_EQ(out.find("GBS=0"), std::string::npos) << out;
@@ -40,7 +40,7 @@ TEST(CliTableTest, DenseModelsShowNoExpertDimensions) {
   r.set_edp(2);
   r.set_gbs(256);
   r.set_microbatches(128);
-  const std::string out = FormatPerformance(r);
+  const std::string out = FormatEstimatePerformance(r);
   EXPECT_NE(out.find("; DP=2, 128 microbatches"), std::string::npos) << out;
   EXPECT_EQ(out.find("ETP="), std::string::npos) << out;
   EXPECT_EQ(out.find("EDP="), std::string::npos) << out;
@@ -49,7 +49,7 @@ TEST(CliTableTest, DenseModelsShowNoExpertDimensions) {
   moe.set_dp(16);
   moe.set_edp(2);
   moe.set_microbatches(16);
-  const std::string moe_out = FormatPerformance(moe);
+  const std::string moe_out = FormatEstimatePerformance(moe);
   EXPECT_NE(moe_out.find("EP=8 ETP=1"), std::string::npos) << moe_out;
   EXPECT_NE(moe_out.find("DP=16 EDP=2"), std::string::npos) << moe_out;
 }
@@ -58,7 +58,7 @@ TEST(CliTableTest, MemoryAndValidateHeadersFollowTheSameRules) {
   v1::EstimateMemoryResponse m;
   m.mutable_model()->set_kind("dense");
   *m.mutable_resolved_config() = Invalid("dense", 1).resolved_config();
-  const std::string mem = FormatMemory(m);
+  const std::string mem = FormatEstimateMemory(m);
   EXPECT_NE(mem.find("GBS=256"), std::string::npos) << mem;
   EXPECT_EQ(mem.find("DP=0"), std::string::npos) << mem;
   EXPECT_EQ(mem.find("ETP="), std::string::npos) << mem;
