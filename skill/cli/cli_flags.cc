@@ -15,7 +15,6 @@
 #include "core/model/size_model.h"
 #include "core/util/field_error.h"
 #include "server/json_codec.h"
-#include "google/protobuf/util/json_util.h"
 #include "core/util/limits.h"
 
 namespace parplan {
@@ -149,13 +148,13 @@ absl::Status FillModel(const Flags& flags, v1::ModelRef* model, bool required) {
     if (LooksLikeHfConfig(*text)) {
       model->set_hf_config_json(*text);
     } else {
-      google::protobuf::util::JsonParseOptions options;
-      options.ignore_unknown_fields = false;
-      auto status = google::protobuf::util::JsonStringToMessage(*text, model->mutable_spec(), options);
+      const absl::Status status = api::JsonToMessage(*text, "--model-file", model->mutable_spec());
       if (!status.ok()) {
+        std::string why;
+        for (const auto& v : FieldViolationsOf(status)) why = v.description;
         return FieldError("--model-file",
                           absl::StrCat("neither a Hugging Face config.json nor an inline spec with Megatron "
-                                       "field names: ", std::string(status.message()).substr(0, 200)));
+                                       "field names: ", why.substr(0, 200)));
       }
     }
   } else if (flags.Has("model")) {
