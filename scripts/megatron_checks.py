@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Reads core/rules/MEGATRON_CHECKS.md (the audit of Megatron's own config
-checks) against core/rules/rule_catalog.cc.
+checks) against core/diagnostics/rule_catalog.cc.
 
     python3 scripts/megatron_checks.py           # summary, then the rows on
                                                  # parplan's inputs without a rule
@@ -26,7 +26,7 @@ NOT_RULES = {"arguments.py", "config.py", "render.cc", "model_checks.cc", "rule_
 def main(argv):
     check = "--check" in argv
     catalog = set(re.findall(r'\{"([a-z0-9_]+\.[a-z0-9_]+)", Severity',
-                             open(os.path.join(ROOT, "core/rules/rule_catalog.cc")).read()))
+                             open(os.path.join(ROOT, "core/diagnostics/rule_catalog.cc")).read()))
     rows, missing_rule, unknown_ids = 0, [], []
     involved = covered = 0
     for line in open(os.path.join(ROOT, "core/rules/MEGATRON_CHECKS.md"), encoding="utf-8"):
@@ -57,7 +57,7 @@ def main(argv):
     for row_id, where, rule in missing_rule:
         print(f"  no rule: {row_id:8} {where:34} {rule}")
     for row_id, rule in unknown_ids:
-        print(f"  ERROR: {row_id} names '{rule}', which core/rules/rule_catalog.cc does not have")
+        print(f"  ERROR: {row_id} names '{rule}', which core/diagnostics/rule_catalog.cc does not have")
     return 1 if check and unknown_ids else 0
 
 

@@ -14,7 +14,7 @@
 #include "core/model/resolve.h"
 #include "core/perf/perf_model.h"
 #include "core/pipeline/stage_plan.h"
-#include "core/rules/violation.h"
+#include "core/diagnostics/violation.h"
 #include "parplan/v1/planner.pb.h"
 
 namespace parplan {

@@ -405,8 +405,9 @@ absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
   for (const auto& a : *assumed) response->add_assumptions(absl::StrCat("Model field assumed (estimate approximate): ", a));
   if (!r.config.seq_length_note.empty()) response->add_reasons(r.config.seq_length_note);
   const int64_t world = r.placement.gpus > 0 ? r.placement.gpus : ComputeMinGpus(MeshOf(r.config)).min_gpus;
-  if (r.config.gbs == 0 && r.config.seq_length > 0 && world % (r.config.tp * r.config.pp * r.config.cp) == 0) {
-    r.config.gbs = DefaultGlobalBatch(r.config, world / (r.config.tp * r.config.pp * r.config.cp));
+  const int64_t dp = SizeWorld(MeshOf(r.config), world, 0, 0, 0).dp;  // 0 when the world does not divide
+  if (r.config.gbs == 0 && r.config.seq_length > 0 && dp > 0) {
+    r.config.gbs = DefaultGlobalBatch(r.config, dp);
     response->add_reasons(absl::StrCat("gbs not given: ", r.config.gbs, " sequences (about 4M tokens per step)."));
   }
   if (r.config.seq_length <= 0) return FieldError("config.seq_length", "no sequence length: set config.seq_length");

@@ -292,4 +292,14 @@ ResolvedPlacement PlacementOn(const SystemSpec& system, int64_t gpus) {
   return p;
 }
 
+MeshDims MeshOf(const ResolvedConfig& c) {
+  MeshDims d;
+  d.tp = c.tp;
+  d.pp = c.pp;
+  d.cp = c.cp;
+  d.ep = c.ep;
+  d.etp = c.etp;
+  return d;
+}
+
 }  // namespace parplan

@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "core/config/precision.h"
 #include "core/model/model_spec.h"
+#include "core/mesh/mesh.h"
 #include "core/system/system_resolve.h"
 #include "core/system/system_spec.h"
 #include "core/util/limits.h"
@@ -191,6 +192,10 @@ ResolvedPlacement PlacementOn(const SystemSpec& system, int64_t gpus);
 // size alone still sizes nodes (the NVLink domain taken as the node).
 absl::StatusOr<ResolvedPlacement> ResolvePlacement(const Placement& placement,
                                                    const std::string& prefix);
+
+// The mesh dimensions of a resolved config (DP and EDP of a world come from
+// SizeWorld(MeshOf(config), ...), core/mesh/mesh.h).
+MeshDims MeshOf(const ResolvedConfig& config);
 
 }  // namespace parplan
 

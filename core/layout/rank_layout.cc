@@ -35,8 +35,9 @@ std::string MegatronGroupName(GroupKind kind) {
 }
 
 RankLayout::RankLayout(const MeshDims& d, int64_t world) : world_(world) {
-  const int64_t dp = world / (d.tp * d.cp * d.pp);
-  const int64_t edp = world / (d.etp * d.ep * d.pp);
+  const WorldSizing sizing = SizeWorld(d, world, 0, 0, 0);
+  const int64_t dp = sizing.dp;
+  const int64_t edp = sizing.edp;
   dense_ = {Dim{d.tp, 1}, Dim{d.cp, d.tp}, Dim{dp, d.tp * d.cp}, Dim{d.pp, d.tp * d.cp * dp}};
   expert_ = {Dim{d.etp, 1}, Dim{d.ep, d.etp}, Dim{edp, d.etp * d.ep}, Dim{d.pp, d.etp * d.ep * edp}};
 }

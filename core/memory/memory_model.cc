@@ -46,8 +46,9 @@ std::vector<int64_t> InFlight(int64_t pp, int64_t vpp, int64_t rank, int64_t m) 
 MemoryEstimate EstimateMemory(const ModelSpec& m, const ResolvedConfig& c, const StagePlan& plan, int64_t world,
                               const SystemSpec* system, const MemoryOptions& options) {
   MemoryEstimate e;
-  e.dp = world / (c.tp * c.pp * c.cp);
-  e.edp = world / (c.pp * c.ep * c.etp);
+  const WorldSizing sizing = SizeWorld(MeshOf(c), world, 0, 0, 0);
+  e.dp = sizing.dp;
+  e.edp = sizing.edp;
   if (c.gbs > 0 && c.gbs % (c.mbs * e.dp) == 0) {
     e.microbatches = c.gbs / (c.mbs * e.dp);
   } else {

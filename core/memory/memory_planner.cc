@@ -26,8 +26,7 @@ MemoryAnswer AnswerMemory(const ModelSpec& model, const ResolvedConfig& config, 
     a.unavailable_reason = "the pipeline split is invalid (see violations)";
     return a;
   }
-  if (a.world > kMaxGpus || a.world % (config.tp * config.pp * config.cp) != 0 ||
-      a.world % (config.pp * config.ep * config.etp) != 0) {
+  if (a.world > kMaxGpus || !SizeWorld(MeshOf(config), a.world, 0, 0, 0).valid) {
     a.unavailable_reason = absl::StrCat(a.world, " GPUs is not a valid world size for this mesh (see violations)");
     return a;
   }

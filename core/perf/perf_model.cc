@@ -90,8 +90,9 @@ double PeakTflops(const SystemSpec& s, Precision p) {
 PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, const StagePlan& plan, int64_t world,
                                  const SystemSpec& sys, const PerfParams& P) {
   PerfEstimate e;
-  const int64_t dp = world / (c.tp * c.pp * c.cp);
-  const int64_t edp = world / (c.pp * c.ep * c.etp);
+  const WorldSizing sizing = SizeWorld(MeshOf(c), world, 0, 0, 0);
+  const int64_t dp = sizing.dp;
+  const int64_t edp = sizing.edp;
   const int64_t mb = std::max<int64_t>(1, c.gbs / (c.mbs * dp));
   e.microbatches = mb;
   e.peak_tflops = PeakTflops(sys, c.precision);

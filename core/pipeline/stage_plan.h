@@ -22,7 +22,7 @@
 
 #include "core/config/parallel_config.h"
 #include "core/model/model_spec.h"
-#include "core/rules/violation.h"
+#include "core/diagnostics/violation.h"
 
 namespace parplan {
 

@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "core/rules/rule_catalog.h"
+#include "core/diagnostics/rule_catalog.h"
 #include "core/rules/rule_context.h"
 
 namespace parplan {
@@ -15,15 +15,6 @@ void RuleContext::Add(const char* rule, std::vector<std::string> fields, std::st
                   std::move(message), std::move(fix)});
 }
 
-MeshDims MeshOf(const ResolvedConfig& c) {
-  MeshDims d;
-  d.tp = c.tp;
-  d.pp = c.pp;
-  d.cp = c.cp;
-  d.ep = c.ep;
-  d.etp = c.etp;
-  return d;
-}
 
 ValidationResult Validate(const ValidationInput& in) {
   ValidationResult r;

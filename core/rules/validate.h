@@ -10,7 +10,7 @@
 #include "core/mesh/mesh.h"
 #include "core/model/model_spec.h"
 #include "core/pipeline/stage_plan.h"
-#include "core/rules/violation.h"
+#include "core/diagnostics/violation.h"
 
 namespace parplan {
 
@@ -34,8 +34,6 @@ struct ValidationResult {
 // system, sequence length) are skipped with an info violation saying so.
 ValidationResult Validate(const ValidationInput& input);
 
-// The mesh dimensions of a resolved config.
-MeshDims MeshOf(const ResolvedConfig& config);
 
 }  // namespace parplan
 

@@ -183,7 +183,7 @@ void AppendMesh(const Space& s, int64_t tp, int64_t cp, int64_t pp, int64_t ep, 
     if (pruned != nullptr) *pruned += static_cast<int64_t>(splits.size() * s.mbs_options.size() * s.recompute.size());
     return;
   }
-  const int64_t dp = s.world / (tp * cp * pp);
+  const int64_t dp = SizeWorld(MeshDims{tp, pp, cp, ep, etp}, s.world, 0, 0, 0).dp;
   for (const Split& split : splits) {
     for (int64_t mbs : s.mbs_options) {
       if (!Allowed(mbs, s.k.mbs) || s.base.gbs % (mbs * dp) != 0) continue;

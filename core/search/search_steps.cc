@@ -71,8 +71,7 @@ bool ValidOn(const ModelSpec& m, const ResolvedConfig& c, int64_t world, const S
   in.config = c;
   in.placement = PlacementOn(sys, world);
   const ValidationResult v = Validate(in);
-  return v.valid && v.stages.has_value() && world % (c.tp * c.pp * c.cp) == 0 &&
-         world % (c.pp * c.ep * c.etp) == 0;
+  return v.valid && v.stages.has_value() && SizeWorld(MeshOf(c), world, 0, 0, 0).valid;
 }
 
 bool Better(const Scored& a, const Scored& b, Objective objective, double band_floor) {
@@ -175,14 +174,14 @@ PlanEval EvaluatePlanWith(const ModelSpec& m, const ResolvedConfig& config, int6
       p.violations.push_back(std::move(violation));
     }
   }
-  if (!v.stages.has_value() || world % (config.tp * config.pp * config.cp) != 0 ||
-      world % (config.pp * config.ep * config.etp) != 0) {
+  const WorldSizing sizing = SizeWorld(MeshOf(config), world, 0, 0, 0);
+  if (!v.stages.has_value() || !sizing.valid) {
     p.valid = false;
     return p;
   }
   p.config.vpp = v.stages->vpp;
-  p.dp = world / (config.tp * config.pp * config.cp);
-  p.edp = world / (config.pp * config.ep * config.etp);
+  p.dp = sizing.dp;
+  p.edp = sizing.edp;
   if (known != nullptr) {
     p.memory = known->memory;
     p.perf = known->perf;

@@ -13,7 +13,7 @@
 #include "core/memory/memory_model.h"
 #include "core/model/model_spec.h"
 #include "core/perf/perf_model.h"
-#include "core/rules/violation.h"
+#include "core/diagnostics/violation.h"
 #include "core/system/system_spec.h"
 #include "core/util/limits.h"
 

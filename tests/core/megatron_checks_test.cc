@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "core/rules/rule_catalog.h"
+#include "core/diagnostics/rule_catalog.h"
 #include "gtest/gtest.h"
 #include "tests/core/test_util.h"
 

@@ -4,7 +4,7 @@
 #include <tuple>
 
 #include "core/model/model_checks.h"
-#include "core/rules/rule_catalog.h"
+#include "core/diagnostics/rule_catalog.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/core/test_util.h"

@@ -1,4 +1,4 @@
-#include "core/rules/violation.h"
+#include "core/diagnostics/violation.h"
 
 #include <algorithm>
 

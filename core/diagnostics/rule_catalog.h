@@ -2,13 +2,13 @@
 // summary and the upstream source it follows. The audit of Megatron's own
 // checks (scripts/megatron_checks.py, core/rules/MEGATRON_CHECKS.md) names
 // rules by these ids, and tests check that every emitted id is listed here.
-#ifndef PARPLAN_CORE_RULES_RULE_CATALOG_H_
-#define PARPLAN_CORE_RULES_RULE_CATALOG_H_
+#ifndef PARPLAN_CORE_DIAGNOSTICS_RULE_CATALOG_H_
+#define PARPLAN_CORE_DIAGNOSTICS_RULE_CATALOG_H_
 
 #include <string>
 #include <vector>
 
-#include "core/rules/violation.h"
+#include "core/diagnostics/violation.h"
 
 namespace parplan {
 
@@ -26,4 +26,4 @@ const RuleInfo* FindRule(const std::string& id);
 
 }  // namespace parplan
 
-#endif  // PARPLAN_CORE_RULES_RULE_CATALOG_H_
+#endif  // PARPLAN_CORE_DIAGNOSTICS_RULE_CATALOG_H_

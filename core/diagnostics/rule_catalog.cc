@@ -1,4 +1,4 @@
-#include "core/rules/rule_catalog.h"
+#include "core/diagnostics/rule_catalog.h"
 
 namespace parplan {
 

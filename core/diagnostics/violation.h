@@ -1,6 +1,6 @@
 // A rule finding: which rule, how bad, which fields, what and how to fix.
-#ifndef PARPLAN_CORE_RULES_VIOLATION_H_
-#define PARPLAN_CORE_RULES_VIOLATION_H_
+#ifndef PARPLAN_CORE_DIAGNOSTICS_VIOLATION_H_
+#define PARPLAN_CORE_DIAGNOSTICS_VIOLATION_H_
 
 #include <string>
 #include <vector>
@@ -25,4 +25,4 @@ void SortViolations(std::vector<Violation>* violations);
 
 }  // namespace parplan
 
-#endif  // PARPLAN_CORE_RULES_VIOLATION_H_
+#endif  // PARPLAN_CORE_DIAGNOSTICS_VIOLATION_H_
