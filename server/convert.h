@@ -11,7 +11,7 @@
 #include "core/memory/memory_planner.h"
 #include "core/search/split_repair.h"
 #include "core/mesh/mesh.h"
-#include "core/model/resolve.h"
+#include "core/resolve/model_resolve.h"
 #include "core/perf/perf_model.h"
 #include "core/pipeline/stage_plan.h"
 #include "core/diagnostics/violation.h"

@@ -14,7 +14,7 @@
 #include "core/perf/perf_model.h"
 #include "core/perf/uncertainty.h"
 #include "core/mesh/mesh.h"
-#include "core/model/resolve.h"
+#include "core/resolve/model_resolve.h"
 #include "core/render/render.h"
 #include "core/rules/validate.h"
 #include "core/search/split_repair.h"

@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/memory/memory_margin.h"
-#include "core/model/resolve.h"
+#include "core/resolve/model_resolve.h"
 #include "core/render/render.h"
 #include "core/search/recommender.h"
 #include "core/util/field_error.h"

@@ -1,7 +1,7 @@
 #include "server/resolve_request.h"
 
 #include "core/memory/memory_margin.h"
-#include "core/model/resolve.h"
+#include "core/resolve/model_resolve.h"
 #include "core/util/field_error.h"
 #include "server/convert.h"
 

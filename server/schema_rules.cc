@@ -10,7 +10,7 @@
 #include "core/model/hf_config.h"
 #include "core/model/model_checks.h"
 #include "core/search/search_types.h"
-#include "core/system/system_resolve.h"
+#include "core/resolve/system_resolve.h"
 #include "core/util/limits.h"
 
 namespace parplan {
@@ -79,7 +79,7 @@ const RuleTable& Rules() {
     add("Placement", "system", Chars(kMaxNameChars));
     add("Placement", "gpus", Range(0, kMaxGpus));
     add("Placement", "gpus_per_node", Range(0, kMaxGpusPerNode));
-    // ModelRef: core/model/resolve.cc.
+    // ModelRef: core/resolve/model_resolve.cc.
     add("ModelRef", "id", Chars(kMaxNameChars));
     add("ModelRef", "size", Chars(kMaxNameChars));
     add("ModelRef", "hf_config_json", Chars(kMaxHfConfigBytes));
@@ -104,7 +104,7 @@ const RuleTable& Rules() {
     add("ModelArchitecture", "hybrid_layer_pattern", Chars(kMaxPatternChars));
     add("ModelArchitecture", "window_attn_pattern", Chars(kMaxPatternChars));
     add("ModelArchitecture", "softmax_type", OneOf(KnownSoftmaxTypes()));
-    // SystemSpec: core/system/system_resolve.cc CheckFigures.
+    // SystemSpec: core/resolve/system_resolve.cc CheckFigures.
     add("SystemSpec", "name", Chars(kMaxNameChars));
     add("SystemSpec", "gpu_arch", OneOf(KnownGpuArchitectures()));
     add("SystemSpec", "hbm_gib", Positive(kMaxHbmGib));
@@ -164,7 +164,7 @@ std::vector<std::string> RequiredFields(absl::string_view rpc, absl::string_view
 }
 
 bool NeedsSomeField(absl::string_view rpc) {
-  // core/system/system_resolve.cc ResolveSystem: a catalog id or inline figures.
+  // core/resolve/system_resolve.cc ResolveSystem: a catalog id or inline figures.
   return rpc == "GetSystem";
 }
 

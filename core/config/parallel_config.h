@@ -13,7 +13,7 @@
 #include "core/config/precision.h"
 #include "core/model/model_spec.h"
 #include "core/mesh/mesh.h"
-#include "core/system/system_resolve.h"
+#include "core/resolve/system_resolve.h"
 #include "core/system/system_spec.h"
 #include "core/util/limits.h"
 
@@ -149,7 +149,7 @@ struct Placement {
   int64_t gpus = 0;       // 0 = not given
   int64_t gpus_per_node = 0;  // 0 = the system's
   // Inline figures: overrides of `system`, or (with gpu_arch and no
-  // `system`) a whole inline system. See core/system/system_resolve.h.
+  // `system`) a whole inline system. See core/resolve/system_resolve.h.
   SystemFigures system_figures;
 };
 

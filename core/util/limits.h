@@ -21,7 +21,7 @@ inline constexpr int64_t kMaxStageLayers = 1024;        // first/last stage, rec
 inline constexpr int64_t kMaxMtpLayers = 64;            // config and model
 inline constexpr int64_t kMaxModules = 16;              // entries of a module list
 
-// ---- placement and system figures (core/system/system_resolve.cc)
+// ---- placement and system figures (core/resolve/system_resolve.cc)
 inline constexpr int64_t kMaxGpus = 1 << 20;            // world size
 inline constexpr int64_t kMaxGpusPerNode = 1024;
 inline constexpr int64_t kMaxNvlinkDomain = 4096;

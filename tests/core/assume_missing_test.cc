@@ -4,7 +4,7 @@
 
 #include "core/model/model_checks.h"
 #include "core/model/param_count.h"
-#include "core/model/resolve.h"
+#include "core/resolve/model_resolve.h"
 #include "gtest/gtest.h"
 
 namespace parplan {

@@ -27,7 +27,7 @@ TEST(LayoutBuilderTest, CompactLayoutWritesRunsAsRepeatGroups) {
 }
 
 TEST(LayoutBuilderTest, CompactLayoutExpandsToTheSameStages) {
-  for (const std::string layout :
+  for (const std::string& layout :
        {std::string("Et*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|tmL"),
         std::string("Et*2|t*3|t*2|t*2|t*2|t*2|t*2|t*2|t|mL"), std::string("E|t|t|t|L")}) {
     EXPECT_EQ(Expanded(CompactLayout(layout)), Expanded(layout)) << layout << " -> " << CompactLayout(layout);

@@ -204,7 +204,9 @@ TEST(MegatronChecksTest, EachCheckFlagsItsCaseAndPassesItsNeighbour) {
     const std::optional<ModelSpec> model = ModelOf(c);
     const ValidationResult bad = ValidateConfigFor(model, flagged, c.system, c.gpus);
     EXPECT_TRUE(HasRule(bad, c.rule)) << c.rule << " not flagged";
-    if (FindRule(c.rule)->severity == Severity::kError) EXPECT_FALSE(bad.valid) << c.rule;
+    if (FindRule(c.rule)->severity == Severity::kError) {
+      EXPECT_FALSE(bad.valid) << c.rule;
+    }
     // The neighbour: one knob away (config, or the model unedited).
     ParallelConfig accepted;
     std::optional<ModelSpec> neighbour_model = model;

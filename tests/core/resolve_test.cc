@@ -1,4 +1,4 @@
-#include "core/model/resolve.h"
+#include "core/resolve/model_resolve.h"
 
 #include "core/model/model_checks.h"
 #include "gmock/gmock.h"

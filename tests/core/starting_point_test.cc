@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/catalog/catalog.h"
-#include "core/model/resolve.h"
+#include "core/resolve/model_resolve.h"
 #include "core/search/candidate_space.h"
 #include "core/search/recommender.h"
 #include "core/search/search_types.h"

@@ -1,6 +1,6 @@
 // Naming hardware: catalog systems, overrides, inline specs, and the errors
 // of bad figures.
-#include "core/system/system_resolve.h"
+#include "core/resolve/system_resolve.h"
 
 #include <limits>
 

@@ -1,4 +1,4 @@
-#include "core/model/resolve.h"
+#include "core/resolve/model_resolve.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"

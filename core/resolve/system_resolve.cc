@@ -1,4 +1,4 @@
-#include "core/system/system_resolve.h"
+#include "core/resolve/system_resolve.h"
 
 #include <algorithm>
 #include <cmath>

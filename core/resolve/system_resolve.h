@@ -3,8 +3,8 @@
 // Gb/s per node"). Every model (rules, memory, performance, search) reads the
 // one SystemSpec this resolves to, so an override changes every answer
 // consistently.
-#ifndef PARPLAN_CORE_SYSTEM_SYSTEM_RESOLVE_H_
-#define PARPLAN_CORE_SYSTEM_SYSTEM_RESOLVE_H_
+#ifndef PARPLAN_CORE_RESOLVE_SYSTEM_RESOLVE_H_
+#define PARPLAN_CORE_RESOLVE_SYSTEM_RESOLVE_H_
 
 #include <cstdint>
 #include <optional>
@@ -64,4 +64,4 @@ absl::StatusOr<ResolvedSystem> ResolveSystem(const SystemRef& ref, const std::st
 
 }  // namespace parplan
 
-#endif  // PARPLAN_CORE_SYSTEM_SYSTEM_RESOLVE_H_
+#endif  // PARPLAN_CORE_RESOLVE_SYSTEM_RESOLVE_H_

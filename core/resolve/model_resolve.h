@@ -1,6 +1,6 @@
 // Turns any of the four ways of naming a model into a ModelSpec.
-#ifndef PARPLAN_CORE_MODEL_RESOLVE_H_
-#define PARPLAN_CORE_MODEL_RESOLVE_H_
+#ifndef PARPLAN_CORE_RESOLVE_MODEL_RESOLVE_H_
+#define PARPLAN_CORE_RESOLVE_MODEL_RESOLVE_H_
 
 #include <string>
 #include <vector>
@@ -31,4 +31,4 @@ absl::StatusOr<std::vector<std::string>> CompleteForEstimate(ModelSpec* model, c
 
 }  // namespace parplan
 
-#endif  // PARPLAN_CORE_MODEL_RESOLVE_H_
+#endif  // PARPLAN_CORE_RESOLVE_MODEL_RESOLVE_H_
