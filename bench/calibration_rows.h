@@ -16,7 +16,7 @@
 namespace parplan {
 
 struct CalibrationRow {
-  std::string label;      // model/system/gpus/precision/container
+  std::string label;  // model/system/gpus/precision/container
   std::string model_id;
   bool moe = false;
   ModelSpec model;

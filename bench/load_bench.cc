@@ -240,9 +240,7 @@ int main(int argc, char** argv) {
   // min_gpus beside 64 clients running searches.
   std::atomic<bool> stop{false};
   Result searches;
-  std::thread search_load([&] {
-    searches = Drive(server.address, Recommend(), 64, 1000000, 12 * scale + 2, &stop);
-  });
+  std::thread search_load([&] { searches = Drive(server.address, Recommend(), 64, 1000000, 12 * scale + 2, &stop); });
   std::this_thread::sleep_for(std::chrono::seconds(1));
   const Result beside = Drive(server.address, MinGpus(), 4, 1000000, 10 * scale);
   stop = true;
@@ -262,9 +260,10 @@ int main(int argc, char** argv) {
     failed += a.failed + b.failed;
   }
   const long rss_after = RssKiB(server.pid);
-  std::printf("\nserver RSS: %.1f MiB after warm-up, %.1f MiB before and %.1f MiB after %ld more calls "
-              "(min_gpus + validate, 16 clients)\n",
-              rss_start / 1024.0, rss_before / 1024.0, rss_after / 1024.0, calls);
+  std::printf(
+      "\nserver RSS: %.1f MiB after warm-up, %.1f MiB before and %.1f MiB after %ld more calls "
+      "(min_gpus + validate, 16 clients)\n",
+      rss_start / 1024.0, rss_before / 1024.0, rss_after / 1024.0, calls);
   std::printf("failed calls in all phases: %ld\n", failed);
 
   kill(server.pid, SIGTERM);

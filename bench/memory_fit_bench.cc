@@ -41,8 +41,9 @@ int main(int argc, char** argv) {
   std::sort(ratios.begin(), ratios.end());
   if (ratios.empty()) return 1;
   auto pct = [&](double q) { return 100 * ratios[static_cast<size_t>(q * (ratios.size() - 1) + 0.5)]; };
-  std::printf("\nconfigs estimated: %zu, skipped: %d (incomplete model or invalid as filed), predicted not to fit: %d\n",
-              ratios.size(), skipped, over);
+  std::printf(
+      "\nconfigs estimated: %zu, skipped: %d (incomplete model or invalid as filed), predicted not to fit: %d\n",
+      ratios.size(), skipped, over);
   std::printf("peak/capacity: min %.0f%%  p10 %.0f%%  median %.0f%%  p90 %.0f%%  max %.0f%%\n", pct(0), pct(0.1),
               pct(0.5), pct(0.9), pct(1.0));
   return over == 0 ? 0 : 1;

@@ -21,8 +21,8 @@ struct Prepared {
   int64_t world;
 };
 
-Prepared Prepare(const char* model, const char* system, int64_t tp, int64_t pp, int64_t vpp, int64_t ep,
-                 int64_t world, int64_t gbs, int64_t seq, const char* layout = "") {
+Prepared Prepare(const char* model, const char* system, int64_t tp, int64_t pp, int64_t vpp, int64_t ep, int64_t world,
+                 int64_t gbs, int64_t seq, const char* layout = "") {
   Prepared p{*Catalog::Get().FindModel(model), *Catalog::Get().FindSystem(system), {}, {}, world};
   p.config.tp = tp;
   p.config.pp = pp;
@@ -53,8 +53,7 @@ void BM_CoreMemoryAndPerformance(benchmark::State& state, Prepared p) {
 
 BENCHMARK_CAPTURE(BM_CoreMemoryAndPerformance, llama3_70b_tp8_pp4_vpp5,
                   Prepare("llama3_70b", "h100-sxm", 8, 4, 5, 1, 64, 256, 8192));
-BENCHMARK_CAPTURE(BM_CoreMemoryAndPerformance, llama3_8b_tp1,
-                  Prepare("llama3_8b", "b200", 1, 1, 1, 1, 8, 128, 8192));
+BENCHMARK_CAPTURE(BM_CoreMemoryAndPerformance, llama3_8b_tp1, Prepare("llama3_8b", "b200", 1, 1, 1, 1, 8, 128, 8192));
 BENCHMARK_CAPTURE(BM_CoreMemoryAndPerformance, deepseek_v3_pp4_layout_ep64,
                   Prepare("deepseek_v3", "gb200-nvl72", 1, 4, 1, 64, 256, 4096, 4096, "Et*4|(t*4|)*14tmL"));
 BENCHMARK_CAPTURE(BM_CoreMemoryAndPerformance, qwen3_30b_ep8,

@@ -58,8 +58,8 @@ int main(int argc, char** argv) {
                                          "/gbs", c.gbs, "/seq", c.seq_length);
     if (cases.emplace(key, &r).second) order.push_back(key);
   }
-  std::printf("%-52s %-28s %6s %9s %9s %7s\n", "case (model/system/gpus/precision/gbs/seq)", "published TP/PP/CP/EP/VPP",
-              "rank", "tuned", "top", "gain");
+  std::printf("%-52s %-28s %6s %9s %9s %7s\n", "case (model/system/gpus/precision/gbs/seq)",
+              "published TP/PP/CP/EP/VPP", "rank", "tuned", "top", "gain");
   int hit1 = 0, hit5 = 0, hit10 = 0, n = 0;
   std::vector<double> gains;
   for (const auto& key : order) {
@@ -73,8 +73,8 @@ int main(int argc, char** argv) {
     q.max_memory_fraction = memory_fraction;
     auto result = Recommend(q);
     ++n;
-    const std::string published = absl::StrCat(r.config.tp, "/", r.config.pp, "/", r.config.cp, "/", r.config.ep,
-                                               "/", r.config.vpp);
+    const std::string published =
+        absl::StrCat(r.config.tp, "/", r.config.pp, "/", r.config.cp, "/", r.config.ep, "/", r.config.vpp);
     if (!result.ok() || !result->feasible) {
       std::printf("%-52s %-28s %6s  (no plan: %s)\n", key.c_str(), published.c_str(), "-",
                   result.ok() ? result->infeasible_reason.c_str() : std::string(result.status().message()).c_str());
@@ -113,9 +113,10 @@ int main(int argc, char** argv) {
               n, 100.0 * hit5 / n, hit10, n, 100.0 * hit10 / n);
   if (!gains.empty()) {
     std::sort(gains.begin(), gains.end());
-    std::printf("predicted gain of the top plan over the published config where they differ (n=%zu): median %+.1f%%, "
-                "max %+.1f%%\n",
-                gains.size(), 100 * gains[gains.size() / 2], 100 * gains.back());
+    std::printf(
+        "predicted gain of the top plan over the published config where they differ (n=%zu): median %+.1f%%, "
+        "max %+.1f%%\n",
+        gains.size(), 100 * gains[gains.size() / 2], 100 * gains.back());
   }
   return 0;
 }

@@ -14,9 +14,11 @@ bool Given(const std::string& v) { return !v.empty() && v != "None"; }
 }  // namespace
 
 const std::map<std::string, std::string>& CatalogSystemIds() {
-  static const auto* const systems = new std::map<std::string, std::string>{
-      {"DGX-H100", "h100-sxm"}, {"DGX-B200", "b200"}, {"DGX-B300", "b300"},
-      {"DGX-GB200", "gb200-nvl72"}, {"DGX-GB300", "gb300-nvl72"}};
+  static const auto* const systems = new std::map<std::string, std::string>{{"DGX-H100", "h100-sxm"},
+                                                                            {"DGX-B200", "b200"},
+                                                                            {"DGX-B300", "b300"},
+                                                                            {"DGX-GB200", "gb200-nvl72"},
+                                                                            {"DGX-GB300", "gb300-nvl72"}};
   return *systems;
 }
 
@@ -85,9 +87,11 @@ std::vector<TunedRow> LoadTunedRows(const std::string& csv_path) {
     //  * Llama-3 70B FSDP recipes offload activations of N layers (cpu_offloading_num_layers in
     //    perf_recipes/llama/{b200,gb200,gb300}/llama3.py; the 32-GPU recipes reuse the 64-GPU ones).
     if (r.at("cpu_offloading") == "True") {
-      const std::map<std::string, int> offload_layers = {
-          {"DGX-B200/fp8_cs", 5}, {"DGX-GB200/bf16", 20}, {"DGX-GB200/fp8_cs", 40},
-          {"DGX-GB300/bf16", 30}, {"DGX-GB300/fp8_cs", 20}};
+      const std::map<std::string, int> offload_layers = {{"DGX-B200/fp8_cs", 5},
+                                                         {"DGX-GB200/bf16", 20},
+                                                         {"DGX-GB200/fp8_cs", 40},
+                                                         {"DGX-GB300/bf16", 30},
+                                                         {"DGX-GB300/fp8_cs", 20}};
       auto it = offload_layers.find(r.at("system") + "/" + r.at("precision"));
       if (it != offload_layers.end()) c.set_cpu_offloading_num_layers(it->second);
     }

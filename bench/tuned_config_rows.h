@@ -14,8 +14,8 @@ namespace parplan {
 struct TunedRow {
   std::string recipe;
   std::string model;
-  std::string system;   // catalog id
-  std::string notes;    // offloading, CUDA graphs: what the model does not see
+  std::string system;  // catalog id
+  std::string notes;   // offloading, CUDA graphs: what the model does not see
   v1::ParallelConfig config;
   v1::Placement placement;
 };

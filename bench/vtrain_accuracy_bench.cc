@@ -118,10 +118,8 @@ int main() {
       errors.push_back(std::fabs(run.predicted_ms / run.measured_ms - 1));
     }
     std::sort(errors.begin(), errors.end());
-    const size_t best_measured =
-        std::min_element(measured.begin(), measured.end()) - measured.begin();
-    const size_t best_predicted =
-        std::min_element(predicted.begin(), predicted.end()) - predicted.begin();
+    const size_t best_measured = std::min_element(measured.begin(), measured.end()) - measured.begin();
+    const size_t best_predicted = std::min_element(predicted.begin(), predicted.end()) - predicted.begin();
     std::printf("%s: %zu meshes\n", name.c_str(), runs.size());
     std::printf("  Spearman rank correlation %.3f\n", Spearman(measured, predicted));
     std::printf("  top-1: model picks %s (measured %.0f ms); measured best %s (%.0f ms); regret %.1f%%\n",

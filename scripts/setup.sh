@@ -10,7 +10,7 @@ packages=(
   libgrpc++-dev libgrpc-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   golang-github-gogo-googleapis-dev grpc-proto
-  python3 python3-grpcio python3-protobuf python3-yaml openssl
+  python3 python3-grpcio python3-protobuf python3-yaml openssl clang-format
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -20,17 +20,17 @@
 
 // X(Name, cost): kInline runs on the caller's thread; kPool on the gRPC
 // server's bounded worker pool (searches and large layouts).
-#define PARPLAN_PLANNER_RPCS(X)       \
-  X(ListModels, kInline)              \
-  X(GetModel, kInline)                \
-  X(ListSystems, kInline)             \
-  X(GetSystem, kInline)               \
-  X(MinGpus, kInline)                 \
-  X(Validate, kInline)                \
-  X(ExplainLayout, kPool)             \
-  X(RenderConfig, kInline)            \
-  X(EstimateMemory, kInline)          \
-  X(EstimatePerformance, kInline)     \
+#define PARPLAN_PLANNER_RPCS(X)   \
+  X(ListModels, kInline)          \
+  X(GetModel, kInline)            \
+  X(ListSystems, kInline)         \
+  X(GetSystem, kInline)           \
+  X(MinGpus, kInline)             \
+  X(Validate, kInline)            \
+  X(ExplainLayout, kPool)         \
+  X(RenderConfig, kInline)        \
+  X(EstimateMemory, kInline)      \
+  X(EstimatePerformance, kInline) \
   X(Recommend, kPool)
 
 namespace parplan {
@@ -39,9 +39,9 @@ namespace api {
 enum class CallCost { kInline, kPool };
 
 struct ApiMethod {
-  std::string rpc;                              // e.g. "MinGpus"
-  const google::protobuf::Message* request;     // default instance of the request type
-  const google::protobuf::Message* response;    // default instance of the response type
+  std::string rpc;                            // e.g. "MinGpus"
+  const google::protobuf::Message* request;   // default instance of the request type
+  const google::protobuf::Message* response;  // default instance of the response type
   CallCost cost;
   // Answers `request` (of the request type) into `response` (of the response
   // type); searches stop at `deadline`. Use RunMethod, which bounds the

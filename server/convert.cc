@@ -213,7 +213,8 @@ ParallelConfig ToParallelConfig(const v1::ParallelConfig& c) {
   r.offload_modules.assign(c.offload_modules().begin(), c.offload_modules().end());
   if (c.has_tp_comm_overlap()) r.tp_comm_overlap = c.tp_comm_overlap();
   if (c.has_overlap_grad_reduce()) r.overlap_grad_reduce = c.overlap_grad_reduce();
-  if (c.has_overlap_moe_expert_parallel_comm()) r.overlap_moe_expert_parallel_comm = c.overlap_moe_expert_parallel_comm();
+  if (c.has_overlap_moe_expert_parallel_comm())
+    r.overlap_moe_expert_parallel_comm = c.overlap_moe_expert_parallel_comm();
   r.cuda_graph_impl = c.cuda_graph_impl();
   r.cuda_graph_modules.assign(c.cuda_graph_modules().begin(), c.cuda_graph_modules().end());
   r.attention_backend = c.attention_backend();
@@ -256,8 +257,7 @@ void ToViolation(const Violation& v, v1::Violation* out) {
   out->set_fix(v.fix);
 }
 
-void ToViolations(const std::vector<Violation>& violations,
-                  google::protobuf::RepeatedPtrField<v1::Violation>* out) {
+void ToViolations(const std::vector<Violation>& violations, google::protobuf::RepeatedPtrField<v1::Violation>* out) {
   for (const auto& v : violations) ToViolation(v, out->Add());
 }
 

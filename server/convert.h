@@ -36,8 +36,7 @@ void ToModelInfo(const ModelSpec& model, v1::ModelInfo* out);
 void ToModelSummary(const ModelSpec& model, v1::ModelSummary* out);
 void ToSystemInfo(const SystemSpec& system, v1::SystemInfo* out);
 void ToViolation(const Violation& violation, v1::Violation* out);
-void ToViolations(const std::vector<Violation>& violations,
-                  google::protobuf::RepeatedPtrField<v1::Violation>* out);
+void ToViolations(const std::vector<Violation>& violations, google::protobuf::RepeatedPtrField<v1::Violation>* out);
 void ToWorldSizing(const WorldSizing& world, v1::WorldSizing* out);
 void ToResolvedConfig(const ResolvedConfig& config, v1::ParallelConfig* out);
 void ToPerformanceBreakdown(const PerfBreakdown& breakdown, v1::PerformanceBreakdown* out);

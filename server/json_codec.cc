@@ -101,8 +101,7 @@ void CheckMessage(const Json& object, const Descriptor& d, const std::string& pa
       }
       if (v.is_object()) {
         for (auto e = v.begin(); e != v.end(); ++e) {
-          CheckValue(e.value(), *f->message_type()->map_value(), absl::StrCat(field_path, ".", e.key()), depth,
-                     errors);
+          CheckValue(e.value(), *f->message_type()->map_value(), absl::StrCat(field_path, ".", e.key()), depth, errors);
         }
       }
     } else if (f->is_repeated()) {
@@ -135,8 +134,7 @@ std::string MessageToJson(const google::protobuf::Message& message, bool pretty)
   return json;
 }
 
-absl::Status JsonToMessage(absl::string_view json, const std::string& field_name,
-                           google::protobuf::Message* message) {
+absl::Status JsonToMessage(absl::string_view json, const std::string& field_name, google::protobuf::Message* message) {
   // First a check that names the exact field and what it expects; the
   // protobuf parser then catches what is left (e.g. integers out of range).
   const Json parsed = Json::parse(json.begin(), json.end(), nullptr, /*allow_exceptions=*/false);
@@ -151,8 +149,8 @@ absl::Status JsonToMessage(absl::string_view json, const std::string& field_name
   options.ignore_unknown_fields = false;
   const auto status = google::protobuf::util::JsonStringToMessage(std::string(json), message, options);
   if (status.ok()) return absl::OkStatus();
-  return FieldError(field_name, absl::StrCat("not a valid ", message->GetDescriptor()->name(), ": ",
-                                             status.message().ToString()));
+  return FieldError(field_name,
+                    absl::StrCat("not a valid ", message->GetDescriptor()->name(), ": ", status.message().ToString()));
 }
 
 }  // namespace api

@@ -21,8 +21,7 @@ std::string MessageToJson(const google::protobuf::Message& message, bool pretty)
 // Fills `message` from a JSON object. Unknown fields, wrong types and
 // malformed JSON are INVALID_ARGUMENT with one field violation named
 // `field_name` whose text is the parser's (it names the offending field).
-absl::Status JsonToMessage(absl::string_view json, const std::string& field_name,
-                           google::protobuf::Message* message);
+absl::Status JsonToMessage(absl::string_view json, const std::string& field_name, google::protobuf::Message* message);
 
 }  // namespace api
 }  // namespace parplan

@@ -114,8 +114,9 @@ int main(int argc, char** argv) {
   }
   // One rule for both sources of the token.
   if (!options.auth_token.empty() && options.auth_token.size() < 16) {
-    std::fprintf(stderr, "parplan-server: the auth token (--auth-token-file or PARPLAN_AUTH_TOKEN) must have at "
-                         "least 16 characters\n");
+    std::fprintf(stderr,
+                 "parplan-server: the auth token (--auth-token-file or PARPLAN_AUTH_TOKEN) must have at "
+                 "least 16 characters\n");
     return 2;
   }
 

@@ -105,13 +105,10 @@ absl::Status MinGpus(const v1::MinGpusRequest& request, v1::MinGpusResponse* res
     const WorldSizing w = SizeWorld(dims, r.placement.gpus, r.placement.gpus_per_node, r.config.gbs, r.config.mbs);
     ToWorldSizing(w, response->mutable_world());
     if (w.dp > 0 && w.edp > 0) {
-      response->add_reasons(absl::StrCat(w.gpus, " GPUs: DP=", w.dp, " (", w.gpus, "/(TP*PP*CP)), EDP=", w.edp,
-                                         " (", w.gpus, "/(PP*EP*ETP))",
-                                         w.nodes > 0 ? absl::StrCat(", ", w.nodes, " node(s) of ", w.gpus_per_node)
-                                                     : std::string(),
-                                         w.microbatches > 0 ? absl::StrCat(", ", w.microbatches, " microbatches")
-                                                            : std::string(),
-                                         "."));
+      response->add_reasons(absl::StrCat(
+          w.gpus, " GPUs: DP=", w.dp, " (", w.gpus, "/(TP*PP*CP)), EDP=", w.edp, " (", w.gpus, "/(PP*EP*ETP))",
+          w.nodes > 0 ? absl::StrCat(", ", w.nodes, " node(s) of ", w.gpus_per_node) : std::string(),
+          w.microbatches > 0 ? absl::StrCat(", ", w.microbatches, " microbatches") : std::string(), "."));
     }
     for (const auto& p : w.problems) response->add_reasons(absl::StrCat("Not valid: ", p, "."));
   }
@@ -186,8 +183,8 @@ absl::Status ExplainLayout(const v1::ExplainLayoutRequest& request, v1::ExplainL
   const RankLayout layout(dims, world);
   const int64_t node = r.placement.gpus_per_node;
   const int64_t domain = r.placement.nvlink_domain_size;
-  const bool expert = dims.ep > 1 || (!r.config.etp_defaulted && dims.etp > 1) ||
-                      (r.model.has_value() && r.model->is_moe());
+  const bool expert =
+      dims.ep > 1 || (!r.config.etp_defaulted && dims.etp > 1) || (r.model.has_value() && r.model->is_moe());
   const int max_groups = request.max_groups() > 0 ? request.max_groups() : 4;
   // Example groups list at most 65,536 ranks in all, so answers stay well under
   // the message limit even for a million-GPU world.
@@ -212,14 +209,13 @@ absl::Status ExplainLayout(const v1::ExplainLayoutRequest& request, v1::ExplainL
       rg->set_crosses_nvlink_domain(domain > 0 && span.first / domain != span.second / domain);
     }
     if (g->size() > 1) {
-      g->set_note(absl::StrCat(g->count(), " group(s) of ", g->size(), " ranks",
-                               g->size() > ranks_per_example
-                                   ? absl::StrCat(" (examples list the first ", ranks_per_example, ")")
-                                   : std::string(),
-                               node > 0 ? absl::StrCat("; ", g->crossing_node(), " cross a node") : std::string(),
-                               domain > 0 && domain != node
-                                   ? absl::StrCat("; ", g->crossing_nvlink_domain(), " cross an NVLink domain")
-                                   : std::string()));
+      g->set_note(absl::StrCat(
+          g->count(), " group(s) of ", g->size(), " ranks",
+          g->size() > ranks_per_example ? absl::StrCat(" (examples list the first ", ranks_per_example, ")")
+                                        : std::string(),
+          node > 0 ? absl::StrCat("; ", g->crossing_node(), " cross a node") : std::string(),
+          domain > 0 && domain != node ? absl::StrCat("; ", g->crossing_nvlink_domain(), " cross an NVLink domain")
+                                       : std::string()));
     }
   }
   auto placement_of = [&](int64_t rank, v1::RankPlacement* p) {
@@ -309,9 +305,11 @@ absl::Status RenderConfig(const v1::RenderConfigRequest& request, v1::RenderConf
 
 absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::EstimateMemoryResponse* response) {
   FieldErrors errors;
-  if (!HasModel(request.model())) errors.Add("model", "EstimateMemory needs a model (id, spec, hf_config_json or size)");
+  if (!HasModel(request.model()))
+    errors.Add("model", "EstimateMemory needs a model (id, spec, hf_config_json or size)");
   if (request.has_overhead_gib() && !(request.overhead_gib() >= 0 && request.overhead_gib() <= kMaxOverheadGib)) {
-    errors.Add("overhead_gib", absl::StrCat("overhead_gib = ", request.overhead_gib(), " is out of range; allowed 0..", kMaxOverheadGib));
+    errors.Add("overhead_gib", absl::StrCat("overhead_gib = ", request.overhead_gib(), " is out of range; allowed 0..",
+                                            kMaxOverheadGib));
   }
   errors.CheckRange("max_suggestions", request.max_suggestions(), 0, kMaxSuggestions);
   const double reserve =
@@ -321,7 +319,8 @@ absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::Estima
   if (absl::Status s = Resolve(&request.model(), request.placement(), request.config(), &r); !s.ok()) return s;
   auto assumed = CompleteForEstimate(&*r.model, "model");
   if (!assumed.ok()) return assumed.status();
-  for (const auto& a : *assumed) response->add_assumptions(absl::StrCat("Model field assumed (estimate approximate): ", a));
+  for (const auto& a : *assumed)
+    response->add_assumptions(absl::StrCat("Model field assumed (estimate approximate): ", a));
   for (const auto& n : r.placement.notes) response->add_assumptions(n);
   if (!r.config.seq_length_note.empty()) response->add_reasons(r.config.seq_length_note);
   MemoryOptions options;
@@ -358,8 +357,8 @@ absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::Estima
   response->set_microbatches(e.microbatches);
   for (const auto& s : e.assumptions) response->add_assumptions(s);
   if (a.world_assumed) {
-    response->add_assumptions(absl::StrCat("No GPU count: sized for the smallest valid world, ", a.world,
-                                           " GPUs (DP=", e.dp, ")."));
+    response->add_assumptions(
+        absl::StrCat("No GPU count: sized for the smallest valid world, ", a.world, " GPUs (DP=", e.dp, ")."));
   }
   const StageMemory& peak = e.stages[e.peak_pp_rank];
   if (e.capacity_bytes > 0) {
@@ -393,16 +392,20 @@ absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::Estima
 absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
                                  v1::EstimatePerformanceResponse* response) {
   FieldErrors errors;
-  if (!HasModel(request.model())) errors.Add("model", "EstimatePerformance needs a model (id, spec, hf_config_json or size)");
+  if (!HasModel(request.model()))
+    errors.Add("model", "EstimatePerformance needs a model (id, spec, hf_config_json or size)");
   if (request.placement().system().empty() && request.placement().system_spec().gpu_arch().empty()) {
-    errors.Add("placement.system", "EstimatePerformance needs a system (peaks and links): a catalog id (e.g. h100-sxm) or system_spec with gpu_arch");
+    errors.Add("placement.system",
+               "EstimatePerformance needs a system (peaks and links): a catalog id (e.g. h100-sxm) or system_spec with "
+               "gpu_arch");
   }
   if (!errors.empty()) return errors.ToStatus();
   Resolved r;
   if (absl::Status s = Resolve(&request.model(), request.placement(), request.config(), &r); !s.ok()) return s;
   auto assumed = CompleteForEstimate(&*r.model, "model");
   if (!assumed.ok()) return assumed.status();
-  for (const auto& a : *assumed) response->add_assumptions(absl::StrCat("Model field assumed (estimate approximate): ", a));
+  for (const auto& a : *assumed)
+    response->add_assumptions(absl::StrCat("Model field assumed (estimate approximate): ", a));
   if (!r.config.seq_length_note.empty()) response->add_reasons(r.config.seq_length_note);
   const int64_t world = r.placement.gpus > 0 ? r.placement.gpus : ComputeMinGpus(MeshOf(r.config)).min_gpus;
   const int64_t dp = SizeWorld(MeshOf(r.config), world, 0, 0, 0).dp;  // 0 when the world does not divide
@@ -424,16 +427,16 @@ absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
     response->add_reasons(RepairReason(*split.repair, split.as_given));
   }
   if (!a.estimate.has_value() || !a.validation.valid) {
-    response->add_reasons(absl::StrCat("No estimate: ",
-                                       a.unavailable_reason.empty() ? "the config breaks Megatron's rules (see violations)"
-                                                                    : a.unavailable_reason,
-                                       "."));
+    response->add_reasons(absl::StrCat(
+        "No estimate: ",
+        a.unavailable_reason.empty() ? "the config breaks Megatron's rules (see violations)" : a.unavailable_reason,
+        "."));
     return absl::OkStatus();
   }
   ResolvedConfig effective = split.repair.has_value() ? split.repair->config : r.config;
   effective.vpp = a.validation.stages->vpp;
   const PerfEstimate p = parplan::EstimatePerformance(*r.model, effective, *a.validation.stages, a.world,
-                                                       *r.placement.system, CalibratedPerfParams());
+                                                      *r.placement.system, CalibratedPerfParams());
   if (!split.repair.has_value()) response->mutable_resolved_config()->set_vpp(static_cast<int32_t>(effective.vpp));
   response->set_step_time_s(p.step_time_s);
   ToPerformanceBreakdown(p.breakdown, response->mutable_breakdown());

@@ -46,9 +46,9 @@ grpc::Status PlannerService::Admit(grpc::CallbackServerContext* ctx) const {
     auto it = metadata.find("authorization");
     const std::string given = it == metadata.end() ? "" : std::string(it->second.data(), it->second.size());
     if (!ConstantTimeEquals(given, expected_authorization_)) {
-      return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
-                          it == metadata.end() ? "missing \"authorization: Bearer <token>\" metadata"
-                                               : "wrong bearer token");
+      return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, it == metadata.end()
+                                                                 ? "missing \"authorization: Bearer <token>\" metadata"
+                                                                 : "wrong bearer token");
     }
   }
   if (ctx->deadline() < std::chrono::system_clock::now()) {
@@ -84,9 +84,9 @@ grpc::ServerUnaryReactor* PlannerService::Dispatch(const char* rpc, grpc::Callba
     if (method->cost == api::CallCost::kPool && ctx->deadline() < std::chrono::system_clock::now()) {
       status = grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "deadline passed while queued behind other searches");
     } else if (!req->ParseFromString(Flatten(*request))) {
-      status = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                            absl::StrCat("request is not a valid ", req->GetTypeName(),
-                                         " message (proto3 string fields must be UTF-8)"));
+      status = grpc::Status(
+          grpc::StatusCode::INVALID_ARGUMENT,
+          absl::StrCat("request is not a valid ", req->GetTypeName(), " message (proto3 string fields must be UTF-8)"));
     } else {
       const absl::Time caller = ctx->deadline() == std::chrono::system_clock::time_point::max()
                                     ? absl::InfiniteFuture()
@@ -103,9 +103,9 @@ grpc::ServerUnaryReactor* PlannerService::Dispatch(const char* rpc, grpc::Callba
   if (method->cost == api::CallCost::kInline) {
     work();
   } else if (!pool_->TrySubmit(work)) {
-    const grpc::Status busy(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                            absl::StrCat("server busy: ", pool_->max_queued(),
-                                         " long calls are already waiting; retry with backoff"));
+    const grpc::Status busy(
+        grpc::StatusCode::RESOURCE_EXHAUSTED,
+        absl::StrCat("server busy: ", pool_->max_queued(), " long calls are already waiting; retry with backoff"));
     Log(rpc, busy, start, ctx);
     reactor->Finish(busy);
   }

@@ -42,9 +42,9 @@ using RawPlannerBase =
 #undef PARPLAN_RAW_MIXIN
 
 struct ServiceOptions {
-  bool access_log = true;   // one line per call on stderr: method, status, latency, peer
-  std::string auth_token;   // when set, calls need "authorization: Bearer <token>"
-  int search_workers = 0;   // threads for searches and large layouts; 0 = cores - 1 (at least 1)
+  bool access_log = true;       // one line per call on stderr: method, status, latency, peer
+  std::string auth_token;       // when set, calls need "authorization: Bearer <token>"
+  int search_workers = 0;       // threads for searches and large layouts; 0 = cores - 1 (at least 1)
   int max_queued_calls = 1024;  // waiting long calls beyond this are RESOURCE_EXHAUSTED
 };
 
@@ -56,10 +56,10 @@ class PlannerService final : public RawPlannerBase {
   explicit PlannerService(const ServiceOptions& options);
 
   // One handler per row of the method table, each calling Dispatch.
-#define PARPLAN_RAW_HANDLER(Name, cost)                                                                  \
-  grpc::ServerUnaryReactor* Name(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* request,       \
-                                 grpc::ByteBuffer* response) override {                                  \
-    return Dispatch(#Name, ctx, request, response);                                                      \
+#define PARPLAN_RAW_HANDLER(Name, cost)                                                             \
+  grpc::ServerUnaryReactor* Name(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* request, \
+                                 grpc::ByteBuffer* response) override {                             \
+    return Dispatch(#Name, ctx, request, response);                                                 \
   }
   PARPLAN_PLANNER_RPCS(PARPLAN_RAW_HANDLER)
 #undef PARPLAN_RAW_HANDLER
@@ -68,8 +68,8 @@ class PlannerService final : public RawPlannerBase {
   // Admits the call, parses the request, runs the table's call for `rpc`
   // inline or on the pool (its cost class) under the call's deadline,
   // converts the status and logs one access line.
-  grpc::ServerUnaryReactor* Dispatch(const char* rpc, grpc::CallbackServerContext* ctx,
-                                     const grpc::ByteBuffer* request, grpc::ByteBuffer* response);
+  grpc::ServerUnaryReactor* Dispatch(const char* rpc, grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* request,
+                                     grpc::ByteBuffer* response);
   // OK, or UNAUTHENTICATED / DEADLINE_EXCEEDED before any work.
   grpc::Status Admit(grpc::CallbackServerContext* ctx) const;
   void Log(const char* method, const grpc::Status& status, std::chrono::steady_clock::time_point start,

@@ -17,7 +17,6 @@ namespace parplan {
 namespace api {
 namespace {
 
-
 void ToPlanSummary(const PlanEval& p, int rank, const ModelSpec& model, const SystemSpec& system,
                    v1::PlanSummary* out) {
   out->set_rank(rank);
@@ -49,8 +48,8 @@ absl::StatusOr<Objective> ParseObjective(const std::string& text, bool find_min_
   if (text == "throughput") return Objective::kThroughput;
   if (text == "fewest-gpus" || text == "fewest_gpus") return Objective::kFewestGpus;
   if (text == "headroom") return Objective::kHeadroom;
-  return FieldError("objective",
-                    absl::StrCat("objective = \"", text, "\" is not known; allowed ", absl::StrJoin(ObjectiveNames(), ", ")));
+  return FieldError("objective", absl::StrCat("objective = \"", text, "\" is not known; allowed ",
+                                              absl::StrJoin(ObjectiveNames(), ", ")));
 }
 
 }  // namespace
@@ -59,7 +58,9 @@ absl::Status Recommend(const v1::RecommendRequest& request, v1::RecommendRespons
   FieldErrors errors;
   if (!HasModel(request.model())) errors.Add("model", "Recommend needs a model (id, spec, hf_config_json or size)");
   if (request.placement().system().empty() && request.placement().system_spec().gpu_arch().empty()) {
-    errors.Add("placement.system", "Recommend needs a system (peaks, memory, links): a catalog id (e.g. h100-sxm) or system_spec with gpu_arch");
+    errors.Add(
+        "placement.system",
+        "Recommend needs a system (peaks, memory, links): a catalog id (e.g. h100-sxm) or system_spec with gpu_arch");
   }
   errors.CheckRange("min_gpus", request.min_gpus(), 0, kMaxGpus);
   errors.CheckRange("max_gpus", request.max_gpus(), 0, kMaxGpus);
@@ -132,7 +133,8 @@ absl::Status Recommend(const v1::RecommendRequest& request, v1::RecommendRespons
   rej->set_invalid(s.rejected.invalid);
   rej->set_does_not_fit(s.rejected.does_not_fit);
   rej->set_dominated(s.rejected.dominated);
-  if (s.rejected.best_invalid) ToPlanSummary(*s.rejected.best_invalid, 0, *r.model, q.system, rej->mutable_best_invalid());
+  if (s.rejected.best_invalid)
+    ToPlanSummary(*s.rejected.best_invalid, 0, *r.model, q.system, rej->mutable_best_invalid());
   if (s.rejected.best_not_fitting) {
     ToPlanSummary(*s.rejected.best_not_fitting, 0, *r.model, q.system, rej->mutable_best_not_fitting());
   }

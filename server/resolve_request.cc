@@ -8,8 +8,8 @@
 namespace parplan {
 namespace api {
 
-absl::Status Resolve(const v1::ModelRef* model_ref, const v1::Placement& placement,
-                     const v1::ParallelConfig& config, Resolved* out) {
+absl::Status Resolve(const v1::ModelRef* model_ref, const v1::Placement& placement, const v1::ParallelConfig& config,
+                     Resolved* out) {
   // The config's bounds first, all of them together, before any lookup.
   FieldErrors errors;
   for (const auto& v : FieldViolationsOf(CheckConfigBounds(ToParallelConfig(config), "config"))) {

@@ -28,8 +28,8 @@ struct Resolved {
 // placement and the config in that order, returning the first part's
 // error: INVALID_ARGUMENT naming the fields, NOT_FOUND for an unknown model
 // or system.
-absl::Status Resolve(const v1::ModelRef* model_ref, const v1::Placement& placement,
-                     const v1::ParallelConfig& config, Resolved* out);
+absl::Status Resolve(const v1::ModelRef* model_ref, const v1::Placement& placement, const v1::ParallelConfig& config,
+                     Resolved* out);
 
 // The memory reserve a request asks for: `value` when `given`, else the
 // default (core/memory/memory_margin.h). Out of 0..kMaxMemoryReserve (or not

@@ -48,10 +48,10 @@ bool IsLoopbackAddress(const std::string& listen) {
 absl::StatusOr<std::unique_ptr<RunningServer>> StartServer(const ServerOptions& options) {
   const bool tls = !options.tls_cert_file.empty();
   if (!IsLoopbackAddress(options.listen) && !tls && options.auth_token.empty() && !options.insecure) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "refusing to listen on ", options.listen,
-        " (not loopback) without TLS (--tls-cert/--tls-key) or a token (--auth-token-file); "
-        "add --insecure to do it anyway"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("refusing to listen on ", options.listen,
+                     " (not loopback) without TLS (--tls-cert/--tls-key) or a token (--auth-token-file); "
+                     "add --insecure to do it anyway"));
   }
   auto credentials = Credentials(options);
   if (!credentials.ok()) return credentials.status();
@@ -84,8 +84,8 @@ absl::StatusOr<std::unique_ptr<RunningServer>> StartServer(const ServerOptions& 
 void StopServer(RunningServer* server, double grace_seconds) {
   auto* health = server->server->GetHealthCheckService();
   if (health != nullptr) health->SetServingStatus(false);
-  const auto deadline = std::chrono::system_clock::now() +
-                        std::chrono::milliseconds(static_cast<int64_t>(grace_seconds * 1000));
+  const auto deadline =
+      std::chrono::system_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(grace_seconds * 1000));
   server->server->Shutdown(deadline);
   server->server->Wait();
 }

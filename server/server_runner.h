@@ -15,7 +15,6 @@
 
 namespace parplan {
 
-
 struct ServerOptions {
   std::string listen = "127.0.0.1:50051";  // host:port; port 0 picks a free one
   int max_message_bytes = kDefaultMaxMessageBytes;

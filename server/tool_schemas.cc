@@ -157,13 +157,13 @@ class SchemaWriter {
     OrderedJson schema;
     if (f.is_map()) {
       const FieldDescriptor& v = *f.message_type()->map_value();
-      schema = {{"type", "object"},
-                {"additionalProperties", v.cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE
-                                             ? Message(*v.message_type(), path)
-                                             : Scalar(v, nullptr)}};
+      schema = {
+          {"type", "object"},
+          {"additionalProperties",
+           v.cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE ? Message(*v.message_type(), path) : Scalar(v, nullptr)}};
     } else {
-      OrderedJson value = f.cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE ? Message(*f.message_type(), path)
-                                                                           : Scalar(f, rule);
+      OrderedJson value =
+          f.cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE ? Message(*f.message_type(), path) : Scalar(f, rule);
       if (!f.is_repeated()) {
         schema = std::move(value);
       } else {
@@ -376,8 +376,9 @@ OrderedJson ExportTools(const std::vector<ToolSchema>& tools, ToolFormat format)
     case ToolFormat::kOpenAi: {
       OrderedJson list = OrderedJson::array();
       for (const ToolSchema& t : tools) {
-        list.push_back({{"type", "function"},
-                        {"function", {{"name", t.name}, {"description", t.description}, {"parameters", t.input_schema}}}});
+        list.push_back(
+            {{"type", "function"},
+             {"function", {{"name", t.name}, {"description", t.description}, {"parameters", t.input_schema}}}});
       }
       return list;
     }

@@ -110,8 +110,7 @@ ModelSpec ParseModel(const json& j) {
   }
   m.window_attn_skip_freq = IntOr0(a, "window_attn_skip_freq");
   // kv_channels: Megatron derives hidden/heads when the provider leaves it unset.
-  if (m.kv_channels == 0 && m.num_attention_heads > 0 && m.hidden_size > 0 &&
-      !m.multi_latent_attention) {
+  if (m.kv_channels == 0 && m.num_attention_heads > 0 && m.hidden_size > 0 && !m.multi_latent_attention) {
     m.kv_channels = m.hidden_size / m.num_attention_heads;
   }
   // The per-field "sources" are embedded apart (kCatalogSourcesJson) and
@@ -203,8 +202,7 @@ absl::StatusOr<ModelSpec> Catalog::FindModel(absl::string_view name) const {
   }
   std::vector<std::string> ids;
   for (const auto& m : models_) ids.push_back(m.id);
-  return absl::NotFoundError(absl::StrCat("model '", name.substr(0, 256),
-                                          "' is not in the catalog; closest: ",
+  return absl::NotFoundError(absl::StrCat("model '", name.substr(0, 256), "' is not in the catalog; closest: ",
                                           absl::StrJoin(ClosestNames(name, ids, 3), ", "),
                                           " (list all with `parplan models`)"));
 }
@@ -215,8 +213,7 @@ absl::StatusOr<SystemSpec> Catalog::FindSystem(absl::string_view name) const {
   }
   std::vector<std::string> ids;
   for (const auto& s : systems_) ids.push_back(s.id);
-  return absl::NotFoundError(absl::StrCat("system '", name.substr(0, 256),
-                                          "' is not in the catalog; closest: ",
+  return absl::NotFoundError(absl::StrCat("system '", name.substr(0, 256), "' is not in the catalog; closest: ",
                                           absl::StrJoin(ClosestNames(name, ids, 3), ", "),
                                           "; known: ", absl::StrJoin(ids, " ")));
 }

@@ -12,24 +12,24 @@ namespace parplan {
 const std::vector<std::string>& KnownRecomputeModules() {
   static const auto* modules = new std::vector<std::string>{
       // megatron/core/transformer/transformer_config.py:1945 (allowed_modules)
-      "core_attn", "mlp", "moe", "moe_act", "shared_experts", "layernorm", "mla_up_proj", "gdn_norm_out",
-      "gdp_in_proj", "gdp_qkv", "mhc"};
+      "core_attn",    "mlp",         "moe",     "moe_act", "shared_experts", "layernorm", "mla_up_proj",
+      "gdn_norm_out", "gdp_in_proj", "gdp_qkv", "mhc"};
   return *modules;
 }
 
 const std::vector<std::string>& KnownCudaGraphModules() {
   // megatron/core/transformer/enums.py CudaGraphModule (and the deprecated
   // cuda_graph_scope names it still accepts)
-  static const auto* modules = new std::vector<std::string>{"full", "attn", "mlp", "moe", "moe_router",
-                                                            "moe_preprocess", "mamba"};
+  static const auto* modules =
+      new std::vector<std::string>{"full", "attn", "mlp", "moe", "moe_router", "moe_preprocess", "mamba"};
   return *modules;
 }
 
 const std::vector<std::string>& KnownOffloadModules() {
-  static const auto* modules = new std::vector<std::string>{
-      // megatron/core/transformer/transformer_config.py:2132 (allowed_modules)
-      "core_attn", "attn_proj", "expert_fc1", "fused_group_mlp", "moe_act", "attn_norm", "mlp_norm", "qkv_linear",
-      "gdp_qkv"};
+  static const auto* modules =
+      new std::vector<std::string>{// megatron/core/transformer/transformer_config.py:2132 (allowed_modules)
+                                   "core_attn", "attn_proj", "expert_fc1", "fused_group_mlp", "moe_act",
+                                   "attn_norm", "mlp_norm",  "qkv_linear", "gdp_qkv"};
   return *modules;
 }
 
@@ -62,16 +62,17 @@ const std::vector<std::string>& KnownAttentionBackends() {
 
 std::string RecomputeName(RecomputeGranularity g) {
   switch (g) {
-    case RecomputeGranularity::kNone: return "none";
-    case RecomputeGranularity::kSelective: return "selective";
-    case RecomputeGranularity::kFull: return "full";
+    case RecomputeGranularity::kNone:
+      return "none";
+    case RecomputeGranularity::kSelective:
+      return "selective";
+    case RecomputeGranularity::kFull:
+      return "full";
   }
   return "none";
 }
 
-std::string RecomputeMethodName(RecomputeMethod m) {
-  return m == RecomputeMethod::kBlock ? "block" : "uniform";
-}
+std::string RecomputeMethodName(RecomputeMethod m) { return m == RecomputeMethod::kBlock ? "block" : "uniform"; }
 
 namespace {
 
@@ -86,7 +87,8 @@ void CheckChoice(FieldErrors* errors, const std::string& field, const std::strin
 // A list of Megatron module names, at most 16, each one of `known`.
 void CheckModules(FieldErrors* errors, const std::string& field, const std::vector<std::string>& modules,
                   const std::vector<std::string>& known, const char* kind) {
-  if (static_cast<int64_t>(modules.size()) > kMaxModules) errors->Add(field, absl::StrCat("at most ", kMaxModules, " modules"));
+  if (static_cast<int64_t>(modules.size()) > kMaxModules)
+    errors->Add(field, absl::StrCat("at most ", kMaxModules, " modules"));
   for (const auto& m : modules) {
     if (std::find(known.begin(), known.end(), NormalizeName(m)) == known.end()) {
       errors->Add(field, absl::StrCat("'", m.substr(0, 32), "' is not a Megatron ", kind, " module; allowed ",
@@ -115,8 +117,8 @@ absl::Status CheckConfigBounds(const ParallelConfig& c, const std::string& prefi
   errors.CheckRange(f("num_layers_in_last_pipeline_stage"), c.last_stage_layers, 0, kMaxStageLayers);
   if (c.mtp_num_layers.has_value()) errors.CheckRange(f("mtp_num_layers"), *c.mtp_num_layers, 0, kMaxMtpLayers);
   if (c.pipeline_layout.size() > kMaxLayoutChars) {
-    errors.Add(f("pipeline_layout"), absl::StrCat("layout has ", c.pipeline_layout.size(),
-                                                  " characters; allowed at most ", kMaxLayoutChars));
+    errors.Add(f("pipeline_layout"),
+               absl::StrCat("layout has ", c.pipeline_layout.size(), " characters; allowed at most ", kMaxLayoutChars));
   }
   if (c.precision.size() > 64) errors.Add(f("precision"), "precision name longer than 64 characters");
   CheckChoice(&errors, f("recompute_granularity"), c.recompute_granularity, KnownRecomputeGranularities());
@@ -149,8 +151,10 @@ absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& c, const Mode
     r.etp = r.tp;
     r.etp_defaulted = true;
     if (r.tp > 1 && (r.ep > 1 || (model != nullptr && model->is_moe()))) {
-      r.notes.push_back(absl::StrCat("etp not given: Megatron-Core sets expert_tensor_parallel_size = "
-                                     "tp = ", r.tp, "; pass etp=1 to keep experts unsplit"));
+      r.notes.push_back(
+          absl::StrCat("etp not given: Megatron-Core sets expert_tensor_parallel_size = "
+                       "tp = ",
+                       r.tp, "; pass etp=1 to keep experts unsplit"));
     }
   }
   if (c.sp.has_value()) {
@@ -164,12 +168,12 @@ absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& c, const Mode
   r.gbs = c.gbs;
   r.seq_length = c.seq_length > 0 ? c.seq_length : (model != nullptr ? model->DefaultSeqLength() : 0);
   if (c.seq_length == 0 && r.seq_length > 0) {
-    r.seq_length_note = absl::StrCat(
-        "seq_length not given: using ", r.seq_length, " tokens, ",
-        model->pretrain_seq_length > 0 ? "the length of the model's published pretraining recipe"
-                                       : absl::StrCat("the model's native context of ", model->seq_length,
-                                                      " capped at 8192 (no pretraining recipe known)"),
-        "; pass seq_length (--seq) to plan another length");
+    r.seq_length_note =
+        absl::StrCat("seq_length not given: using ", r.seq_length, " tokens, ",
+                     model->pretrain_seq_length > 0 ? "the length of the model's published pretraining recipe"
+                                                    : absl::StrCat("the model's native context of ", model->seq_length,
+                                                                   " capped at 8192 (no pretraining recipe known)"),
+                     "; pass seq_length (--seq) to plan another length");
     r.notes.push_back(r.seq_length_note);
   }
   r.first_stage_layers = c.first_stage_layers;
@@ -193,8 +197,8 @@ absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& c, const Mode
     r.recompute_modules = {"core_attn"};  // Megatron-Core's default
   }
   r.recompute_method_given = !c.recompute_method.empty();
-  r.recompute_method = NormalizeName(c.recompute_method) == "block" ? RecomputeMethod::kBlock
-                                                                    : RecomputeMethod::kUniform;
+  r.recompute_method =
+      NormalizeName(c.recompute_method) == "block" ? RecomputeMethod::kBlock : RecomputeMethod::kUniform;
   r.recompute_num_layers_given = c.recompute_num_layers > 0;
   r.recompute_num_layers = c.recompute_num_layers > 0 ? c.recompute_num_layers : 1;
   r.distributed_optimizer = c.use_distributed_optimizer.value_or(true);

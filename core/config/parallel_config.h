@@ -19,7 +19,6 @@
 
 namespace parplan {
 
-
 // Activation recomputation (megatron/core/transformer/transformer_config.py).
 enum class RecomputeGranularity { kNone, kSelective, kFull };
 enum class RecomputeMethod { kUniform, kBlock };
@@ -61,8 +60,8 @@ struct ParallelConfig {
   std::optional<bool> use_distributed_optimizer;
   bool use_megatron_fsdp = false;
   std::optional<bool> grad_reduce_in_fp32;
-  std::string optimizer_state_dtype;  // fp32 | bf16
-  std::string peft;                   // none | lora
+  std::string optimizer_state_dtype;         // fp32 | bf16
+  std::string peft;                          // none | lora
   int64_t cpu_offloading_num_layers = 0;     // Megatron cpu_offloading
   std::vector<std::string> offload_modules;  // fine-grained activation offloading
   // Communication overlap (Megatron Bridge comm_overlap / ddp switches);
@@ -74,7 +73,7 @@ struct ParallelConfig {
   // CUDA graphs (Megatron-Core cuda_graph_impl / cuda_graph_modules).
   std::string cuda_graph_impl;                  // none | local | transformer_engine | full_iteration
   std::vector<std::string> cuda_graph_modules;  // attn, mlp, moe, moe_router, moe_preprocess, mamba, full
-  std::string attention_backend;                // Megatron-Core attention_backend: auto | flash | fused | unfused | local
+  std::string attention_backend;  // Megatron-Core attention_backend: auto | flash | fused | unfused | local
 };
 
 struct ResolvedConfig {
@@ -84,8 +83,8 @@ struct ResolvedConfig {
   bool sp_defaulted = false;   // SP set by the planner's default (on when TP > 1)
   bool vpp_given = false;      // the caller set vpp (so a layout must agree with it)
   int64_t mbs = 1;
-  int64_t gbs = 0;             // 0 = not given
-  int64_t seq_length = 0;      // 0 = unknown (no model default either)
+  int64_t gbs = 0;         // 0 = not given
+  int64_t seq_length = 0;  // 0 = unknown (no model default either)
   int64_t first_stage_layers = 0;
   int64_t last_stage_layers = 0;
   bool account_for_embedding = false;  // see ParallelConfig
@@ -101,9 +100,9 @@ struct ResolvedConfig {
   bool recompute_num_layers_given = false;
   bool distributed_optimizer = true;
   bool fsdp = false;
-  bool grad_fp32 = true;          // gradient buffer dtype
-  bool optimizer_bf16 = false;    // Adam moments in bf16
-  bool lora = false;              // base weights frozen
+  bool grad_fp32 = true;        // gradient buffer dtype
+  bool optimizer_bf16 = false;  // Adam moments in bf16
+  bool lora = false;            // base weights frozen
   // Communication overlap switches, defaulted as Megatron Bridge does
   // (src/megatron/bridge/training/comm_overlap.py): TP overlap and MoE
   // all-to-all overlap off unless asked for; gradient-reduce overlap on.
@@ -145,8 +144,8 @@ std::string RecomputeName(RecomputeGranularity g);
 std::string RecomputeMethodName(RecomputeMethod m);
 
 struct Placement {
-  std::string system;     // id or alias; empty = none
-  int64_t gpus = 0;       // 0 = not given
+  std::string system;         // id or alias; empty = none
+  int64_t gpus = 0;           // 0 = not given
   int64_t gpus_per_node = 0;  // 0 = the system's
   // Inline figures: overrides of `system`, or (with gpu_arch and no
   // `system`) a whole inline system. See core/resolve/system_resolve.h.
@@ -190,8 +189,7 @@ ResolvedPlacement PlacementOn(const SystemSpec& system, int64_t gpus);
 // `gpus_per_node` is the same override as system_figures.gpus_per_node
 // (both given and different: INVALID_ARGUMENT). Without a system, a node
 // size alone still sizes nodes (the NVLink domain taken as the node).
-absl::StatusOr<ResolvedPlacement> ResolvePlacement(const Placement& placement,
-                                                   const std::string& prefix);
+absl::StatusOr<ResolvedPlacement> ResolvePlacement(const Placement& placement, const std::string& prefix);
 
 // The mesh dimensions of a resolved config (DP and EDP of a world come from
 // SizeWorld(MeshOf(config), ...), core/mesh/mesh.h).

@@ -10,7 +10,7 @@ namespace parplan {
 enum class Severity { kError, kWarning, kInfo };
 
 struct Violation {
-  std::string rule;                 // stable id, e.g. "tp.heads_divisible"
+  std::string rule;  // stable id, e.g. "tp.heads_divisible"
   Severity severity = Severity::kError;
   std::vector<std::string> fields;  // e.g. {"tp", "model.num_attention_heads"}
   std::string message;              // one line with the numbers

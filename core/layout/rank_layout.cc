@@ -6,30 +6,48 @@ namespace parplan {
 
 std::string GroupKindName(GroupKind kind) {
   switch (kind) {
-    case GroupKind::kTp: return "tp";
-    case GroupKind::kCp: return "cp";
-    case GroupKind::kDp: return "dp";
-    case GroupKind::kPp: return "pp";
-    case GroupKind::kTpCp: return "tp-cp";
-    case GroupKind::kDpCp: return "dp-cp";
-    case GroupKind::kEp: return "ep";
-    case GroupKind::kEtp: return "etp";
-    case GroupKind::kEdp: return "edp";
+    case GroupKind::kTp:
+      return "tp";
+    case GroupKind::kCp:
+      return "cp";
+    case GroupKind::kDp:
+      return "dp";
+    case GroupKind::kPp:
+      return "pp";
+    case GroupKind::kTpCp:
+      return "tp-cp";
+    case GroupKind::kDpCp:
+      return "dp-cp";
+    case GroupKind::kEp:
+      return "ep";
+    case GroupKind::kEtp:
+      return "etp";
+    case GroupKind::kEdp:
+      return "edp";
   }
   return "?";
 }
 
 std::string MegatronGroupName(GroupKind kind) {
   switch (kind) {
-    case GroupKind::kTp: return "tensor model parallel (TP all-reduce / SP all-gather+reduce-scatter)";
-    case GroupKind::kCp: return "context parallel (KV exchange)";
-    case GroupKind::kDp: return "data parallel (gradient reduce-scatter/all-reduce, dense params)";
-    case GroupKind::kPp: return "pipeline model parallel (p2p activations)";
-    case GroupKind::kTpCp: return "tensor and context parallel";
-    case GroupKind::kDpCp: return "data parallel with context parallel (dense gradient reduction)";
-    case GroupKind::kEp: return "expert model parallel (token all-to-all)";
-    case GroupKind::kEtp: return "expert tensor parallel";
-    case GroupKind::kEdp: return "expert data parallel (expert gradient reduction)";
+    case GroupKind::kTp:
+      return "tensor model parallel (TP all-reduce / SP all-gather+reduce-scatter)";
+    case GroupKind::kCp:
+      return "context parallel (KV exchange)";
+    case GroupKind::kDp:
+      return "data parallel (gradient reduce-scatter/all-reduce, dense params)";
+    case GroupKind::kPp:
+      return "pipeline model parallel (p2p activations)";
+    case GroupKind::kTpCp:
+      return "tensor and context parallel";
+    case GroupKind::kDpCp:
+      return "data parallel with context parallel (dense gradient reduction)";
+    case GroupKind::kEp:
+      return "expert model parallel (token all-to-all)";
+    case GroupKind::kEtp:
+      return "expert tensor parallel";
+    case GroupKind::kEdp:
+      return "expert data parallel (expert gradient reduction)";
   }
   return "?";
 }
@@ -60,15 +78,33 @@ void RankLayout::Select(GroupKind kind, std::vector<Dim>* masked, std::vector<Di
   const bool expert = kind == GroupKind::kEp || kind == GroupKind::kEtp || kind == GroupKind::kEdp;
   int mask = 0;
   switch (kind) {
-    case GroupKind::kTp: mask = 0b0001; break;
-    case GroupKind::kCp: mask = 0b0010; break;
-    case GroupKind::kDp: mask = 0b0100; break;
-    case GroupKind::kPp: mask = 0b1000; break;
-    case GroupKind::kTpCp: mask = 0b0011; break;
-    case GroupKind::kDpCp: mask = 0b0110; break;
-    case GroupKind::kEtp: mask = 0b0001; break;
-    case GroupKind::kEp: mask = 0b0010; break;
-    case GroupKind::kEdp: mask = 0b0100; break;
+    case GroupKind::kTp:
+      mask = 0b0001;
+      break;
+    case GroupKind::kCp:
+      mask = 0b0010;
+      break;
+    case GroupKind::kDp:
+      mask = 0b0100;
+      break;
+    case GroupKind::kPp:
+      mask = 0b1000;
+      break;
+    case GroupKind::kTpCp:
+      mask = 0b0011;
+      break;
+    case GroupKind::kDpCp:
+      mask = 0b0110;
+      break;
+    case GroupKind::kEtp:
+      mask = 0b0001;
+      break;
+    case GroupKind::kEp:
+      mask = 0b0010;
+      break;
+    case GroupKind::kEdp:
+      mask = 0b0100;
+      break;
   }
   const auto& grid = expert ? expert_ : dense_;
   for (int i = 0; i < 4; ++i) {

@@ -25,9 +25,9 @@ namespace parplan {
 
 enum class GroupKind { kTp, kCp, kDp, kPp, kTpCp, kDpCp, kEp, kEtp, kEdp };
 
-inline constexpr std::array<GroupKind, 9> kAllGroupKinds = {
-    GroupKind::kTp, GroupKind::kCp, GroupKind::kDp, GroupKind::kPp, GroupKind::kTpCp,
-    GroupKind::kDpCp, GroupKind::kEp, GroupKind::kEtp, GroupKind::kEdp};
+inline constexpr std::array<GroupKind, 9> kAllGroupKinds = {GroupKind::kTp, GroupKind::kCp,   GroupKind::kDp,
+                                                            GroupKind::kPp, GroupKind::kTpCp, GroupKind::kDpCp,
+                                                            GroupKind::kEp, GroupKind::kEtp,  GroupKind::kEdp};
 
 // "tp", "cp", ..., "tp-cp", "dp-cp", "ep", "etp", "edp".
 std::string GroupKindName(GroupKind kind);

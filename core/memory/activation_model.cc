@@ -8,13 +8,11 @@ namespace {
 constexpr double kBf16 = 2.0;
 
 struct Split {
-  double tp;      // divisor of TP-split regions
-  double outside; // divisor of regions outside TP GEMMs (TP with SP, else 1)
+  double tp;       // divisor of TP-split regions
+  double outside;  // divisor of regions outside TP GEMMs (TP with SP, else 1)
 };
 
-Split SplitOf(const ResolvedConfig& c) {
-  return {static_cast<double>(c.tp), c.sp ? static_cast<double>(c.tp) : 1.0};
-}
+Split SplitOf(const ResolvedConfig& c) { return {static_cast<double>(c.tp), c.sp ? static_cast<double>(c.tp) : 1.0}; }
 
 // Pre-norm: the norm input (residual stream, bf16) and, unless "layernorm" is
 // recomputed, the norm output saved by the next GEMM.
@@ -53,8 +51,8 @@ double AttentionBytes(const ModelSpec& m, const ResolvedConfig& c) {
     double up = (c.Offloads("core_attn") ? 0 : kBf16 * heads * m.v_head_dim) +
                 (c.Offloads("attn_proj") ? 0 : ExtraGemmCopy(heads * m.v_head_dim, c));
     if (!c.Recomputes("mla_up_proj")) {
-      up += kBf16 * heads * qk;                              // q_up output
-      up += kBf16 * heads * (m.qk_head_dim + m.v_head_dim);  // kv_up output (K nope, V)
+      up += kBf16 * heads * qk;                                    // q_up output
+      up += kBf16 * heads * (m.qk_head_dim + m.v_head_dim);        // kv_up output (K nope, V)
       if (!c.Offloads("core_attn")) up += 2 * kBf16 * heads * qk;  // Q and K after rotary, kept by attention
     }
     return bytes + up / s.tp;
@@ -119,7 +117,7 @@ double MambaBytes(const ModelSpec& m, const ResolvedConfig& c) {
   const double bc = 2.0 * m.mamba_num_groups * m.mamba_state_dim;
   double bytes = NormBytes(m, c, "attn_norm");
   double split = kBf16 * (2 * di + bc + m.mamba_num_heads);  // in_proj output (z, x, B, C, dt)
-  split += kBf16 * (di + bc);                               // conv1d output
+  split += kBf16 * (di + bc);                                // conv1d output
   // Chunked scan: fp32 states at chunk boundaries (chunk 256 tokens).
   split += 4.0 * m.mamba_num_heads * m.mamba_head_dim * m.mamba_state_dim / 256.0;
   split += kBf16 * di + GemmInputBytes(c.precision) * di;  // scan output y (gated-norm input), out_proj input
@@ -130,24 +128,34 @@ double MambaBytes(const ModelSpec& m, const ResolvedConfig& c) {
 
 double GemmInputBytes(Precision precision) {
   switch (precision) {
-    case Precision::kBf16: return kBf16;
+    case Precision::kBf16:
+      return kBf16;
     case Precision::kFp8Cs:
     case Precision::kFp8Ds:
-    case Precision::kFp8Sc: return 1.0;
-    case Precision::kFp8Mx: return 1.0 + 1.0 / 32;   // E8M0 scale per 32 elements
-    case Precision::kNvfp4: return 0.5 + 1.0 / 16;   // FP8 scale per 16 elements
+    case Precision::kFp8Sc:
+      return 1.0;
+    case Precision::kFp8Mx:
+      return 1.0 + 1.0 / 32;  // E8M0 scale per 32 elements
+    case Precision::kNvfp4:
+      return 0.5 + 1.0 / 16;  // FP8 scale per 16 elements
   }
   return kBf16;
 }
 
 double LayerActivationBytesPerToken(const ModelSpec& m, LayerKind kind, const ResolvedConfig& c) {
   switch (kind) {
-    case LayerKind::kDenseTransformer: return AttentionBytes(m, c) + DenseMlpBytes(m, c);
-    case LayerKind::kMoeTransformer: return AttentionBytes(m, c) + MoeBytes(m, c);
-    case LayerKind::kMamba: return MambaBytes(m, c);
-    case LayerKind::kAttentionOnly: return AttentionBytes(m, c);
-    case LayerKind::kMlpOnly: return DenseMlpBytes(m, c);
-    case LayerKind::kMoeOnly: return MoeBytes(m, c);
+    case LayerKind::kDenseTransformer:
+      return AttentionBytes(m, c) + DenseMlpBytes(m, c);
+    case LayerKind::kMoeTransformer:
+      return AttentionBytes(m, c) + MoeBytes(m, c);
+    case LayerKind::kMamba:
+      return MambaBytes(m, c);
+    case LayerKind::kAttentionOnly:
+      return AttentionBytes(m, c);
+    case LayerKind::kMlpOnly:
+      return DenseMlpBytes(m, c);
+    case LayerKind::kMoeOnly:
+      return MoeBytes(m, c);
   }
   return 0;
 }

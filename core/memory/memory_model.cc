@@ -12,7 +12,6 @@
 namespace parplan {
 namespace {
 
-
 // LoRA adapters Megatron Bridge adds by default (rank 32 on linear_qkv,
 // linear_proj, linear_fc1, linear_fc2) to one dense transformer layer.
 double LoraAdapterParams(const ModelSpec& m) {
@@ -54,8 +53,8 @@ MemoryEstimate EstimateMemory(const ModelSpec& m, const ResolvedConfig& c, const
   } else {
     e.microbatches = std::max<int64_t>(4 * c.pp * plan.vpp, 1);
     e.microbatches_assumed = true;
-    e.assumptions.push_back(absl::StrCat("No usable GBS: assumed ", e.microbatches,
-                                         " microbatches per step (the pipeline fills)."));
+    e.assumptions.push_back(
+        absl::StrCat("No usable GBS: assumed ", e.microbatches, " microbatches per step (the pipeline fills)."));
   }
   const double tp = static_cast<double>(c.tp);
   const double expert_split = static_cast<double>(c.ep * c.etp);
@@ -170,7 +169,8 @@ MemoryEstimate EstimateMemory(const ModelSpec& m, const ResolvedConfig& c, const
     const double trainable_dense = c.lora ? adapters : dense;
     const double trainable_expert = c.lora ? 0.0 : expert;
     if (c.fsdp) {
-      st.weight_bytes = weights * (dense + expert > 0 ? (dense / dense_shards + expert / expert_shards) / (dense + expert) : 0);
+      st.weight_bytes =
+          weights * (dense + expert > 0 ? (dense / dense_shards + expert / expert_shards) / (dense + expert) : 0);
       st.low_precision_weight_bytes =
           c.precision != Precision::kBf16 && dense + expert > 0 ? st.weight_bytes * gemm / (dense + expert) : 0;
       st.grad_bytes = grad_bytes * (trainable_dense / dense_shards + trainable_expert / expert_shards);
@@ -183,12 +183,12 @@ MemoryEstimate EstimateMemory(const ModelSpec& m, const ResolvedConfig& c, const
     }
     st.optimizer_dense_bytes = optimizer_bytes * trainable_dense / dense_shards;
     st.optimizer_expert_bytes = optimizer_bytes * trainable_expert / expert_shards;
-    const double subtotal = st.weight_bytes + st.grad_bytes +
-                            st.optimizer_dense_bytes + st.optimizer_expert_bytes + st.activation_bytes +
-                            st.recompute_working_bytes + st.logits_bytes + st.embedding_bytes +
+    const double subtotal = st.weight_bytes + st.grad_bytes + st.optimizer_dense_bytes + st.optimizer_expert_bytes +
+                            st.activation_bytes + st.recompute_working_bytes + st.logits_bytes + st.embedding_bytes +
                             st.fsdp_working_bytes;
-    st.overhead_bytes = options.overhead_gib.has_value() ? *options.overhead_gib * kGiB
-                                                         : kDefaultOverheadGiB * kGiB + kDefaultAllocatorSlack * subtotal;
+    st.overhead_bytes = options.overhead_gib.has_value()
+                            ? *options.overhead_gib * kGiB
+                            : kDefaultOverheadGiB * kGiB + kDefaultAllocatorSlack * subtotal;
     st.total_bytes = subtotal + st.overhead_bytes;
     e.stages.push_back(std::move(st));
   }
@@ -213,20 +213,23 @@ MemoryEstimate EstimateMemory(const ModelSpec& m, const ResolvedConfig& c, const
              : (c.distributed_optimizer ? "; optimizer sharded over DP*CP (dense) and EDP (experts)"
                                         : "; nothing sharded (no distributed optimizer)"),
       c.lora ? "; LoRA: base weights frozen, rank-32 adapters trained" : ""));
-  e.assumptions.push_back("Activations: bf16 (GEMM inputs in the recipe's low-precision format), fused (flash) "
-                          "attention, no dropout, balanced MoE routing (real routing skew adds expert activations).");
+  e.assumptions.push_back(
+      "Activations: bf16 (GEMM inputs in the recipe's low-precision format), fused (flash) "
+      "attention, no dropout, balanced MoE routing (real routing skew adds expert activations).");
   if (c.cpu_offloading_num_layers > 0) {
     e.assumptions.push_back(absl::StrCat("CPU offloading: activations of ", c.cpu_offloading_num_layers,
                                          " layers per stage live in host memory (one layer stays as the copy "
                                          "buffer); host memory and PCIe traffic are not checked."));
   }
-  e.assumptions.push_back(options.overhead_gib.has_value()
-                              ? absl::StrFormat("Overhead fixed at %.2f GiB per GPU (caller's value).", *options.overhead_gib)
-                              : absl::StrFormat("Overhead %.1f GiB (CUDA context, NCCL buffers, workspaces) + %.0f%% "
-                                                "allocator slack; override with overhead_gib.",
-                                                kDefaultOverheadGiB, kDefaultAllocatorSlack * 100));
-  e.assumptions.push_back("Not modelled: fine-grained module offloading, CUDA-graph memory pools, communication "
-                          "staging buffers of the MoE dispatcher.");
+  e.assumptions.push_back(
+      options.overhead_gib.has_value()
+          ? absl::StrFormat("Overhead fixed at %.2f GiB per GPU (caller's value).", *options.overhead_gib)
+          : absl::StrFormat("Overhead %.1f GiB (CUDA context, NCCL buffers, workspaces) + %.0f%% "
+                            "allocator slack; override with overhead_gib.",
+                            kDefaultOverheadGiB, kDefaultAllocatorSlack * 100));
+  e.assumptions.push_back(
+      "Not modelled: fine-grained module offloading, CUDA-graph memory pools, communication "
+      "staging buffers of the MoE dispatcher.");
   return e;
 }
 

@@ -17,8 +17,8 @@
 namespace parplan {
 
 inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-inline constexpr double kDefaultOverheadGiB = 2.0;       // CUDA context, NCCL, cuBLAS/TE workspaces
-inline constexpr double kDefaultAllocatorSlack = 0.03;   // caching-allocator fragmentation (expandable segments)
+inline constexpr double kDefaultOverheadGiB = 2.0;      // CUDA context, NCCL, cuBLAS/TE workspaces
+inline constexpr double kDefaultAllocatorSlack = 0.03;  // caching-allocator fragmentation (expandable segments)
 
 struct MemoryOptions {
   // Replaces the default overhead (2 GiB + 3% of everything else).
@@ -43,7 +43,7 @@ struct StageMemory {
   double optimizer_dense_bytes = 0;
   double optimizer_expert_bytes = 0;
   double activation_bytes = 0;
-  double in_flight_microbatches = 0;    // stage-equivalent
+  double in_flight_microbatches = 0;  // stage-equivalent
   double recompute_working_bytes = 0;
   double logits_bytes = 0;
   double embedding_bytes = 0;

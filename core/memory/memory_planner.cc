@@ -59,25 +59,25 @@ std::vector<Candidate> Candidates(const ModelSpec& m, const ResolvedPlacement& p
                    return true;
                  }});
   // Cheap selective recompute: norms, MoE activations, MLA up-projections.
-  out.push_back({"", "recomputes cheap element-wise/projection work (~2-5% step time)", [m](ResolvedConfig* c) {
-                   if (c->recompute != RecomputeGranularity::kNone && c->recompute != RecomputeGranularity::kSelective) {
-                     return false;
-                   }
-                   std::vector<std::string> modules = c->recompute == RecomputeGranularity::kSelective
-                                                          ? c->recompute_modules
-                                                          : std::vector<std::string>{};
-                   const size_t before = modules.size();
-                   auto add = [&modules](const char* name) {
-                     if (std::find(modules.begin(), modules.end(), name) == modules.end()) modules.push_back(name);
-                   };
-                   add("layernorm");
-                   if (m.num_moe_experts > 0) add("moe_act");
-                   if (m.multi_latent_attention) add("mla_up_proj");
-                   if (modules.size() == before && c->recompute == RecomputeGranularity::kSelective) return false;
-                   c->recompute = RecomputeGranularity::kSelective;
-                   c->recompute_modules = modules;
-                   return true;
-                 }});
+  out.push_back(
+      {"", "recomputes cheap element-wise/projection work (~2-5% step time)", [m](ResolvedConfig* c) {
+         if (c->recompute != RecomputeGranularity::kNone && c->recompute != RecomputeGranularity::kSelective) {
+           return false;
+         }
+         std::vector<std::string> modules =
+             c->recompute == RecomputeGranularity::kSelective ? c->recompute_modules : std::vector<std::string>{};
+         const size_t before = modules.size();
+         auto add = [&modules](const char* name) {
+           if (std::find(modules.begin(), modules.end(), name) == modules.end()) modules.push_back(name);
+         };
+         add("layernorm");
+         if (m.num_moe_experts > 0) add("moe_act");
+         if (m.multi_latent_attention) add("mla_up_proj");
+         if (modules.size() == before && c->recompute == RecomputeGranularity::kSelective) return false;
+         c->recompute = RecomputeGranularity::kSelective;
+         c->recompute_modules = modules;
+         return true;
+       }});
   out.push_back({"", "recomputes the MLP/MoE forward (~10-20% step time)", [m](ResolvedConfig* c) {
                    if (c->recompute == RecomputeGranularity::kFull) return false;
                    std::vector<std::string> modules = c->recompute == RecomputeGranularity::kSelective
@@ -115,15 +115,15 @@ std::vector<Candidate> Candidates(const ModelSpec& m, const ResolvedPlacement& p
                    c->cp *= 2;
                    return true;
                  }});
-  out.push_back({"full recompute (uniform, 1 layer)", "recomputes every layer's forward (~30% step time)",
-                 [](ResolvedConfig* c) {
-                   if (c->recompute == RecomputeGranularity::kFull) return false;
-                   c->recompute = RecomputeGranularity::kFull;
-                   c->recompute_modules.clear();
-                   c->recompute_method = RecomputeMethod::kUniform;
-                   c->recompute_num_layers = 1;
-                   return true;
-                 }});
+  out.push_back(
+      {"full recompute (uniform, 1 layer)", "recomputes every layer's forward (~30% step time)", [](ResolvedConfig* c) {
+         if (c->recompute == RecomputeGranularity::kFull) return false;
+         c->recompute = RecomputeGranularity::kFull;
+         c->recompute_modules.clear();
+         c->recompute_method = RecomputeMethod::kUniform;
+         c->recompute_num_layers = 1;
+         return true;
+       }});
   out.push_back({"Megatron FSDP", "weights gathered per layer: more DP traffic", [](ResolvedConfig* c) {
                    if (c->fsdp) return false;
                    c->fsdp = true;

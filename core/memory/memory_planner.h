@@ -17,8 +17,8 @@ struct MemoryAnswer {
   ValidationResult validation;
   std::optional<MemoryEstimate> estimate;  // absent when the split or world is impossible
   int64_t world = 0;
-  bool world_assumed = false;              // no GPU count: the smallest valid world
-  std::string unavailable_reason;          // why there is no estimate
+  bool world_assumed = false;      // no GPU count: the smallest valid world
+  std::string unavailable_reason;  // why there is no estimate
 };
 
 // Precondition: `model` is complete.
@@ -26,11 +26,11 @@ MemoryAnswer AnswerMemory(const ModelSpec& model, const ResolvedConfig& config, 
                           const MemoryOptions& options);
 
 struct MemorySuggestion {
-  std::string change;      // "PP 4 -> 8", "selective recompute (mlp)", ...
+  std::string change;  // "PP 4 -> 8", "selective recompute (mlp)", ...
   ResolvedConfig config;
   double peak_bytes = 0;
   bool fits = false;
-  std::string note;        // its cost
+  std::string note;  // its cost
 };
 
 // Changes tried, cheapest first: distributed optimizer, smaller MBS,

@@ -14,23 +14,21 @@ MinGpusResult ComputeMinGpus(const MeshDims& d) {
   r.min_gpus = d.pp * Lcm(r.dense_mesh, r.expert_mesh);
   r.naive_product = d.tp * d.pp * d.cp * d.ep * d.etp;
   r.step = r.min_gpus;
-  r.reasons.push_back(absl::StrCat(
-      "Each pipeline stage needs lcm(TP*CP, EP*ETP) = lcm(", d.tp, "*", d.cp, ", ", d.ep, "*", d.etp,
-      ") = ", Lcm(r.dense_mesh, r.expert_mesh), " GPUs; PP=", d.pp, " stages -> ", r.min_gpus,
-      " GPUs."));
+  r.reasons.push_back(absl::StrCat("Each pipeline stage needs lcm(TP*CP, EP*ETP) = lcm(", d.tp, "*", d.cp, ", ", d.ep,
+                                   "*", d.etp, ") = ", Lcm(r.dense_mesh, r.expert_mesh), " GPUs; PP=", d.pp,
+                                   " stages -> ", r.min_gpus, " GPUs."));
   if (r.expert_mesh > 1 && r.naive_product != r.min_gpus) {
-    r.reasons.push_back(absl::StrCat(
-        "The product of all dimensions (", r.naive_product, ") is wrong: the dense TP*CP=",
-        r.dense_mesh, " mesh and the expert EP*ETP=", r.expert_mesh,
-        " mesh are two foldings of the same GPUs of a stage (MoE parallel folding); only PP "
-        "stages are disjoint."));
+    r.reasons.push_back(
+        absl::StrCat("The product of all dimensions (", r.naive_product, ") is wrong: the dense TP*CP=", r.dense_mesh,
+                     " mesh and the expert EP*ETP=", r.expert_mesh,
+                     " mesh are two foldings of the same GPUs of a stage (MoE parallel folding); only PP "
+                     "stages are disjoint."));
   }
   if (r.dense_mesh != r.expert_mesh && r.expert_mesh > 1) {
     const bool dense_larger = r.dense_mesh > r.expert_mesh;
     r.reasons.push_back(absl::StrCat(
-        "At the minimum the larger mesh (", dense_larger ? "TP*CP" : "EP*ETP",
-        ") has ", dense_larger ? "DP" : "EDP", "=1 and the smaller absorbs the slack: ",
-        dense_larger ? "EDP" : "DP", "=",
+        "At the minimum the larger mesh (", dense_larger ? "TP*CP" : "EP*ETP", ") has ", dense_larger ? "DP" : "EDP",
+        "=1 and the smaller absorbs the slack: ", dense_larger ? "EDP" : "DP", "=",
         dense_larger ? r.min_gpus / (d.pp * r.expert_mesh) : r.min_gpus / (d.pp * r.dense_mesh), "."));
   }
   if (Gcd(r.dense_mesh, r.expert_mesh) != r.dense_mesh && Gcd(r.dense_mesh, r.expert_mesh) != r.expert_mesh) {
@@ -41,8 +39,7 @@ MinGpusResult ComputeMinGpus(const MeshDims& d) {
   return r;
 }
 
-WorldSizing SizeWorld(const MeshDims& d, int64_t gpus, int64_t gpus_per_node, int64_t gbs,
-                      int64_t mbs) {
+WorldSizing SizeWorld(const MeshDims& d, int64_t gpus, int64_t gpus_per_node, int64_t gbs, int64_t mbs) {
   WorldSizing w;
   w.gpus = gpus;
   w.gpus_per_node = gpus_per_node;
@@ -53,15 +50,15 @@ WorldSizing SizeWorld(const MeshDims& d, int64_t gpus, int64_t gpus_per_node, in
     w.dp = gpus / dense;
   } else {
     ok = false;
-    w.problems.push_back(absl::StrCat(gpus, " GPUs is not divisible by TP*PP*CP = ", d.tp, "*", d.pp,
-                                      "*", d.cp, " = ", dense));
+    w.problems.push_back(
+        absl::StrCat(gpus, " GPUs is not divisible by TP*PP*CP = ", d.tp, "*", d.pp, "*", d.cp, " = ", dense));
   }
   if (gpus % expert == 0) {
     w.edp = gpus / expert;
   } else {
     ok = false;
-    w.problems.push_back(absl::StrCat(gpus, " GPUs is not divisible by PP*EP*ETP = ", d.pp, "*", d.ep,
-                                      "*", d.etp, " = ", expert));
+    w.problems.push_back(
+        absl::StrCat(gpus, " GPUs is not divisible by PP*EP*ETP = ", d.pp, "*", d.ep, "*", d.etp, " = ", expert));
   }
   if (gbs > 0 && w.dp > 0) {
     const int64_t per_step = mbs * w.dp;
@@ -69,8 +66,8 @@ WorldSizing SizeWorld(const MeshDims& d, int64_t gpus, int64_t gpus_per_node, in
       w.microbatches = gbs / per_step;
     } else {
       ok = false;
-      w.problems.push_back(absl::StrCat("GBS ", gbs, " is not divisible by MBS*DP = ", mbs, "*", w.dp,
-                                        " = ", per_step));
+      w.problems.push_back(
+          absl::StrCat("GBS ", gbs, " is not divisible by MBS*DP = ", mbs, "*", w.dp, " = ", per_step));
     }
   }
   if (gpus_per_node > 0) {
@@ -81,8 +78,7 @@ WorldSizing SizeWorld(const MeshDims& d, int64_t gpus, int64_t gpus_per_node, in
   return w;
 }
 
-std::vector<int64_t> NextValidWorldSizes(const MeshDims& d, int64_t at_least, int count, int64_t gbs,
-                                         int64_t mbs) {
+std::vector<int64_t> NextValidWorldSizes(const MeshDims& d, int64_t at_least, int count, int64_t gbs, int64_t mbs) {
   std::vector<int64_t> out;
   const int64_t step = ComputeMinGpus(d).step;
   int64_t k = at_least <= step ? 1 : (at_least + step - 1) / step;

@@ -40,20 +40,18 @@ struct WorldSizing {
   int64_t gpus_per_node = 0;  // 0 = unknown
   int64_t nodes = 0;          // ceil(gpus / gpus_per_node); 0 when unknown
   bool partial_node = false;
-  int64_t microbatches = 0;   // gbs / (mbs*dp); 0 when gbs not given or not divisible
+  int64_t microbatches = 0;  // gbs / (mbs*dp); 0 when gbs not given or not divisible
   std::vector<std::string> problems;
 };
 
 // Sizes a world of `gpus`; gbs = 0 skips batch checks; gpus_per_node = 0
 // skips node counts.
-WorldSizing SizeWorld(const MeshDims& dims, int64_t gpus, int64_t gpus_per_node, int64_t gbs,
-                      int64_t mbs);
+WorldSizing SizeWorld(const MeshDims& dims, int64_t gpus, int64_t gpus_per_node, int64_t gbs, int64_t mbs);
 
 // The first `count` valid world sizes that are >= `at_least`, also satisfying
 // the batch (GBS % (MBS*DP) == 0) when gbs > 0. Scans at most 100,000
 // multiples of the step, so it may return fewer.
-std::vector<int64_t> NextValidWorldSizes(const MeshDims& dims, int64_t at_least, int count,
-                                         int64_t gbs, int64_t mbs);
+std::vector<int64_t> NextValidWorldSizes(const MeshDims& dims, int64_t at_least, int count, int64_t gbs, int64_t mbs);
 
 }  // namespace parplan
 

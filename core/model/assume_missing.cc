@@ -66,7 +66,8 @@ class Filler {
       Fill(&m_.moe_router_topk, "moe_router_topk", 2, "Megatron-Core's default");
       Fill(&m_.moe_ffn_hidden_size, "moe_ffn_hidden_size", m_.ffn_hidden_size,
            "Megatron-Core's default: ffn_hidden_size");
-      Fill(&m_.moe_ffn_hidden_size, "moe_ffn_hidden_size", 4 * m_.hidden_size / std::max<int64_t>(1, m_.moe_router_topk),
+      Fill(&m_.moe_ffn_hidden_size, "moe_ffn_hidden_size",
+           4 * m_.hidden_size / std::max<int64_t>(1, m_.moe_router_topk),
            "a dense 4 * hidden MLP split over the top-k experts");
     }
     if (mla) {
@@ -92,10 +93,9 @@ class Filler {
     m_.missing_fields = MissingFields(m_);
     if (!lines_.empty()) {
       m_.approximate = true;
-      const std::string note = absl::StrCat("Assumed for the estimate (unknown in the model): ",
-                                            absl::StrJoin(lines_, "; "), ".");
-      m_.approximation_note =
-          m_.approximation_note.empty() ? note : absl::StrCat(m_.approximation_note, " ", note);
+      const std::string note =
+          absl::StrCat("Assumed for the estimate (unknown in the model): ", absl::StrJoin(lines_, "; "), ".");
+      m_.approximation_note = m_.approximation_note.empty() ? note : absl::StrCat(m_.approximation_note, " ", note);
     }
     return lines_;
   }

@@ -15,17 +15,15 @@ using nlohmann::json;
 
 absl::StatusOr<ModelSpec> ParseHfConfig(absl::string_view text, const std::string& field) {
   if (text.size() > kMaxHfConfigBytes) {
-    return FieldError(field, absl::StrCat("config.json is ", text.size(),
-                                          " bytes; allowed at most ", kMaxHfConfigBytes));
+    return FieldError(field,
+                      absl::StrCat("config.json is ", text.size(), " bytes; allowed at most ", kMaxHfConfigBytes));
   }
   json root = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (root.is_discarded()) {
     return FieldError(field, "not valid JSON; pass the text of a Hugging Face config.json");
   }
   if (!root.is_object()) return FieldError(field, "config.json must be a JSON object");
-  const json& cfg = (root.contains("text_config") && root["text_config"].is_object())
-                        ? root["text_config"]
-                        : root;
+  const json& cfg = (root.contains("text_config") && root["text_config"].is_object()) ? root["text_config"] : root;
   HfReader r(cfg, field);
   HfReader top(root, field);  // identity keys only; its errors are not reported
   ModelSpec m;
@@ -129,7 +127,7 @@ absl::StatusOr<ModelSpec> ParseHfConfig(absl::string_view text, const std::strin
   if (absl::Status s = CheckArchitectureBounds(m, field); !s.ok()) return s;
   m.missing_fields = MissingFields(m);
   m.notes.insert(m.notes.begin(), absl::StrCat("Parsed from a Hugging Face config.json (model_type \"",
-                                                 model_type.substr(0, 64), "\")."));
+                                               model_type.substr(0, 64), "\")."));
   if (&cfg != &root) {
     m.notes.push_back("Only the language model (text_config) is counted, not the vision or other towers.");
   }

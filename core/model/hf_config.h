@@ -46,7 +46,6 @@
 
 namespace parplan {
 
-
 // Parses `text` (at most 1 MiB of JSON). Errors are INVALID_ARGUMENT on
 // `field` naming the HF key that is malformed or absent. The result has
 // Megatron's defaults applied and missing_fields set; origin "hf_config".

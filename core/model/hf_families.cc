@@ -62,8 +62,8 @@ std::string HfLayerKinds(HfReader& r, const std::string& t, int64_t layers, Mode
     const std::vector<int64_t> rope = r.IntList("no_rope_layers");
     if (rope.empty()) return Periodic(layers, r.IntOr("no_rope_layer_interval", kLlama4NopeInterval), 'C');
     if (static_cast<int64_t>(rope.size()) < layers) {
-      r.Fail("no_rope_layers", absl::StrCat("has ", rope.size(), " entries; num_hidden_layers = ", layers,
-                                            " needs at least as many"));
+      r.Fail("no_rope_layers",
+             absl::StrCat("has ", rope.size(), " entries; num_hidden_layers = ", layers, " needs at least as many"));
       return "";
     }
     std::string kinds;
@@ -72,8 +72,8 @@ std::string HfLayerKinds(HfReader& r, const std::string& t, int64_t layers, Mode
   }
   if (t == "gemma2" || t == "gpt_oss") return Periodic(layers, 2, 'S');
   if (t == "gemma3" || t == "gemma3_text") {
-    const int64_t pattern = r.Has("sliding_window_pattern") ? r.Int({"sliding_window_pattern"})
-                                                            : r.IntOr("_sliding_window_pattern", 6);
+    const int64_t pattern =
+        r.Has("sliding_window_pattern") ? r.Int({"sliding_window_pattern"}) : r.IntOr("_sliding_window_pattern", 6);
     return Periodic(layers, pattern, 'S');
   }
   return std::string(static_cast<size_t>(layers), 'S');  // Mistral, Qwen2 with use_sliding_window
@@ -83,17 +83,15 @@ std::string HfLayerKinds(HfReader& r, const std::string& t, int64_t layers, Mode
 
 bool IsLlama4(const std::string& t) { return t == "llama4_text" || t == "llama4"; }
 
-bool IsGemma(const std::string& t) {
-  return t == "gemma" || t == "gemma2" || t == "gemma3" || t == "gemma3_text";
-}
+bool IsGemma(const std::string& t) { return t == "gemma" || t == "gemma2" || t == "gemma3" || t == "gemma3_text"; }
 
 void ApplyAttentionLayout(HfReader& r, const std::string& t, ModelSpec* m) {
   const int64_t layers = m->num_layers;
   // Out-of-range layer counts are reported by CheckArchitectureBounds.
   if (layers <= 0 || layers > kMaxLayers || !m->hybrid_layer_pattern.empty()) return;
   const int64_t window = r.Bool("use_sliding_window", true) ? r.Int({"sliding_window", "sliding_window_size"}) : 0;
-  const int64_t chunk = IsLlama4(t) ? r.IntOr("attention_chunk_size", kLlama4ChunkSize)
-                                    : r.Int({"attention_chunk_size"});
+  const int64_t chunk =
+      IsLlama4(t) ? r.IntOr("attention_chunk_size", kLlama4ChunkSize) : r.Int({"attention_chunk_size"});
   if (window <= 1 && chunk <= 0) return;  // no local size: every layer full
   std::string kinds = HfLayerKinds(r, t, layers, m);
   // A local kind without its size attends fully, as HF does with sliding_window null.
@@ -111,12 +109,12 @@ void ApplyAttentionLayout(HfReader& r, const std::string& t, ModelSpec* m) {
     // HF's window counts the token itself; Megatron's (left, 0) does not
     // (Megatron Bridge mistral_bridge.py, gemma2_bridge.py, gpt_oss_bridge.py: sliding_window - 1).
     m->window_size = window - 1;
-    m->notes.push_back(absl::StrCat("Attention: ", sliding, " of ", layers, " layers use a sliding window of ",
-                                    window, " tokens (window_size ", window - 1, "), the rest full attention."));
+    m->notes.push_back(absl::StrCat("Attention: ", sliding, " of ", layers, " layers use a sliding window of ", window,
+                                    " tokens (window_size ", window - 1, "), the rest full attention."));
   } else {
     m->attention_chunk_size = chunk;
-    m->notes.push_back(absl::StrCat("Attention: ", chunked, " of ", layers, " layers attend within chunks of ",
-                                    chunk, " tokens, the rest full attention."));
+    m->notes.push_back(absl::StrCat("Attention: ", chunked, " of ", layers, " layers attend within chunks of ", chunk,
+                                    " tokens, the rest full attention."));
   }
   for (char& k : kinds) {
     if (k == 'C') k = 'S';
@@ -137,7 +135,7 @@ void ApplyAttentionLayout(HfReader& r, const std::string& t, ModelSpec* m) {
 // moe_layer_freq [0, 1] * 24) and llama4_utils.py (chunked attention) follow the same layout.
 void ApplyLlama4Moe(HfReader& r, ModelSpec* m) {
   const int64_t layers = m->num_layers;
-  if (layers > kMaxLayers) return;  // reported by CheckArchitectureBounds
+  if (layers > kMaxLayers) return;                  // reported by CheckArchitectureBounds
   const int64_t intermediate = m->ffn_hidden_size;  // the common parse put intermediate_size here
   const int64_t dense = r.Int({"intermediate_size_mlp"});
   m->ffn_hidden_size = dense > 0 ? dense : intermediate;
@@ -163,7 +161,8 @@ void ApplyLlama4Moe(HfReader& r, ModelSpec* m) {
   std::vector<int64_t> expected;
   for (int64_t i = first; freq > 0 && i < layers; i += freq) expected.push_back(i);
   if (moe != expected) {
-    r.Fail("moe_layers", absl::StrCat("lists ", moe.size(), " layers that are not every n-th layer from the first "
+    r.Fail("moe_layers", absl::StrCat("lists ", moe.size(),
+                                      " layers that are not every n-th layer from the first "
                                       "MoE layer to the last layer; parplan lays MoE layers out as "
                                       "first_k_dense_layers + moe_layer_freq"));
     return;

@@ -8,9 +8,8 @@ using nlohmann::json;
 
 bool HfReader::ToInt(const char* key, const json& value, int64_t* out) {
   if (value.is_number_integer() || value.is_number_unsigned()) {
-    const int64_t v = value.is_number_unsigned() && value.get<uint64_t>() > (uint64_t{1} << 62)
-                          ? int64_t{1} << 62
-                          : value.get<int64_t>();
+    const int64_t v = value.is_number_unsigned() && value.get<uint64_t>() > (uint64_t{1} << 62) ? int64_t{1} << 62
+                                                                                                : value.get<int64_t>();
     if (v < 0 || v > (int64_t{1} << 40)) {
       Fail(key, absl::StrCat("= ", v, " is out of range; allowed 0..2^40"));
       return false;

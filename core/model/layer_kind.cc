@@ -9,10 +9,14 @@ LayerKind KindOfLayer(const ModelSpec& m, int64_t index) {
       if (ch == '|') continue;
       if (i++ != index) continue;
       switch (ch) {
-        case 'M': return LayerKind::kMamba;
-        case '-': return LayerKind::kMlpOnly;
-        case 'E': return LayerKind::kMoeOnly;
-        default: return LayerKind::kAttentionOnly;
+        case 'M':
+          return LayerKind::kMamba;
+        case '-':
+          return LayerKind::kMlpOnly;
+        case 'E':
+          return LayerKind::kMoeOnly;
+        default:
+          return LayerKind::kAttentionOnly;
       }
     }
     return LayerKind::kAttentionOnly;

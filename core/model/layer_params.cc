@@ -10,12 +10,18 @@ LayerParams ParamsOfLayer(const ModelSpec& m, LayerKind kind) {
   const double experts = static_cast<double>(m.num_moe_experts) * ExpertParams(m);
   const double moe_shared = m.num_moe_experts > 0 ? static_cast<double>(MoeSharedParams(m)) : 0;
   switch (kind) {
-    case LayerKind::kDenseTransformer: return {attention + mlp, 0};
-    case LayerKind::kMoeTransformer: return {attention + moe_shared, experts};
-    case LayerKind::kMamba: return {static_cast<double>(MambaParams(m)), 0};
-    case LayerKind::kAttentionOnly: return {attention, 0};
-    case LayerKind::kMlpOnly: return {mlp, 0};
-    case LayerKind::kMoeOnly: return {moe_shared, experts};
+    case LayerKind::kDenseTransformer:
+      return {attention + mlp, 0};
+    case LayerKind::kMoeTransformer:
+      return {attention + moe_shared, experts};
+    case LayerKind::kMamba:
+      return {static_cast<double>(MambaParams(m)), 0};
+    case LayerKind::kAttentionOnly:
+      return {attention, 0};
+    case LayerKind::kMlpOnly:
+      return {mlp, 0};
+    case LayerKind::kMoeOnly:
+      return {moe_shared, experts};
   }
   return {};
 }

@@ -24,7 +24,8 @@ std::string DeriveKind(const ModelSpec& model) {
 
 void ApplyMegatronDefaults(ModelSpec* m) {
   // Megatron-LM infers mtp_num_layers from the pattern's '/' parts (arguments.py:865).
-  if (m->mtp_num_layers == 0) m->mtp_num_layers = static_cast<int64_t>(MtpHybridPatterns(m->hybrid_layer_pattern).size());
+  if (m->mtp_num_layers == 0)
+    m->mtp_num_layers = static_cast<int64_t>(MtpHybridPatterns(m->hybrid_layer_pattern).size());
   if (!m->hybrid_layer_pattern.empty() && m->num_layers == 0) {
     m->num_layers = HybridPatternLayers(m->hybrid_layer_pattern);
   }
@@ -97,14 +98,14 @@ template <typename FieldName>
 void CheckLocalAttention(const ModelSpec& m, const FieldName& f, FieldErrors* errors) {
   if (m.window_size > 0 && m.attention_chunk_size > 0) {
     errors->Add(f("attention_chunk_size"),
-                absl::StrCat("attention_chunk_size = ", m.attention_chunk_size, " and window_size = ",
-                             m.window_size, " are both set; local layers use one or the other"));
+                absl::StrCat("attention_chunk_size = ", m.attention_chunk_size, " and window_size = ", m.window_size,
+                             " are both set; local layers use one or the other"));
   }
   const std::string& p = m.window_attn_pattern;
   if (p.empty()) return;
   if (static_cast<int64_t>(p.size()) > kMaxPatternChars) {
-    errors->Add(f("window_attn_pattern"), absl::StrCat("pattern has ", p.size(), " characters; allowed at most ",
-                                                       kMaxPatternChars));
+    errors->Add(f("window_attn_pattern"),
+                absl::StrCat("pattern has ", p.size(), " characters; allowed at most ", kMaxPatternChars));
     return;
   }
   const size_t bad = p.find_first_not_of("SF");
@@ -115,8 +116,8 @@ void CheckLocalAttention(const ModelSpec& m, const FieldName& f, FieldErrors* er
     return;
   }
   if (m.num_layers > 0 && static_cast<int64_t>(p.size()) != m.num_layers) {
-    errors->Add(f("window_attn_pattern"), absl::StrCat("pattern has ", p.size(), " layers but num_layers = ",
-                                                       m.num_layers, "; they must agree"));
+    errors->Add(f("window_attn_pattern"),
+                absl::StrCat("pattern has ", p.size(), " layers but num_layers = ", m.num_layers, "; they must agree"));
   }
   if (m.window_attn_skip_freq > 0) {
     errors->Add(f("window_attn_skip_freq"),
@@ -150,8 +151,7 @@ absl::Status CheckArchitectureBounds(const ModelSpec& m, const std::string& pref
   errors.CheckRange(f("num_moe_experts"), m.num_moe_experts, 0, kMaxExperts);
   errors.CheckRange(f("moe_router_topk"), m.moe_router_topk, 0, kMaxExperts);
   errors.CheckRange(f("moe_ffn_hidden_size"), m.moe_ffn_hidden_size, 0, kMaxWidth);
-  errors.CheckRange(f("moe_shared_expert_intermediate_size"), m.moe_shared_expert_intermediate_size,
-                    0, kMaxWidth);
+  errors.CheckRange(f("moe_shared_expert_intermediate_size"), m.moe_shared_expert_intermediate_size, 0, kMaxWidth);
   errors.CheckRange(f("first_k_dense_layers"), m.first_k_dense_layers, 0, kMaxLayers);
   errors.CheckRange(f("moe_layer_freq"), m.moe_layer_freq, 0, kMaxLayers);
   errors.CheckRange(f("moe_latent_size"), m.moe_latent_size, 0, kMaxWidth);
@@ -170,9 +170,8 @@ absl::Status CheckArchitectureBounds(const ModelSpec& m, const std::string& pref
                                                absl::StrJoin(softmax, ", ")));
   }
   if (static_cast<int64_t>(m.hybrid_layer_pattern.size()) > kMaxPatternChars) {
-    errors.Add(f("hybrid_layer_pattern"),
-               absl::StrCat("pattern has ", m.hybrid_layer_pattern.size(),
-                            " characters; allowed at most ", kMaxPatternChars));
+    errors.Add(f("hybrid_layer_pattern"), absl::StrCat("pattern has ", m.hybrid_layer_pattern.size(),
+                                                       " characters; allowed at most ", kMaxPatternChars));
   } else {
     const size_t mtp_at = m.hybrid_layer_pattern.find('/');
     for (size_t i = 0; i < m.hybrid_layer_pattern.size(); ++i) {
@@ -180,35 +179,33 @@ absl::Status CheckArchitectureBounds(const ModelSpec& m, const std::string& pref
       // '|' only in the main part; '/' starts each MTP depth's pattern.
       if (std::string(i < mtp_at ? "M*-EGD+|/" : "M*-EGD+/").find(c) == std::string::npos) {
         errors.Add(f("hybrid_layer_pattern"),
-                   absl::StrCat("character '", std::string(1, c),
-                                "' is not a layer symbol; allowed M (Mamba), * (attention), "
-                                "- (MLP), E (MoE), G (gated delta), D (DSA), + (MLA), | (pipeline stage break, main part only), "
-                                "/ (before each MTP depth's pattern) "
-                                "(megatron/core/models/hybrid/hybrid_layer_allocation.py Symbols)"));
+                   absl::StrCat(
+                       "character '", std::string(1, c),
+                       "' is not a layer symbol; allowed M (Mamba), * (attention), "
+                       "- (MLP), E (MoE), G (gated delta), D (DSA), + (MLA), | (pipeline stage break, main part only), "
+                       "/ (before each MTP depth's pattern) "
+                       "(megatron/core/models/hybrid/hybrid_layer_allocation.py Symbols)"));
         break;
       }
     }
     if (!m.hybrid_layer_pattern.empty() && m.num_layers != 0 &&
         m.num_layers != HybridPatternLayers(m.hybrid_layer_pattern)) {
-      errors.Add(f("num_layers"), absl::StrCat("num_layers = ", m.num_layers,
-                                               " but hybrid_layer_pattern has ",
-                                               HybridPatternLayers(m.hybrid_layer_pattern),
-                                               " layers; they must agree"));
+      errors.Add(f("num_layers"),
+                 absl::StrCat("num_layers = ", m.num_layers, " but hybrid_layer_pattern has ",
+                              HybridPatternLayers(m.hybrid_layer_pattern), " layers; they must agree"));
     }
   }
   if (m.num_moe_experts > 0 && m.moe_router_topk > m.num_moe_experts) {
-    errors.Add(f("moe_router_topk"), absl::StrCat("moe_router_topk = ", m.moe_router_topk,
-                                                  " exceeds num_moe_experts = ", m.num_moe_experts));
+    errors.Add(f("moe_router_topk"),
+               absl::StrCat("moe_router_topk = ", m.moe_router_topk, " exceeds num_moe_experts = ", m.num_moe_experts));
   }
   if (m.num_attention_heads > 0 && m.num_query_groups > m.num_attention_heads) {
-    errors.Add(f("num_query_groups"),
-               absl::StrCat("num_query_groups = ", m.num_query_groups,
-                            " exceeds num_attention_heads = ", m.num_attention_heads));
+    errors.Add(f("num_query_groups"), absl::StrCat("num_query_groups = ", m.num_query_groups,
+                                                   " exceeds num_attention_heads = ", m.num_attention_heads));
   }
   if (m.num_layers > 0 && m.first_k_dense_layers > m.num_layers) {
     errors.Add(f("first_k_dense_layers"),
-               absl::StrCat("first_k_dense_layers = ", m.first_k_dense_layers,
-                            " exceeds num_layers = ", m.num_layers));
+               absl::StrCat("first_k_dense_layers = ", m.first_k_dense_layers, " exceeds num_layers = ", m.num_layers));
   }
   return errors.ToStatus();
 }

@@ -11,7 +11,6 @@
 
 namespace parplan {
 
-
 // softmax_type values: vanilla, off-by-one, learnable.
 const std::vector<std::string>& KnownSoftmaxTypes();
 

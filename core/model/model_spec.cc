@@ -7,11 +7,23 @@ LayerCounts CountLayers(const ModelSpec& model) {
   if (!model.hybrid_layer_pattern.empty()) {
     for (char c : MainHybridPattern(model.hybrid_layer_pattern)) {
       switch (c) {
-        case 'M': ++counts.mamba; break;
-        case '*': case 'G': case 'D': case '+': ++counts.attention; break;
-        case '-': ++counts.dense_mlp; break;
-        case 'E': ++counts.moe; break;
-        default: break;
+        case 'M':
+          ++counts.mamba;
+          break;
+        case '*':
+        case 'G':
+        case 'D':
+        case '+':
+          ++counts.attention;
+          break;
+        case '-':
+          ++counts.dense_mlp;
+          break;
+        case 'E':
+          ++counts.moe;
+          break;
+        default:
+          break;
       }
     }
     return counts;

@@ -91,17 +91,15 @@ struct ModelSpec {
     return seq_length > 8192 ? 8192 : seq_length;
   }
   bool is_moe() const { return num_moe_experts > 0 || kind.find("moe") != std::string::npos; }
-  bool is_hybrid() const {
-    return !hybrid_layer_pattern.empty() || kind.find("hybrid") != std::string::npos;
-  }
+  bool is_hybrid() const { return !hybrid_layer_pattern.empty() || kind.find("hybrid") != std::string::npos; }
 };
 
 // How many layers of each type a model has (hybrid patterns counted by symbol).
 struct LayerCounts {
-  int64_t attention = 0;   // layers with self-attention
-  int64_t dense_mlp = 0;   // layers with a dense MLP
-  int64_t moe = 0;         // layers with routed experts
-  int64_t mamba = 0;       // Mamba layers
+  int64_t attention = 0;  // layers with self-attention
+  int64_t dense_mlp = 0;  // layers with a dense MLP
+  int64_t moe = 0;        // layers with routed experts
+  int64_t mamba = 0;      // Mamba layers
 };
 
 // Counts layers by type: a transformer layer has attention plus one MLP

@@ -39,9 +39,7 @@ int64_t MlpMatrices(const ModelSpec& m, int64_t width, int64_t ffn) {
 
 }  // namespace
 
-int64_t DenseMlpParams(const ModelSpec& m, int64_t ffn) {
-  return MlpMatrices(m, m.hidden_size, ffn) + m.hidden_size;
-}
+int64_t DenseMlpParams(const ModelSpec& m, int64_t ffn) { return MlpMatrices(m, m.hidden_size, ffn) + m.hidden_size; }
 
 int64_t ExpertParams(const ModelSpec& m) {
   const int64_t width = m.moe_latent_size > 0 ? m.moe_latent_size : m.hidden_size;
@@ -96,10 +94,10 @@ ParamCounts CountParams(const ModelSpec& m) {
   const MoeBlock moe = m.num_moe_experts > 0 ? MoeParams(m) : MoeBlock{};
   const int64_t mamba = layers.mamba > 0 ? MambaParams(m) : 0;
 
-  int64_t total = layers.attention * attention + layers.dense_mlp * dense +
-                  layers.moe * moe.total + layers.mamba * mamba;
-  int64_t active = layers.attention * attention + layers.dense_mlp * dense +
-                   layers.moe * moe.active + layers.mamba * mamba;
+  int64_t total =
+      layers.attention * attention + layers.dense_mlp * dense + layers.moe * moe.total + layers.mamba * mamba;
+  int64_t active =
+      layers.attention * attention + layers.dense_mlp * dense + layers.moe * moe.active + layers.mamba * mamba;
   int64_t routed = layers.moe * moe.routed;
 
   // MTP: each depth is a projection of [h; h] -> h plus one transformer layer

@@ -13,11 +13,11 @@
 namespace parplan {
 
 struct ParamCounts {
-  int64_t total = 0;          // every parameter, embeddings and MTP included
-  int64_t active = 0;         // parameters one token touches (top-k experts)
-  int64_t embedding = 0;      // input embedding (padded vocabulary)
-  int64_t output_layer = 0;   // untied output projection (0 when tied)
-  int64_t routed_experts = 0; // all routed-expert weights
+  int64_t total = 0;           // every parameter, embeddings and MTP included
+  int64_t active = 0;          // parameters one token touches (top-k experts)
+  int64_t embedding = 0;       // input embedding (padded vocabulary)
+  int64_t output_layer = 0;    // untied output projection (0 when tied)
+  int64_t routed_experts = 0;  // all routed-expert weights
 };
 
 // Vocabulary padded as Megatron does: up to a multiple of

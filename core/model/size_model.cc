@@ -44,9 +44,7 @@ ModelSpec BaseShape(int64_t h) {
   return m;
 }
 
-int64_t RoundUp(double v, int64_t multiple) {
-  return static_cast<int64_t>(std::ceil(v / multiple)) * multiple;
-}
+int64_t RoundUp(double v, int64_t multiple) { return static_cast<int64_t>(std::ceil(v / multiple)) * multiple; }
 
 // Real models pick layer counts with many divisors (32, 48, 80, 96, 126):
 // round to a multiple of 8 from 32 layers, of 4 from 8, of 2 below, so that
@@ -66,8 +64,7 @@ absl::StatusOr<ModelSpec> DenseFromSize(double total, const std::string& field) 
       m.share_embeddings_and_output_weights = tied;
       m.num_layers = 1;
       const double emb = static_cast<double>(PaddedVocab(m, 1) * h) * (tied ? 1 : 2);
-      const double per_layer =
-          static_cast<double>(AttentionParams(m) + DenseMlpParams(m, m.ffn_hidden_size));
+      const double per_layer = static_cast<double>(AttentionParams(m) + DenseMlpParams(m, m.ffn_hidden_size));
       const double exact = (total - emb) / per_layer;
       if (exact < 1.5 || exact > kMaxLayers) continue;
       const double layers = RoundLayers(exact);
@@ -130,8 +127,7 @@ absl::StatusOr<ModelSpec> MoeFromSize(double total, double active, const std::st
     }
   }
   if (best.num_layers == 0) {
-    return FieldError(field, absl::StrCat("no MoE shape has ", HumanCount(total), " total and ",
-                                          HumanCount(active),
+    return FieldError(field, absl::StrCat("no MoE shape has ", HumanCount(total), " total and ", HumanCount(active),
                                           " active parameters in the size-only family; pass an "
                                           "inline spec instead"));
   }
@@ -160,11 +156,20 @@ absl::StatusOr<SizePhrase> ParseSizePhrase(absl::string_view text, const std::st
     double scale = 0;
     if (k < s.size()) {
       switch (s[k]) {
-        case 'k': scale = 1e3; break;
-        case 'm': scale = 1e6; break;
-        case 'b': scale = 1e9; break;
-        case 't': scale = 1e12; break;
-        default: break;
+        case 'k':
+          scale = 1e3;
+          break;
+        case 'm':
+          scale = 1e6;
+          break;
+        case 'b':
+          scale = 1e9;
+          break;
+        case 't':
+          scale = 1e12;
+          break;
+        default:
+          break;
       }
     }
     // "8x7b": a multiplier, not a size.
@@ -188,8 +193,7 @@ absl::StatusOr<SizePhrase> ParseSizePhrase(absl::string_view text, const std::st
   for (const auto& n : numbers) {
     // Label by the nearest word after (or "a" just before, as in "30b-a3b").
     std::string after = s.substr(n.end, 12);
-    bool is_active = after.find("active") != std::string::npos ||
-                     (n.begin > 0 && s[n.begin - 1] == 'a');
+    bool is_active = after.find("active") != std::string::npos || (n.begin > 0 && s[n.begin - 1] == 'a');
     bool is_total = after.find("total") != std::string::npos;
     if (is_active && out.active == 0) {
       out.active = n.value;
@@ -209,16 +213,17 @@ absl::StatusOr<SizePhrase> ParseSizePhrase(absl::string_view text, const std::st
                                           "active MoE\""));
   }
   if (out.total < kMinSizeParams || out.total > kMaxSizeParams) {
-    return FieldError(field, absl::StrCat("total ", HumanCount(out.total),
-                                          " parameters is out of range; allowed 0.2B..20T"));
+    return FieldError(field,
+                      absl::StrCat("total ", HumanCount(out.total), " parameters is out of range; allowed 0.2B..20T"));
   }
   if (out.moe && out.active == 0) {
-    return FieldError(field, "an MoE size needs the active parameters too, e.g. \"235B total, 22B "
-                             "active MoE\"");
+    return FieldError(field,
+                      "an MoE size needs the active parameters too, e.g. \"235B total, 22B "
+                      "active MoE\"");
   }
   if (out.moe && out.active >= out.total) {
-    return FieldError(field, absl::StrCat("active ", HumanCount(out.active),
-                                          " must be below total ", HumanCount(out.total)));
+    return FieldError(field,
+                      absl::StrCat("active ", HumanCount(out.active), " must be below total ", HumanCount(out.total)));
   }
   return out;
 }
@@ -239,8 +244,8 @@ bool LooksLikeSizePhrase(absl::string_view text) {
 absl::StatusOr<ModelSpec> ModelFromSize(absl::string_view text, const std::string& field) {
   auto phrase = ParseSizePhrase(text, field);
   if (!phrase.ok()) return phrase.status();
-  absl::StatusOr<ModelSpec> model = phrase->moe ? MoeFromSize(phrase->total, phrase->active, field)
-                                                : DenseFromSize(phrase->total, field);
+  absl::StatusOr<ModelSpec> model =
+      phrase->moe ? MoeFromSize(phrase->total, phrase->active, field) : DenseFromSize(phrase->total, field);
   if (!model.ok()) return model.status();
   ModelSpec& m = *model;
   const ParamCounts counts = CountParams(m);
@@ -252,10 +257,9 @@ absl::StatusOr<ModelSpec> ModelFromSize(absl::string_view text, const std::strin
       "Size-only model: a documented %s shape (%d layers, hidden %d, %d heads / %d KV groups%s) "
       "with %s parameters%s; real models of this size differ. Pass the model id or its "
       "config.json for exact answers.",
-      phrase->moe ? "MoE" : "Llama-style dense", m.num_layers, m.hidden_size, m.num_attention_heads,
-      m.num_query_groups,
-      phrase->moe ? absl::StrFormat(", %d experts top-%d of width %d", m.num_moe_experts,
-                                    m.moe_router_topk, m.moe_ffn_hidden_size)
+      phrase->moe ? "MoE" : "Llama-style dense", m.num_layers, m.hidden_size, m.num_attention_heads, m.num_query_groups,
+      phrase->moe ? absl::StrFormat(", %d experts top-%d of width %d", m.num_moe_experts, m.moe_router_topk,
+                                    m.moe_ffn_hidden_size)
                   : absl::StrFormat(", MLP %d", m.ffn_hidden_size),
       HumanCount(static_cast<double>(counts.total)),
       phrase->moe ? absl::StrCat(" (", HumanCount(static_cast<double>(counts.active)), " active)") : "");

@@ -28,7 +28,6 @@
 
 namespace parplan {
 
-
 // The sizes read from a phrase (0 when absent).
 struct SizePhrase {
   double total = 0;

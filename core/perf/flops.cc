@@ -35,8 +35,8 @@ FlopsPerToken HybridLayer(const ModelSpec& m, LayerKind kind, double s) {
     default: {
       double routed = 4 * h * m.moe_ffn_hidden_size * m.moe_router_topk * Gate(m);
       if (m.moe_latent_size > 0) {
-        routed = 4.0 * m.moe_latent_size * m.moe_ffn_hidden_size * m.moe_router_topk * Gate(m) +
-                 4 * h * m.moe_latent_size;
+        routed =
+            4.0 * m.moe_latent_size * m.moe_ffn_hidden_size * m.moe_router_topk * Gate(m) + 4 * h * m.moe_latent_size;
       }
       f.expert_gemm = routed;
       f.dense_gemm = 4 * h * m.moe_shared_expert_intermediate_size * Gate(m);

@@ -20,11 +20,11 @@
 namespace parplan {
 
 struct FlopsPerToken {
-  double total = 0;      // model FLOPs per token (fwd + bwd)
+  double total = 0;           // model FLOPs per token (fwd + bwd)
   double attention_core = 0;  // of which QK^T and AV (quadratic in sequence)
-  double logits = 0;     // of which output layer (+ MTP heads)
-  double dense_gemm = 0; // of which dense-layer and attention projection GEMMs
-  double expert_gemm = 0;// of which routed-expert GEMMs
+  double logits = 0;          // of which output layer (+ MTP heads)
+  double dense_gemm = 0;      // of which dense-layer and attention projection GEMMs
+  double expert_gemm = 0;     // of which routed-expert GEMMs
 };
 
 // Model FLOPs (fwd + bwd) per token of one decoder layer (`index` matters for

@@ -27,9 +27,12 @@ int ArchIndex(const SystemSpec& s) {
 int SmCount(const SystemSpec& s) {
   if (s.sm_count > 0) return s.sm_count;
   switch (ArchIndex(s)) {
-    case 0: return 108;
-    case 1: return 132;
-    default: return 148;
+    case 0:
+      return 108;
+    case 1:
+      return 132;
+    default:
+      return 148;
   }
 }
 

@@ -17,15 +17,15 @@ struct PerfParams;
 
 // The GPU as the kernel timings see it.
 struct Device {
-  int arch = 1;                // 0 = Ampere, 1 = Hopper, 2 = Blackwell
+  int arch = 1;  // 0 = Ampere, 1 = Hopper, 2 = Blackwell
   int sm_count = 132;
-  double peak_flops = 0;       // dense tensor FLOP/s at the GEMM precision
-  double peak_bf16_flops = 0;  // attention runs in bf16
-  double hbm_bytes_per_s = 0;  // achievable (peak x hbm_efficiency)
-  double gemm_ceiling = 0.7;   // largest fraction of peak a large GEMM reaches at this precision
-  double grouped_share = 0.85; // a grouped GEMM's ceiling relative to a dense one
+  double peak_flops = 0;            // dense tensor FLOP/s at the GEMM precision
+  double peak_bf16_flops = 0;       // attention runs in bf16
+  double hbm_bytes_per_s = 0;       // achievable (peak x hbm_efficiency)
+  double gemm_ceiling = 0.7;        // largest fraction of peak a large GEMM reaches at this precision
+  double grouped_share = 0.85;      // a grouped GEMM's ceiling relative to a dense one
   double kernel_overhead_s = 3e-6;  // fixed GPU time per GEMM or quantization kernel
-  double operand_bytes = 2;    // bytes per GEMM operand element (bf16 2, FP8 1, FP4 0.5 plus scales)
+  double operand_bytes = 2;         // bytes per GEMM operand element (bf16 2, FP8 1, FP4 0.5 plus scales)
   // HBM bytes per input element to quantize a bf16 GEMM input into the GEMM
   // precision for both operand layouts (row-wise for this GEMM, column-wise
   // for the weight gradient): read 2 B, write 2 x operand bytes, plus one

@@ -35,14 +35,18 @@ struct Builder {
 ComputeKind KindOfPart(LayerPart p) {
   switch (p) {
     case LayerPart::kCoreAttention:
-    case LayerPart::kMambaScan: return ComputeKind::kAttention;
+    case LayerPart::kMambaScan:
+      return ComputeKind::kAttention;
     case LayerPart::kMoeRouting:
     case LayerPart::kExpertGemms:
-    case LayerPart::kMoeActivation: return ComputeKind::kMoe;
+    case LayerPart::kMoeActivation:
+      return ComputeKind::kMoe;
     case LayerPart::kMlpActivation:
     case LayerPart::kNorms:
-    case LayerPart::kOtherElementwise: return ComputeKind::kElementwise;
-    default: return ComputeKind::kGemm;
+    case LayerPart::kOtherElementwise:
+      return ComputeKind::kElementwise;
+    default:
+      return ComputeKind::kGemm;
   }
 }
 
@@ -85,8 +89,8 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
   const double gate = m.gated_linear_unit ? 2.0 : 1.0;
   const double act_passes = m.gated_linear_unit ? 3.0 : 2.0;  // SwiGLU reads 2 and writes 1; GeLU 1 and 1
 
-  const bool attention = kind == LayerKind::kDenseTransformer || kind == LayerKind::kMoeTransformer ||
-                         kind == LayerKind::kAttentionOnly;
+  const bool attention =
+      kind == LayerKind::kDenseTransformer || kind == LayerKind::kMoeTransformer || kind == LayerKind::kAttentionOnly;
   const bool dense_mlp = kind == LayerKind::kDenseTransformer || kind == LayerKind::kMlpOnly;
   const bool moe = kind == LayerKind::kMoeTransformer || kind == LayerKind::kMoeOnly;
   const int modules = (attention ? 1 : 0) + (dense_mlp || moe ? 1 : 0) + (kind == LayerKind::kMamba ? 1 : 0);
@@ -140,7 +144,8 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
       const double keys = KeysPerQuery(m, index, c.seq_length);
       // Context parallelism splits each rank's queries into two chunks
       // (load balancing for the causal mask) run per ring step.
-      const double block = c.cp > 1 ? static_cast<double>(c.seq_length) / (2 * c.cp) : static_cast<double>(c.seq_length);
+      const double block =
+          c.cp > 1 ? static_cast<double>(c.seq_length) / (2 * c.cp) : static_cast<double>(c.seq_length);
       const AttentionSeconds a = FlashAttentionSeconds(tokens, keys, heads, qk_dim, v_dim, block, d, P);
       t.forward[static_cast<int>(LayerPart::kCoreAttention)] += a.forward;
       t.backward[static_cast<int>(LayerPart::kCoreAttention)] += a.backward;
@@ -250,7 +255,9 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
     // Forward fc1 and fc2, backward their data and weight gradients: six
     // GEMMs per expert, each with a quantization kernel in FP8/FP4.
     const double kernels = 6.0 * (d.quantize_bytes > 0 ? 2.0 : 1.0);
-    t.sync_s = (P.moe_sync_us + P.expert_launch_us * kernels * std::max(1.0, static_cast<double>(m.num_moe_experts) / c.ep)) * 1e-6;
+    t.sync_s =
+        (P.moe_sync_us + P.expert_launch_us * kernels * std::max(1.0, static_cast<double>(m.num_moe_experts) / c.ep)) *
+        1e-6;
   }
   if (mtp) host_us += P.host_module_us;
   t.host_s = host_us * 1e-6;

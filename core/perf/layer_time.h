@@ -49,17 +49,17 @@ ComputeKind KindOfPart(LayerPart part);
 bool RecomputedBy(LayerPart part, const std::string& module);
 
 struct LayerTime {
-  std::array<double, kLayerParts> forward{};   // seconds
+  std::array<double, kLayerParts> forward{};  // seconds
   std::array<double, kLayerParts> backward{};
-  double host_s = 0;      // host time to issue the layer's kernels, forward + backward (not graphed)
-  double sync_s = 0;      // GPU idle after the MoE token-count synchronisation, forward + backward
+  double host_s = 0;  // host time to issue the layer's kernels, forward + backward (not graphed)
+  double sync_s = 0;  // GPU idle after the MoE token-count synchronisation, forward + backward
   bool moe = false;
   // Communication of the forward pass (the backward repeats it; CP twice).
-  int tp_collectives = 0;        // all-gathers + reduce-scatters (SP) or all-reduces (no SP)
-  double tp_buffer_bytes = 0;    // the whole [tokens x hidden] activation one collective assembles
-  int ep_all_to_alls = 0;        // dispatch + combine
-  double ep_bytes = 0;           // bytes one GPU sends in one all-to-all (all destinations)
-  double cp_chunk_bytes = 0;     // this rank's K and V, passed around the CP ring CP - 1 times
+  int tp_collectives = 0;      // all-gathers + reduce-scatters (SP) or all-reduces (no SP)
+  double tp_buffer_bytes = 0;  // the whole [tokens x hidden] activation one collective assembles
+  int ep_all_to_alls = 0;      // dispatch + combine
+  double ep_bytes = 0;         // bytes one GPU sends in one all-to-all (all destinations)
+  double cp_chunk_bytes = 0;   // this rank's K and V, passed around the CP ring CP - 1 times
   double Forward() const;
   double Backward() const;
 };

@@ -54,10 +54,18 @@ struct StageTime {
 
 void AddByKind(StageTime* st, LayerPart part, double seconds) {
   switch (KindOfPart(part)) {
-    case ComputeKind::kGemm: st->gemm += seconds; break;
-    case ComputeKind::kAttention: st->attention += seconds; break;
-    case ComputeKind::kMoe: st->moe += seconds; break;
-    case ComputeKind::kElementwise: st->elementwise += seconds; break;
+    case ComputeKind::kGemm:
+      st->gemm += seconds;
+      break;
+    case ComputeKind::kAttention:
+      st->attention += seconds;
+      break;
+    case ComputeKind::kMoe:
+      st->moe += seconds;
+      break;
+    case ComputeKind::kElementwise:
+      st->elementwise += seconds;
+      break;
   }
 }
 
@@ -133,7 +141,8 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
   std::array<bool, kLayerParts> selected{};  // parts selective recompute repeats
   if (selective) {
     for (int i = 0; i < kLayerParts; ++i) {
-      for (const std::string& module : c.recompute_modules) selected[i] = selected[i] || RecomputedBy(static_cast<LayerPart>(i), module);
+      for (const std::string& module : c.recompute_modules)
+        selected[i] = selected[i] || RecomputedBy(static_cast<LayerPart>(i), module);
     }
   }
   const bool moe_selected = selective && c.Recomputes("moe");
@@ -174,8 +183,9 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
     StageTime st;
     double tp_count = 0, ep_count = 0, cp_steps = 0, ep_one_s = 0, cp_one_s = 0;
     auto add_layer = [&](LayerKind kind, int64_t index, bool mtp, bool full_recompute) {
-      const int key = ((static_cast<int>(kind) * 2 + (IsLocalAttentionLayer(m, index) ? 1 : 0)) * 2 + (mtp ? 1 : 0)) * 2 +
-                      (full_recompute ? 1 : 0);
+      const int key =
+          ((static_cast<int>(kind) * 2 + (IsLocalAttentionLayer(m, index) ? 1 : 0)) * 2 + (mtp ? 1 : 0)) * 2 +
+          (full_recompute ? 1 : 0);
       if (!shares[key].has_value()) shares[key] = share_of(kind, index, mtp, full_recompute);
       const LayerShare& l = *shares[key];
       st.Add(l.time);
@@ -276,7 +286,7 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
   // overlap_grad_reduce is on; otherwise it all waits for the last one.
   // Under FSDP it happens per microbatch instead (fsdp_comm_s).
   const double dp_s = dp_seconds(dense_local, dp * c.cp, c.tp) + dp_seconds(expert_local, edp, c.ep * c.etp);
-  b.dp_comm_s = c.fsdp ? 0.0
+  b.dp_comm_s = c.fsdp                  ? 0.0
                 : c.overlap_grad_reduce ? Exposed(dp_s, P.dp_exposed, P.overlap_window, slowest.backward * mb)
                                         : dp_s;
   // Optimizer: Adam reads and writes master weights, moments, gradients and weights of its shard.
@@ -284,8 +294,8 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
   const double shard_expert = c.distributed_optimizer || c.fsdp ? edp : 1;
   b.optimizer_s = MemorySeconds(2.0 * 18.0 * (dense_local / shard_dense + expert_local / shard_expert), device);
 
-  e.step_time_s = b.compute_s + b.tp_comm_s + b.cp_comm_s + b.ep_comm_s + b.dp_comm_s + b.pp_comm_s +
-                  b.fsdp_comm_s + b.bubble_s + b.optimizer_s;
+  e.step_time_s = b.compute_s + b.tp_comm_s + b.cp_comm_s + b.ep_comm_s + b.dp_comm_s + b.pp_comm_s + b.fsdp_comm_s +
+                  b.bubble_s + b.optimizer_s;
   const double tokens_per_step = static_cast<double>(c.gbs) * c.seq_length;
   e.tokens_per_s_per_gpu = tokens_per_step / e.step_time_s / world;
   e.model_tflops_per_gpu = e.tokens_per_s_per_gpu * e.flops.total / 1e12;
@@ -316,8 +326,8 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
       "CP %.0f%%, DP %s, PP %.0f%%, or whatever the compute alongside cannot hide.",
       100 * P.link_efficiency, sys.nvlink_gbps_unidirectional, sys.nvlink_domain_size,
       sys.gpus_per_node > sys.nvlink_domain_size
-          ? absl::StrFormat(", PCIe %.0f GB/s between domains of a %d-GPU host",
-                            LinkGbytesPerSecond(sys, Link::kPcie), sys.gpus_per_node)
+          ? absl::StrFormat(", PCIe %.0f GB/s between domains of a %d-GPU host", LinkGbytesPerSecond(sys, Link::kPcie),
+                            sys.gpus_per_node)
           : std::string(),
       LinkGbytesPerSecond(sys, Link::kNetwork), P.nvlink_step_latency_us, P.network_step_latency_us,
       100 * (c.tp_comm_overlap ? P.tp_exposed_overlap : P.tp_exposed), c.tp_comm_overlap ? "on" : "off",

@@ -31,36 +31,36 @@ struct PerfParams {
   // prologue, the last wave's tail; a grouped GEMM pays it per expert
   // (Transformer Engine GroupedLinear issues one GEMM per expert).
   double kernel_overhead_us = 3;
-  double grouped_gemm_share = 0.85;                   // grouped (expert) GEMM ceiling / dense ceiling (DeepGEMM tables)
+  double grouped_gemm_share = 0.85;                  // grouped (expert) GEMM ceiling / dense ceiling (DeepGEMM tables)
   double attention_ceiling[3] = {0.65, 0.65, 0.65};  // fused attention forward at head dim 128, fraction of bf16 peak
-  double attention_backward_ratio = 0.75;             // backward rate / forward rate (FlashAttention-2/3)
-  double attention_head_dim_half = 48;                // rate ~ d / (d + this): smaller heads use tensor cores less
-  double mamba_scan_efficiency = 0.2;                 // chunked SSD scan matmuls, fraction of bf16 peak
-  double hbm_efficiency = 0.8;                        // element-wise kernels' share of the HBM bandwidth
+  double attention_backward_ratio = 0.75;            // backward rate / forward rate (FlashAttention-2/3)
+  double attention_head_dim_half = 48;               // rate ~ d / (d + this): smaller heads use tensor cores less
+  double mamba_scan_efficiency = 0.2;                // chunked SSD scan matmuls, fraction of bf16 peak
+  double hbm_efficiency = 0.8;                       // element-wise kernels' share of the HBM bandwidth
   // The host side. Megatron issues every kernel from Python: a module's
   // forward + backward costs the host this long per microbatch unless CUDA
   // graphs replay it; the GPU waits when its own work is shorter (a layer
   // takes max(GPU, host)). MoE layers add their router and dispatcher, and
   // wait for the host to read the tokens per expert (a device-to-host sync
   // that drains the launch queue) unless the whole iteration is graphed.
-  double host_module_us = 300;   // attention, MLP or Mamba module, fwd + bwd
-  double host_moe_us = 600;      // more per MoE module: router, permutation, dispatcher
-  double moe_sync_us = 100;      // GPU idle per MoE layer, fwd + bwd, after the token-count sync
+  double host_module_us = 300;  // attention, MLP or Mamba module, fwd + bwd
+  double host_moe_us = 600;     // more per MoE module: router, permutation, dispatcher
+  double moe_sync_us = 100;     // GPU idle per MoE layer, fwd + bwd, after the token-count sync
   // After that sync the host must issue the grouped expert GEMMs expert by
   // expert (Transformer Engine GroupedLinear: a quantize and a GEMM launch
   // per expert and GEMM); the GPU waits for each launch.
-  double expert_launch_us = 5;   // per expert and kernel
-  double link_efficiency = 0.8;                       // achieved bus bandwidth / line rate (nccl-tests)
-  double nvlink_step_latency_us = 2;                  // per ring step inside an NVLink domain
-  double network_step_latency_us = 8;                 // per ring step across hosts
+  double expert_launch_us = 5;         // per expert and kernel
+  double link_efficiency = 0.8;        // achieved bus bandwidth / line rate (nccl-tests)
+  double nvlink_step_latency_us = 2;   // per ring step inside an NVLink domain
+  double network_step_latency_us = 8;  // per ring step across hosts
   // Exposed fractions: what overlap cannot hide, with and without the
   // recipe's overlap switch, bounded by the compute running alongside.
   double tp_exposed = 0.8;           // TP all-gather/reduce-scatter, tp_comm_overlap off
   double tp_exposed_overlap = 0.25;  // tp_comm_overlap on (userbuffers, NVLink only)
   double cp_exposed = 0.3;
-  double ep_exposed = 0.8;           // EP all-to-all, overlap_moe_expert_parallel_comm off
-  double ep_exposed_overlap = 0.3;   // on
-  double dp_exposed = 0.1;           // gradient reduce / parameter gather, overlap_grad_reduce on
+  double ep_exposed = 0.8;          // EP all-to-all, overlap_moe_expert_parallel_comm off
+  double ep_exposed_overlap = 0.3;  // on
+  double dp_exposed = 0.1;          // gradient reduce / parameter gather, overlap_grad_reduce on
   double pp_exposed = 0.5;
   // Share of the overlapping compute that can hide communication: a
   // collective is exposed by max(fraction * time, time - window * compute).
@@ -71,20 +71,20 @@ struct PerfParams {
 const PerfParams& CalibratedPerfParams();
 
 struct PerfBreakdown {
-  double compute_s = 0;        // all microbatches of the slowest stage: the sum of the next seven
-  double gemm_s = 0;           // dense GEMMs: attention projections, MLP, shared experts, Mamba projections
-  double attention_s = 0;      // fused attention and the Mamba scan
-  double moe_s = 0;            // routing, token permutation, grouped expert GEMMs, expert activation
-  double elementwise_s = 0;    // norms, activations, residuals, rotary embedding
-  double recompute_s = 0;      // forward passes repeated by activation recompute
-  double logits_s = 0;         // output layer (and MTP heads) on the loss stage
-  double overhead_s = 0;       // fixed per-layer costs: kernel launches, host synchronisation
-  double tp_comm_s = 0;        // exposed
+  double compute_s = 0;      // all microbatches of the slowest stage: the sum of the next seven
+  double gemm_s = 0;         // dense GEMMs: attention projections, MLP, shared experts, Mamba projections
+  double attention_s = 0;    // fused attention and the Mamba scan
+  double moe_s = 0;          // routing, token permutation, grouped expert GEMMs, expert activation
+  double elementwise_s = 0;  // norms, activations, residuals, rotary embedding
+  double recompute_s = 0;    // forward passes repeated by activation recompute
+  double logits_s = 0;       // output layer (and MTP heads) on the loss stage
+  double overhead_s = 0;     // fixed per-layer costs: kernel launches, host synchronisation
+  double tp_comm_s = 0;      // exposed
   double cp_comm_s = 0;
   double ep_comm_s = 0;
   double dp_comm_s = 0;
   double pp_comm_s = 0;
-  double fsdp_comm_s = 0;      // Megatron FSDP per-layer parameter all-gathers and gradient reduce-scatters, exposed
+  double fsdp_comm_s = 0;  // Megatron FSDP per-layer parameter all-gathers and gradient reduce-scatters, exposed
   double bubble_s = 0;
   double optimizer_s = 0;
 };
@@ -107,12 +107,12 @@ struct PerfEstimate {
   PerfBreakdown breakdown;
   double tokens_per_s_per_gpu = 0;
   double model_tflops_per_gpu = 0;
-  double mfu = 0;                    // model TFLOP/s / dense peak at the run's precision
+  double mfu = 0;  // model TFLOP/s / dense peak at the run's precision
   double peak_tflops = 0;
   FlopsPerToken flops;
   int64_t slowest_stage = 0;
   int64_t microbatches = 0;
-  double gemm_efficiency = 0;        // achieved fraction of peak over all dense GEMMs of the slowest stage
+  double gemm_efficiency = 0;  // achieved fraction of peak over all dense GEMMs of the slowest stage
   std::vector<std::string> assumptions;
 };
 

@@ -39,17 +39,18 @@ Uncertainty PerfUncertainty(const ModelSpec& model, const SystemSpec& system, co
       u.p90 = std::hypot(model_group.p90, t.generation_unseen.p90);
     }
   }
-  const std::string model_part =
-      model_seen    ? absl::StrCat(model.id, " is a calibrated model")
-      : family_seen ? absl::StrCat(model.id, " is not among the calibrated models, but its family (", family,
-                                   ") is (leave-one-model-out error)")
-                    : absl::StrCat("no ", family, " model is in the calibration data (leave-one-model-out error of a "
-                                   "model alone in its family)");
-  const std::string gpu_part =
-      generation_seen ? absl::StrCat("the ", system.gpu_arch, " generation is calibrated")
-                      : absl::StrCat("no ", system.gpu_arch.empty() ? "such" : system.gpu_arch,
-                                     " GPU is in the calibration data (leave-one-GPU-generation-out error",
-                                     model_seen ? "" : ", combined with the model's", ")");
+  const std::string model_part = model_seen ? absl::StrCat(model.id, " is a calibrated model")
+                                 : family_seen
+                                     ? absl::StrCat(model.id, " is not among the calibrated models, but its family (",
+                                                    family, ") is (leave-one-model-out error)")
+                                     : absl::StrCat("no ", family,
+                                                    " model is in the calibration data (leave-one-model-out error of a "
+                                                    "model alone in its family)");
+  const std::string gpu_part = generation_seen
+                                   ? absl::StrCat("the ", system.gpu_arch, " generation is calibrated")
+                                   : absl::StrCat("no ", system.gpu_arch.empty() ? "such" : system.gpu_arch,
+                                                  " GPU is in the calibration data (leave-one-GPU-generation-out error",
+                                                  model_seen ? "" : ", combined with the model's", ")");
   u.basis = absl::StrFormat("±%.0f%% typical, ±%.0f%% at p90: %s; %s (bench/results/perf_accuracy.txt).",
                             100 * u.median, 100 * u.p90, model_part, gpu_part);
   return u;

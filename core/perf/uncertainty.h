@@ -28,10 +28,10 @@ struct UncertaintyTable {
   std::vector<std::string> models;       // calibrated model ids
   std::vector<std::string> families;     // ModelFamily of each calibrated model
   std::vector<std::string> generations;  // calibrated GPU architectures (SystemSpec::gpu_arch)
-  ErrorSpread seen;               // in-sample
-  ErrorSpread model_unseen;       // leave-one-model-out, the model's family still calibrated
-  ErrorSpread family_unseen;      // leave-one-model-out, no other model of its family
-  ErrorSpread generation_unseen;  // leave-one-GPU-generation-out
+  ErrorSpread seen;                      // in-sample
+  ErrorSpread model_unseen;              // leave-one-model-out, the model's family still calibrated
+  ErrorSpread family_unseen;             // leave-one-model-out, no other model of its family
+  ErrorSpread generation_unseen;         // leave-one-GPU-generation-out
   // Between two configs of one model on one system and precision: the
   // spread of the difference of their leave-one-model-out errors. What
   // separates two plans of one search.
@@ -45,9 +45,9 @@ const UncertaintyTable& CalibratedUncertainty();
 std::string ModelFamily(const ModelSpec& model);
 
 struct Uncertainty {
-  double median = 0;   // typical absolute error, fraction
+  double median = 0;  // typical absolute error, fraction
   double p90 = 0;
-  std::string basis;   // "±12% typical, ±30% p90: <why>"
+  std::string basis;  // "±12% typical, ±30% p90: <why>"
 };
 
 // The uncertainty of a prediction for `model` on `system`: the group of the

@@ -31,7 +31,7 @@ std::string Layout(int64_t num_layers, int64_t mtp_layers, int64_t stages, bool 
   // Leftover (only when there are no middle stages) goes to the first stage.
   layers[0] += extra;
   if (embedding_unit) layers[0] -= 1;  // the embedding takes one unit
-  layers[stages - 1] -= end_units;  // the loss (and MTP) take their units
+  layers[stages - 1] -= end_units;     // the loss (and MTP) take their units
   // A stage cannot hold fewer than zero layers: move the deficit along.
   for (int64_t i = 0; i < stages; ++i) {
     if (layers[i] < 0) {

@@ -31,8 +31,8 @@ absl::Status ExpandGroups(const std::string& in, std::string* out, const std::st
   while (i < in.size()) {
     if (in[i] == '(') {
       size_t close = in.find(')', i + 1);
-      if (close != std::string::npos && close > i + 1 && close + 2 < in.size() &&
-          in[close + 1] == '*' && std::isdigit(static_cast<unsigned char>(in[close + 2]))) {
+      if (close != std::string::npos && close > i + 1 && close + 2 < in.size() && in[close + 1] == '*' &&
+          std::isdigit(static_cast<unsigned char>(in[close + 2]))) {
         long long n = 0;
         bool overflow = false;
         size_t end = ReadDigits(in, close + 2, &n, &overflow);
@@ -57,8 +57,7 @@ absl::Status ExpandChars(const std::string& in, std::string* out, const std::str
   out->clear();
   size_t i = 0;
   while (i < in.size()) {
-    if (in[i] != '\n' && i + 2 < in.size() && in[i + 1] == '*' &&
-        std::isdigit(static_cast<unsigned char>(in[i + 2]))) {
+    if (in[i] != '\n' && i + 2 < in.size() && in[i + 1] == '*' && std::isdigit(static_cast<unsigned char>(in[i + 2]))) {
       long long n = 0;
       bool overflow = false;
       size_t end = ReadDigits(in, i + 2, &n, &overflow);
@@ -76,8 +75,7 @@ absl::Status ExpandChars(const std::string& in, std::string* out, const std::str
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<LayoutStage>> ParseStringForm(absl::string_view text,
-                                                         const std::string& field) {
+absl::StatusOr<std::vector<LayoutStage>> ParseStringForm(absl::string_view text, const std::string& field) {
   std::string s;
   for (char c : text) {
     if (c != ',') s.push_back(c);
@@ -94,10 +92,18 @@ absl::StatusOr<std::vector<LayoutStage>> ParseStringForm(absl::string_view text,
     }
     LayerType t;
     switch (c) {
-      case 'E': t = LayerType::kEmbedding; break;
-      case 'L': t = LayerType::kLoss; break;
-      case 't': t = LayerType::kDecoder; break;
-      case 'm': t = LayerType::kMtp; break;
+      case 'E':
+        t = LayerType::kEmbedding;
+        break;
+      case 'L':
+        t = LayerType::kLoss;
+        break;
+      case 't':
+        t = LayerType::kDecoder;
+        break;
+      case 'm':
+        t = LayerType::kMtp;
+        break;
       default:
         return FieldError(field, absl::StrCat("invalid layer character '", std::string(1, c),
                                               "' in the expanded layout; known: E (embedding), "
@@ -112,25 +118,27 @@ absl::StatusOr<std::vector<LayoutStage>> ParseStringForm(absl::string_view text,
   return stages;
 }
 
-absl::StatusOr<std::vector<LayoutStage>> ParseListForm(absl::string_view text,
-                                                       const std::string& field) {
+absl::StatusOr<std::vector<LayoutStage>> ParseListForm(absl::string_view text, const std::string& field) {
   nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
   if (j.is_discarded()) {
-    return FieldError(field, "layout starts with '[' but is not valid JSON; the list form is a JSON "
-                             "list of lists of layer names");
+    return FieldError(field,
+                      "layout starts with '[' but is not valid JSON; the list form is a JSON "
+                      "list of lists of layer names");
   }
   if (!j.is_array()) return FieldError(field, "the list form must be a list of lists");
   std::vector<LayoutStage> stages;
   size_t layers = 0;
   for (size_t i = 0; i < j.size(); ++i) {
     if (!j[i].is_array()) {
-      return FieldError(field, absl::StrCat("stage ", i, " is not a list; pipeline_model_parallel_layout "
+      return FieldError(field, absl::StrCat("stage ", i,
+                                            " is not a list; pipeline_model_parallel_layout "
                                             "must be a list of lists"));
     }
     LayoutStage stage;
     for (const auto& item : j[i]) {
       if (!item.is_string()) {
-        return FieldError(field, absl::StrCat("stage ", i, " holds a non-string element; elements "
+        return FieldError(field, absl::StrCat("stage ", i,
+                                              " holds a non-string element; elements "
                                               "must be layer names"));
       }
       std::string name = absl::AsciiStrToLower(absl::StripAsciiWhitespace(item.get<std::string>()));
@@ -163,8 +171,7 @@ absl::StatusOr<std::vector<LayoutStage>> ParseListForm(absl::string_view text,
 
 }  // namespace
 
-absl::StatusOr<std::vector<LayoutStage>> ParseLayoutStages(absl::string_view text,
-                                                           const std::string& field) {
+absl::StatusOr<std::vector<LayoutStage>> ParseLayoutStages(absl::string_view text, const std::string& field) {
   absl::string_view trimmed = absl::StripAsciiWhitespace(text);
   if (trimmed.empty()) return FieldError(field, "layout is empty");
   if (trimmed.front() == '[') return ParseListForm(trimmed, field);
@@ -173,11 +180,16 @@ absl::StatusOr<std::vector<LayoutStage>> ParseLayoutStages(absl::string_view tex
 
 std::string LayerTypeName(LayerType type) {
   switch (type) {
-    case LayerType::kEmbedding: return "E";
-    case LayerType::kLoss: return "L";
-    case LayerType::kEncoder: return "encoder";
-    case LayerType::kDecoder: return "t";
-    case LayerType::kMtp: return "m";
+    case LayerType::kEmbedding:
+      return "E";
+    case LayerType::kLoss:
+      return "L";
+    case LayerType::kEncoder:
+      return "encoder";
+    case LayerType::kDecoder:
+      return "t";
+    case LayerType::kMtp:
+      return "m";
   }
   return "?";
 }

@@ -30,8 +30,7 @@ inline constexpr size_t kMaxExpandedLayoutLayers = 1 << 16;
 // Parses either form into the flat list of stages. Errors are
 // INVALID_ARGUMENT on `field` with Megatron's reason (invalid character,
 // malformed JSON, unknown layer name, expansion too large).
-absl::StatusOr<std::vector<LayoutStage>> ParseLayoutStages(absl::string_view text,
-                                                           const std::string& field);
+absl::StatusOr<std::vector<LayoutStage>> ParseLayoutStages(absl::string_view text, const std::string& field);
 
 // "E", "L", "t", "m", "encoder".
 std::string LayerTypeName(LayerType type);

@@ -57,14 +57,14 @@ std::string LayerSplitFix(int64_t layers, int64_t pp, int64_t vpp, bool hybrid) 
   const int64_t max_pp = std::min<int64_t>(layers, 128);
   std::vector<std::string> options;
   const std::vector<int64_t> plain = EvenPps(layers, vpp, max_pp);
-  options.push_back(absl::StrCat("PPs that split ", layers, " layers", vpp > 1 ? absl::StrCat(" into VPP=", vpp, " chunks") : "",
+  options.push_back(absl::StrCat("PPs that split ", layers, " layers",
+                                 vpp > 1 ? absl::StrCat(" into VPP=", vpp, " chunks") : "",
                                  " evenly: ", plain.empty() ? "none above 1" : PpList(plain)));
   if (!hybrid) {
     const std::vector<int64_t> loss = EvenPps(layers + 1, vpp, max_pp);
     if (!loss.empty()) {
       options.push_back(absl::StrCat("counting the loss as a layer (", layers + 1,
-                                     ", account_for_loss_in_pipeline_split): ",
-                                     PpList(loss)));
+                                     ", account_for_loss_in_pipeline_split): ", PpList(loss)));
     }
     const std::vector<int64_t> both = EvenPps(layers + 2, vpp, max_pp);
     if (!both.empty()) {
@@ -76,11 +76,12 @@ std::string LayerSplitFix(int64_t layers, int64_t pp, int64_t vpp, bool hybrid) 
   }
   std::string keep = absl::StrCat("to keep PP=", pp);
   if (const auto u = BalancedUnevenStages(layers, pp, vpp); u.has_value() && !hybrid) {
-    absl::StrAppend(&keep, ": num_layers_in_first_pipeline_stage=", u->first, ", num_layers_in_last_pipeline_stage=",
-                    u->last, pp > 2 ? absl::StrCat(" (", pp - 2, pp == 3 ? " middle stage of " : " middle stages of ",
-                                         u->middle_per_stage, ")")
-                           : "",
-                    " (--first-stage-layers ", u->first, " --last-stage-layers ", u->last, "), or a pipeline layout");
+    absl::StrAppend(
+        &keep, ": num_layers_in_first_pipeline_stage=", u->first, ", num_layers_in_last_pipeline_stage=", u->last,
+        pp > 2
+            ? absl::StrCat(" (", pp - 2, pp == 3 ? " middle stage of " : " middle stages of ", u->middle_per_stage, ")")
+            : "",
+        " (--first-stage-layers ", u->first, " --last-stage-layers ", u->last, "), or a pipeline layout");
   } else {
     absl::StrAppend(&keep, hybrid ? ": '|' stage breaks in the hybrid pattern" : ": a pipeline layout");
   }

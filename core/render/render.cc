@@ -44,8 +44,7 @@ Setting Int(const std::string& path, int64_t v, const std::string& flag) {
 
 }  // namespace
 
-RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model,
-                            const ResolvedPlacement& placement) {
+RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model, const ResolvedPlacement& placement) {
   RenderedConfig out;
   std::vector<Setting> s;
   s.push_back(Int("model.tensor_model_parallel_size", c.tp, "--tensor-model-parallel-size"));
@@ -61,9 +60,11 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model,
     if (layout) {
       auto stages = ParseLayoutStages(c.pipeline_layout, "pipeline_layout");
       if (stages.ok() && c.pp > 0 && stages->size() % c.pp == 0) {
-        out.notes.push_back(absl::StrCat("virtual_pipeline_model_parallel_size is None because the layout sets the "
-                                         "virtual stages: ", stages->size(), " stages = PP ", c.pp, " x ",
-                                         stages->size() / c.pp, " per rank (Megatron derives VPP from the layout)."));
+        out.notes.push_back(
+            absl::StrCat("virtual_pipeline_model_parallel_size is None because the layout sets the "
+                         "virtual stages: ",
+                         stages->size(), " stages = PP ", c.pp, " x ", stages->size() / c.pp,
+                         " per rank (Megatron derives VPP from the layout)."));
       }
     }
   }
@@ -73,19 +74,19 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model,
     s.push_back(Int("model.expert_model_parallel_size", c.ep, "--expert-model-parallel-size"));
     s.push_back(Int("model.expert_tensor_parallel_size", c.etp, "--expert-tensor-parallel-size"));
   }
-  s.push_back({"model.sequence_parallel", c.sp ? "True" : "False", c.sp ? "true" : "false",
-               c.sp ? "--sequence-parallel" : ""});
+  s.push_back(
+      {"model.sequence_parallel", c.sp ? "True" : "False", c.sp ? "true" : "false", c.sp ? "--sequence-parallel" : ""});
   if (c.first_stage_layers > 0) {
-    s.push_back(Int("model.num_layers_in_first_pipeline_stage", c.first_stage_layers,
-                    "--decoder-first-pipeline-num-layers"));
+    s.push_back(
+        Int("model.num_layers_in_first_pipeline_stage", c.first_stage_layers, "--decoder-first-pipeline-num-layers"));
   }
   if (c.last_stage_layers > 0) {
-    s.push_back(Int("model.num_layers_in_last_pipeline_stage", c.last_stage_layers,
-                    "--decoder-last-pipeline-num-layers"));
+    s.push_back(
+        Int("model.num_layers_in_last_pipeline_stage", c.last_stage_layers, "--decoder-last-pipeline-num-layers"));
   }
   if (c.account_for_embedding) {
-    s.push_back({"model.account_for_embedding_in_pipeline_split", "True", "true",
-                 "--account-for-embedding-in-pipeline-split"});
+    s.push_back(
+        {"model.account_for_embedding_in_pipeline_split", "True", "true", "--account-for-embedding-in-pipeline-split"});
   }
   if (c.account_for_loss) {
     s.push_back({"model.account_for_loss_in_pipeline_split", "True", "true", "--account-for-loss-in-pipeline-split"});
@@ -108,17 +109,19 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model,
   if (c.tp_comm_overlap) s.push_back({"comm_overlap.tp_comm_overlap", "True", "true", "--tp-comm-overlap"});
   if (!c.overlap_grad_reduce) s.push_back({"ddp.overlap_grad_reduce", "False", "false", ""});
   if (c.overlap_moe_expert_parallel_comm) {
-    s.push_back({"comm_overlap.overlap_moe_expert_parallel_comm", "True", "true",
-                 "--overlap-moe-expert-parallel-comm"});
+    s.push_back(
+        {"comm_overlap.overlap_moe_expert_parallel_comm", "True", "true", "--overlap-moe-expert-parallel-comm"});
   }
   if (c.cuda_graph_impl != "none") {
     s.push_back(str("model.cuda_graph_impl", c.cuda_graph_impl, "--cuda-graph-impl"));
     if (!c.cuda_graph_modules.empty()) {
-      s.push_back({"model.cuda_graph_modules", absl::StrCat("[", absl::StrJoin(c.cuda_graph_modules, ", ",
-                                                                              [](std::string* out, const std::string& m) {
-                                                                                absl::StrAppend(out, "\"", m, "\"");
-                                                                              }),
-                                                           "]"),
+      s.push_back({"model.cuda_graph_modules",
+                   absl::StrCat("[",
+                                absl::StrJoin(c.cuda_graph_modules, ", ",
+                                              [](std::string* out, const std::string& m) {
+                                                absl::StrAppend(out, "\"", m, "\"");
+                                              }),
+                                "]"),
                    absl::StrJoin(c.cuda_graph_modules, ","),
                    absl::StrCat("--cuda-graph-modules ", absl::StrJoin(c.cuda_graph_modules, " "))});
     }
@@ -144,8 +147,9 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model,
     s.push_back(Int("model.cpu_offloading_num_layers", c.cpu_offloading_num_layers, "--cpu-offloading-num-layers"));
   }
   if (!c.offload_modules.empty()) {
-    out.notes.push_back("Fine-grained activation offloading with Transformer Engine >= 2.10 needs the environment "
-                        "variable NVTE_CPU_OFFLOAD_V1=1 (Megatron-LM arguments.py:1939, Bridge config.py:2212).");
+    out.notes.push_back(
+        "Fine-grained activation offloading with Transformer Engine >= 2.10 needs the environment "
+        "variable NVTE_CPU_OFFLOAD_V1=1 (Megatron-LM arguments.py:1939, Bridge config.py:2212).");
     std::vector<std::string> quoted;
     for (const auto& m : c.offload_modules) quoted.push_back(Quote(m));
     s.push_back({"model.fine_grained_activation_offloading", "True", "true", "--fine-grained-activation-offloading"});
@@ -159,8 +163,9 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model,
     // Megatron-LM asserts fsdp_dtensor checkpoints under Megatron FSDP
     // (megatron/training/arguments.py:1169; Bridge config.py:1107 when saving or loading).
     s.push_back(str("checkpoint.ckpt_format", "fsdp_dtensor", "--ckpt-format"));
-    out.notes.push_back("Megatron FSDP: do not set CUDA_DEVICE_MAX_CONNECTIONS=1 (Megatron-LM arguments.py:1166 and "
-                        "Bridge config.py:1110 refuse it).");
+    out.notes.push_back(
+        "Megatron FSDP: do not set CUDA_DEVICE_MAX_CONNECTIONS=1 (Megatron-LM arguments.py:1166 and "
+        "Bridge config.py:1110 refuse it).");
   } else {
     const char* on = c.distributed_optimizer ? "True" : "False";
     s.push_back({"ddp.use_distributed_optimizer", on, c.distributed_optimizer ? "true" : "false",
@@ -175,9 +180,10 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model,
     s.push_back({"optimizer.exp_avg_sq_dtype", "torch.bfloat16", "bf16", "--exp-avg-sq-dtype bf16"});
   }
   if (c.lora) {
-    out.notes.push_back("peft=lora: use Megatron Bridge's LoRA PEFT config (cfg.peft = LoRA(...)) and set "
-                        "checkpoint.pretrained_checkpoint (Bridge training/config.py:1627 requires it); Megatron-LM "
-                        "has no LoRA flag.");
+    out.notes.push_back(
+        "peft=lora: use Megatron Bridge's LoRA PEFT config (cfg.peft = LoRA(...)) and set "
+        "checkpoint.pretrained_checkpoint (Bridge training/config.py:1627 requires it); Megatron-LM "
+        "has no LoRA flag.");
   }
   s.push_back(Int("train.micro_batch_size", c.mbs, "--micro-batch-size"));
   if (c.gbs > 0) s.push_back(Int("train.global_batch_size", c.gbs, "--global-batch-size"));
@@ -202,13 +208,12 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model,
     const int64_t tasks = placement.gpus < per_node ? placement.gpus : per_node;
     out.slurm_header = absl::StrCat("#!/bin/bash\n#SBATCH --nodes=", nodes, "\n#SBATCH --ntasks-per-node=", tasks,
                                     "\n#SBATCH --gpus-per-node=", tasks, "\n#SBATCH --exclusive\n");
-    absl::StrAppend(&out.slurm_header, "# world size ", placement.gpus, " = ", nodes, " node(s) x ", tasks,
-                    " GPU(s)", placement.system.has_value() ? absl::StrCat(" (", placement.system->id, ")") : "",
-                    "\n");
+    absl::StrAppend(&out.slurm_header, "# world size ", placement.gpus, " = ", nodes, " node(s) x ", tasks, " GPU(s)",
+                    placement.system.has_value() ? absl::StrCat(" (", placement.system->id, ")") : "", "\n");
     if (placement.gpus % per_node != 0) {
       out.notes.push_back(absl::StrCat(placement.gpus, " GPUs is not a multiple of ", per_node,
-                                       " per node: the header requests ", nodes * per_node,
-                                       " GPUs; launch ", placement.gpus, " ranks"));
+                                       " per node: the header requests ", nodes * per_node, " GPUs; launch ",
+                                       placement.gpus, " ranks"));
     }
   } else {
     out.notes.push_back("No Slurm header: pass gpus and a system (or gpus_per_node).");

@@ -16,14 +16,13 @@ struct RenderedConfig {
   std::string bridge_python;
   std::string bridge_cli;
   std::string megatron_lm_args;
-  std::string slurm_header;   // empty when the GPU count or node size is unknown
+  std::string slurm_header;  // empty when the GPU count or node size is unknown
   std::vector<std::string> notes;
 };
 
 // Renders `config`; `model` (nullable) adds seq_length / MTP context, the
 // placement sizes the Slurm header.
-RenderedConfig RenderConfig(const ResolvedConfig& config, const ModelSpec* model,
-                            const ResolvedPlacement& placement);
+RenderedConfig RenderConfig(const ResolvedConfig& config, const ModelSpec* model, const ResolvedPlacement& placement);
 
 }  // namespace parplan
 

@@ -18,7 +18,8 @@ absl::StatusOr<ModelSpec> ResolveModel(const ModelSource& source, const std::str
       return FieldError(field, "no model given; set one of id, spec, hf_config_json or size");
     case ModelSource::Kind::kId: {
       if (source.text.empty() || static_cast<int64_t>(source.text.size()) > kMaxNameChars) {
-        return FieldError(absl::StrCat(field, ".id"), absl::StrCat("model id must be 1..", kMaxNameChars, " characters"));
+        return FieldError(absl::StrCat(field, ".id"),
+                          absl::StrCat("model id must be 1..", kMaxNameChars, " characters"));
       }
       return Catalog::Get().FindModel(source.text);
     }
@@ -44,10 +45,10 @@ absl::StatusOr<ModelSpec> ResolveModel(const ModelSource& source, const std::str
 absl::StatusOr<std::vector<std::string>> CompleteForEstimate(ModelSpec* model, const std::string& field) {
   std::vector<std::string> assumed = AssumeMissingFields(model);
   if (model->complete()) return assumed;
-  return FieldError(field, absl::StrCat("model '", model->id, "' is incomplete: unknown ",
-                                        absl::StrJoin(model->missing_fields, ", "),
-                                        " and no rule can assume them; pass an inline spec or its config.json "
-                                        "with these fields"));
+  return FieldError(
+      field, absl::StrCat("model '", model->id, "' is incomplete: unknown ", absl::StrJoin(model->missing_fields, ", "),
+                          " and no rule can assume them; pass an inline spec or its config.json "
+                          "with these fields"));
 }
 
 }  // namespace parplan

@@ -34,8 +34,8 @@ class Checker {
     const double x = *v;
     const bool ok = std::isfinite(x) && (zero_ok ? x >= 0 : x > 0) && x <= hi;
     if (!ok) {
-      errors_->Add(Field(name), absl::StrCat(Num(x), " is out of range; allowed ", zero_ok ? "0" : "more than 0",
-                                             "..", Num(hi), " ", unit, zero_ok ? " (0 = none)" : ""));
+      errors_->Add(Field(name), absl::StrCat(Num(x), " is out of range; allowed ", zero_ok ? "0" : "more than 0", "..",
+                                             Num(hi), " ", unit, zero_ok ? " (0 = none)" : ""));
     }
   }
   void Int(const std::optional<int64_t>& v, const char* name, int64_t lo, int64_t hi) {
@@ -53,8 +53,8 @@ void CheckFigures(const SystemFigures& f, const std::string& prefix, FieldErrors
   if (!f.gpu_arch.empty()) {
     const auto& known = KnownGpuArchitectures();
     if (std::find(known.begin(), known.end(), NormalizeName(f.gpu_arch)) == known.end()) {
-      errors->Add(c.Field("gpu_arch"), absl::StrCat("'", f.gpu_arch.substr(0, 32), "' is unknown; allowed ",
-                                                   absl::StrJoin(known, ", ")));
+      errors->Add(c.Field("gpu_arch"),
+                  absl::StrCat("'", f.gpu_arch.substr(0, 32), "' is unknown; allowed ", absl::StrJoin(known, ", ")));
     }
   }
   if (static_cast<int64_t>(f.name.size()) > kMaxNameChars) {
@@ -80,9 +80,9 @@ void CheckFigures(const SystemFigures& f, const std::string& prefix, FieldErrors
     errors->Add(c.Field("scaleout_gbps"), "give scaleout_gbps or nics_per_node + nic_gbps, not both");
   }
   if (f.nvlink_gbps.has_value() && *f.nvlink_gbps == 0 && f.nvlink_domain_size.value_or(1) > 1) {
-    errors->Add(c.Field("nvlink_domain_size"),
-                absl::StrCat(*f.nvlink_domain_size, " GPUs cannot share an NVLink domain without NVLink "
-                                                    "(nvlink_gbps = 0); use 1"));
+    errors->Add(c.Field("nvlink_domain_size"), absl::StrCat(*f.nvlink_domain_size,
+                                                            " GPUs cannot share an NVLink domain without NVLink "
+                                                            "(nvlink_gbps = 0); use 1"));
   }
 }
 
@@ -196,13 +196,14 @@ absl::StatusOr<ResolvedSystem> ResolveSystem(const SystemRef& ref, const std::st
   // spec, not an error; a domain without NVLink is not.
   if (s.nvlink_domain_size > 1 && s.nvlink_gbps_unidirectional <= 0) {
     return FieldError(absl::StrCat(prefix, ".nvlink_domain_size"),
-                      absl::StrCat(s.nvlink_domain_size, " GPUs cannot share an NVLink domain without NVLink "
-                                                         "bandwidth; give nvlink_gbps or use 1"));
+                      absl::StrCat(s.nvlink_domain_size,
+                                   " GPUs cannot share an NVLink domain without NVLink "
+                                   "bandwidth; give nvlink_gbps or use 1"));
   }
   if (!changed.empty()) {
     if (!ref.id.empty()) s.id = absl::StrCat(s.id, "+overrides");
-    out.notes.push_back(absl::StrCat("System ", from, ref.id.empty() ? " (" : " with overrides (",
-                                     absl::StrJoin(changed, "; "), ")."));
+    out.notes.push_back(
+        absl::StrCat("System ", from, ref.id.empty() ? " (" : " with overrides (", absl::StrJoin(changed, "; "), ")."));
   }
   if (!defaulted.empty()) {
     out.notes.push_back(absl::StrCat("Not given, taken from the ", arch, " reference (", ReferenceSystem(arch),

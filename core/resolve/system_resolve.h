@@ -23,19 +23,19 @@ namespace parplan {
 // architecture's reference GPU's) value.
 struct SystemFigures {
   std::string name;
-  std::string gpu_arch;                        // ampere | hopper | blackwell
-  std::optional<double> hbm_gib;               // per GPU, as the driver reports
-  std::optional<double> hbm_tbps;              // HBM bandwidth, TB/s
-  std::optional<double> bf16_tflops;           // dense, per GPU
-  std::optional<double> fp8_tflops;            // dense; 0 = no FP8 tensor cores
-  std::optional<double> fp4_tflops;            // dense; 0 = no FP4 tensor cores
-  std::optional<int64_t> nvlink_domain_size;   // GPUs sharing one NVLink fabric (1 = none)
-  std::optional<double> nvlink_gbps;           // GB/s per GPU, both directions (as marketed); 0 = none
-  std::optional<int64_t> gpus_per_node;        // GPUs behind one host
-  std::optional<double> scaleout_gbps;         // network Gb/s per GPU
-  std::optional<int64_t> nics_per_node;        // with nic_gbps: scale-out = nics * nic_gbps / gpus_per_node
-  std::optional<double> nic_gbps;              // line rate of one NIC, Gb/s
-  std::optional<double> pcie_gbps;             // host PCIe per GPU, GB/s per direction
+  std::string gpu_arch;                       // ampere | hopper | blackwell
+  std::optional<double> hbm_gib;              // per GPU, as the driver reports
+  std::optional<double> hbm_tbps;             // HBM bandwidth, TB/s
+  std::optional<double> bf16_tflops;          // dense, per GPU
+  std::optional<double> fp8_tflops;           // dense; 0 = no FP8 tensor cores
+  std::optional<double> fp4_tflops;           // dense; 0 = no FP4 tensor cores
+  std::optional<int64_t> nvlink_domain_size;  // GPUs sharing one NVLink fabric (1 = none)
+  std::optional<double> nvlink_gbps;          // GB/s per GPU, both directions (as marketed); 0 = none
+  std::optional<int64_t> gpus_per_node;       // GPUs behind one host
+  std::optional<double> scaleout_gbps;        // network Gb/s per GPU
+  std::optional<int64_t> nics_per_node;       // with nic_gbps: scale-out = nics * nic_gbps / gpus_per_node
+  std::optional<double> nic_gbps;             // line rate of one NIC, Gb/s
+  std::optional<double> pcie_gbps;            // host PCIe per GPU, GB/s per direction
 
   bool empty() const;
 };

@@ -101,19 +101,19 @@ void CheckMamba(const RuleContext& ctx, const ModelSpec& m) {
     const int64_t local_heads = heads / c.tp, local_groups = groups / c.tp;
     if (local_heads % c.cp != 0) {  // mamba_context_parallel.py:106
       ctx.Add("cp.mamba_heads_divisible", {"cp", "tp", "model.mamba_num_heads"},
-              absl::StrCat("Mamba context parallelism splits the ", local_heads, " heads per TP rank (",
-                           heads, " / TP ", c.tp, ") over CP=", c.cp, ": not divisible"),
+              absl::StrCat("Mamba context parallelism splits the ", local_heads, " heads per TP rank (", heads,
+                           " / TP ", c.tp, ") over CP=", c.cp, ": not divisible"),
               absl::StrCat("use a CP dividing ", local_heads));
     }
     // mamba_context_parallel.py:120 / :127: groups per TP rank either divide
     // over CP or are replicated across it.
     const bool ok = local_groups < c.cp ? c.cp % local_groups == 0 : local_groups % c.cp == 0;
     if (!ok) {
-      ctx.Add("cp.mamba_groups_divisible", {"cp", "tp", "model.mamba_num_groups"},
-              absl::StrCat("Mamba context parallelism with ", local_groups, " groups per TP rank (", groups,
-                           " / TP ", c.tp, ") and CP=", c.cp,
-                           ": the groups must divide over CP, or CP must be a multiple of them"),
-              "use a CP that divides, or is a multiple of, the groups per TP rank");
+      ctx.Add(
+          "cp.mamba_groups_divisible", {"cp", "tp", "model.mamba_num_groups"},
+          absl::StrCat("Mamba context parallelism with ", local_groups, " groups per TP rank (", groups, " / TP ", c.tp,
+                       ") and CP=", c.cp, ": the groups must divide over CP, or CP must be a multiple of them"),
+          "use a CP that divides, or is a multiple of, the groups per TP rank");
     }
   }
 }
@@ -127,7 +127,8 @@ void CheckHybridPattern(const RuleContext& ctx, const ModelSpec& m) {
   // comes from the pattern's '|' segments, never from the flag.
   if (c.vpp_given) {
     ctx.Add("hybrid.vpp_flag_rejected", {"vpp", "model.hybrid_layer_pattern"},
-            absl::StrCat("VPP=", c.vpp, " given for a hybrid model: Megatron derives virtual stages from the "
+            absl::StrCat("VPP=", c.vpp,
+                         " given for a hybrid model: Megatron derives virtual stages from the "
                          "pattern's '|' segments and refuses the flag"),
             "drop vpp; put PP*VPP segments separated by '|' into the pattern");
   }
@@ -170,8 +171,7 @@ void CheckHybridPattern(const RuleContext& ctx, const ModelSpec& m) {
   }
   if (c.pp > 1 && MainHybridPattern(p).find('|') == std::string::npos) {  // :393 deprecation warning
     ctx.Add("hybrid.no_pipes_deprecated", {"model.hybrid_layer_pattern", "pp"},
-            absl::StrCat("a hybrid pattern without '|' stage breaks with PP=", c.pp,
-                         " is deprecated in Megatron-Core"),
+            absl::StrCat("a hybrid pattern without '|' stage breaks with PP=", c.pp, " is deprecated in Megatron-Core"),
             absl::StrCat("add ", c.pp - 1, " '|' breaks to the pattern to place the stages explicitly"));
   }
 }

@@ -21,15 +21,13 @@ void CheckMeshRules(const RuleContext& ctx) {
   const int64_t expert = d.pp * d.ep * d.etp;
   if (w.gpus % dense != 0) {
     ctx.Add("mesh.world_dense_divisible", {"gpus", "tp", "pp", "cp"},
-            absl::StrCat(w.gpus, " GPUs is not divisible by TP*PP*CP = ", d.tp, "*", d.pp, "*", d.cp,
-                         " = ", dense),
-            absl::StrCat("use a multiple of ", min.min_gpus, " GPUs (e.g. ",
-                         (w.gpus / min.min_gpus + 1) * min.min_gpus, ") or change TP/PP/CP"));
+            absl::StrCat(w.gpus, " GPUs is not divisible by TP*PP*CP = ", d.tp, "*", d.pp, "*", d.cp, " = ", dense),
+            absl::StrCat("use a multiple of ", min.min_gpus, " GPUs (e.g. ", (w.gpus / min.min_gpus + 1) * min.min_gpus,
+                         ") or change TP/PP/CP"));
   }
   if (w.gpus % expert != 0) {
     ctx.Add("mesh.world_expert_divisible", {"gpus", "pp", "ep", "etp"},
-            absl::StrCat(w.gpus, " GPUs is not divisible by PP*EP*ETP = ", d.pp, "*", d.ep, "*", d.etp,
-                         " = ", expert),
+            absl::StrCat(w.gpus, " GPUs is not divisible by PP*EP*ETP = ", d.pp, "*", d.ep, "*", d.etp, " = ", expert),
             absl::StrCat("use a multiple of ", min.min_gpus, " GPUs, or lower EP to divide ",
                          w.gpus / std::max<int64_t>(1, d.pp * d.etp)));
   }
@@ -42,8 +40,7 @@ void CheckMeshRules(const RuleContext& ctx) {
   if (c.gbs > 0 && w.dp > 0) {
     if (c.gbs % (c.mbs * w.dp) != 0) {
       ctx.Add("batch.gbs_divisible", {"gbs", "mbs", "gpus"},
-              absl::StrCat("GBS ", c.gbs, " is not divisible by MBS*DP = ", c.mbs, "*", w.dp, " = ",
-                           c.mbs * w.dp),
+              absl::StrCat("GBS ", c.gbs, " is not divisible by MBS*DP = ", c.mbs, "*", w.dp, " = ", c.mbs * w.dp),
               absl::StrCat("use a GBS that is a multiple of ", c.mbs * w.dp, " (e.g. ",
                            (c.gbs / (c.mbs * w.dp) + 1) * c.mbs * w.dp, ") or change MBS/DP"));
     } else {
@@ -62,8 +59,7 @@ void CheckMeshRules(const RuleContext& ctx) {
         }
       } else if (c.pp > 1 && m < c.pp) {
         ctx.Add("batch.microbatches_below_pp", {"gbs", "mbs", "pp"},
-                absl::StrCat(m, " microbatches for PP=", c.pp,
-                             " stages: the pipeline never fills, bubble fraction ",
+                absl::StrCat(m, " microbatches for PP=", c.pp, " stages: the pipeline never fills, bubble fraction ",
                              (c.pp - 1) * 100 / (m + c.pp - 1), "%"),
                 absl::StrCat("raise GBS to at least ", 4 * c.pp * c.mbs * w.dp, " (4x PP microbatches) or lower PP"));
       }

@@ -43,17 +43,16 @@ void CheckSequenceRules(const RuleContext& ctx) {
     const int64_t local = c.seq_length / c.cp;
     int64_t next = c.seq_length;
     while (next % (c.tp * c.cp) != 0) ++next;
-    ctx.Add("sp.seq_divisible", {"seq_length", "tp", "cp", "sp"},
-            absl::StrCat("sequence parallelism splits the ", local, " tokens of each CP rank (seq_length ",
-                         c.seq_length, c.cp > 1 ? absl::StrCat(" / CP ", c.cp) : std::string(), ") over TP=", c.tp,
-                         ": not divisible"),
-            absl::StrCat("use a seq_length divisible by TP*CP = ", c.tp * c.cp, " (e.g. ", next, "), or turn SP off"));
+    ctx.Add(
+        "sp.seq_divisible", {"seq_length", "tp", "cp", "sp"},
+        absl::StrCat("sequence parallelism splits the ", local, " tokens of each CP rank (seq_length ", c.seq_length,
+                     c.cp > 1 ? absl::StrCat(" / CP ", c.cp) : std::string(), ") over TP=", c.tp, ": not divisible"),
+        absl::StrCat("use a seq_length divisible by TP*CP = ", c.tp * c.cp, " (e.g. ", next, "), or turn SP off"));
   }
   if (c.cp > 1) {
     if (c.seq_length <= 0) {
       ctx.Add("cp.seq_unknown", {"seq_length", "cp"},
-              absl::StrCat("CP=", c.cp, " but no sequence length: seq_length % (2*CP) not checked"),
-              "pass seq_length");
+              absl::StrCat("CP=", c.cp, " but no sequence length: seq_length % (2*CP) not checked"), "pass seq_length");
     } else if (c.seq_length % (2 * c.cp) != 0) {
       ctx.Add("cp.seq_divisible", {"seq_length", "cp"},
               absl::StrCat("seq_length ", c.seq_length, " is not divisible by 2*CP = ", 2 * c.cp),
@@ -86,8 +85,7 @@ void CheckModelRules(const RuleContext& ctx) {
             "pass an inline spec or the config.json to check everything");
   }
   if (m.approximate) {
-    ctx.Add("model.approximate", {"model"}, m.approximation_note,
-            "pass the real model for exact checks");
+    ctx.Add("model.approximate", {"model"}, m.approximation_note, "pass the real model for exact checks");
   }
   // Longer sequences than the model's positions were trained for need RoPE
   // scaling or a long-context variant; the planner cannot tell from the shape.
@@ -112,8 +110,7 @@ void CheckModelRules(const RuleContext& ctx) {
               absl::StrCat("use a TP that divides ", g, " or is a multiple of it"));
     } else if (c.tp > g) {
       ctx.Add("tp.kv_heads_replicated", {"tp", "model.num_query_groups"},
-              absl::StrCat("TP=", c.tp, " > ", g, " KV groups: each KV head is replicated on ", c.tp / g,
-                           " TP ranks"),
+              absl::StrCat("TP=", c.tp, " > ", g, " KV groups: each KV head is replicated on ", c.tp / g, " TP ranks"),
               "fine, but KV projections cost more memory and compute than with TP <= groups");
     }
   }
@@ -143,7 +140,8 @@ void CheckModelRules(const RuleContext& ctx) {
     }
     if (!c.etp_defaulted && c.etp > 1) {
       ctx.Add("etp.dense_model", {"etp"},
-              absl::StrCat("ETP=", c.etp, " on a dense model has no effect but still requires the world "
+              absl::StrCat("ETP=", c.etp,
+                           " on a dense model has no effect but still requires the world "
                            "size to divide by PP*EP*ETP"),
               "drop ETP");
     }
@@ -160,12 +158,11 @@ void CheckModelRules(const RuleContext& ctx) {
                          c.etp_defaulted ? " (ETP defaulted to TP)" : ""),
             absl::StrCat("use an ETP dividing ", m.moe_ffn_hidden_size, c.etp_defaulted ? " (e.g. etp=1)" : ""));
   }
-  if (c.tp > 1 && m.moe_shared_expert_intermediate_size > 0 &&
-      m.moe_shared_expert_intermediate_size % c.tp != 0) {
-    ctx.Add("tp.shared_expert_divisible", {"tp", "model.moe_shared_expert_intermediate_size"},
-            absl::StrCat("shared-expert width ", m.moe_shared_expert_intermediate_size,
-                         " is not divisible by TP=", c.tp),
-            absl::StrCat("use a TP dividing ", m.moe_shared_expert_intermediate_size));
+  if (c.tp > 1 && m.moe_shared_expert_intermediate_size > 0 && m.moe_shared_expert_intermediate_size % c.tp != 0) {
+    ctx.Add(
+        "tp.shared_expert_divisible", {"tp", "model.moe_shared_expert_intermediate_size"},
+        absl::StrCat("shared-expert width ", m.moe_shared_expert_intermediate_size, " is not divisible by TP=", c.tp),
+        absl::StrCat("use a TP dividing ", m.moe_shared_expert_intermediate_size));
   }
 }
 

@@ -35,20 +35,18 @@ void CheckTopologyRules(const RuleContext& ctx) {
   const auto& p = ctx.in.placement;
   const MeshDims& d = ctx.dims;
   if (p.gpus_per_node <= 0 || p.nvlink_domain_size <= 0) {
-    ctx.Add("topology.unknown", {"system", "gpus_per_node"},
-            "no system or node size: NVLink and node checks skipped", "pass a system (e.g. h100-sxm)");
+    ctx.Add("topology.unknown", {"system", "gpus_per_node"}, "no system or node size: NVLink and node checks skipped",
+            "pass a system (e.g. h100-sxm)");
     return;
   }
   const int64_t domain = p.nvlink_domain_size;
   const int64_t node = p.gpus_per_node;
   // Judge the given world when it is valid, else the smallest valid one.
-  const int64_t world = (ctx.world.has_value() && ctx.world->dp > 0 && ctx.world->edp > 0)
-                            ? ctx.world->gpus
-                            : ComputeMinGpus(d).min_gpus;
+  const int64_t world =
+      (ctx.world.has_value() && ctx.world->dp > 0 && ctx.world->edp > 0) ? ctx.world->gpus : ComputeMinGpus(d).min_gpus;
   if (world > kMaxGpus) {
     ctx.Add("topology.unknown", {"gpus"},
-            absl::StrCat("the smallest valid world (", world, " GPUs) exceeds ", kMaxGpus,
-                         ": topology checks skipped"),
+            absl::StrCat("the smallest valid world (", world, " GPUs) exceeds ", kMaxGpus, ": topology checks skipped"),
             "use smaller parallel dimensions");
     return;
   }
@@ -79,12 +77,12 @@ void CheckTopologyRules(const RuleContext& ctx) {
   if (d.ep * d.etp > 1) {
     const int64_t ep_cross = layout.CountCrossing(GroupKind::kEp, domain);
     if (ep_cross > 0) {
-      ctx.Add("topology.ep_crosses_nvlink", {"ep", "etp", "system"},
-              absl::StrCat(ep_cross, " of ", layout.GroupCount(GroupKind::kEp), " EP groups (EP*ETP = ",
-                           d.ep * d.etp, ") span NVLink domains of ", domain,
-                           " GPUs: the token all-to-all leaves NVLink; ", CostPhrase(p, d.ep * d.etp)),
-              absl::StrCat("keep EP*ETP <= ", domain,
-                           " where the model allows, or use a DeepEP/HybridEP flex dispatcher"));
+      ctx.Add(
+          "topology.ep_crosses_nvlink", {"ep", "etp", "system"},
+          absl::StrCat(ep_cross, " of ", layout.GroupCount(GroupKind::kEp), " EP groups (EP*ETP = ", d.ep * d.etp,
+                       ") span NVLink domains of ", domain, " GPUs: the token all-to-all leaves NVLink; ",
+                       CostPhrase(p, d.ep * d.etp)),
+          absl::StrCat("keep EP*ETP <= ", domain, " where the model allows, or use a DeepEP/HybridEP flex dispatcher"));
     }
   }
   if (ctx.world.has_value() && ctx.world->partial_node) {
@@ -124,8 +122,7 @@ void CheckPrecisionRules(const RuleContext& ctx) {
   }
   if ((prec == Precision::kFp8Mx || IsFp4(prec)) && s.gpu_arch != "blackwell") {
     ctx.Add("precision.needs_blackwell", {"precision", "system"},
-            absl::StrCat(PrecisionName(prec), " needs Blackwell block-scaled tensor cores; ", s.id, " is ",
-                         s.gpu_arch),
+            absl::StrCat(PrecisionName(prec), " needs Blackwell block-scaled tensor cores; ", s.id, " is ", s.gpu_arch),
             IsFp8(prec) ? "use fp8-cs (current scaling) or fp8-sc (blockwise) on Hopper"
                         : "use fp8-cs or bf16 on this system");
   }

@@ -23,8 +23,7 @@ void CheckTrainingRules(const RuleContext& ctx) {
             "drop recompute_method, or use full recompute");
   }
   // transformer_config.py:1978: gdn_norm_out needs gated-delta-net attention ('G' layers).
-  if (c.Recomputes("gdn_norm_out") &&
-      (m == nullptr || m->hybrid_layer_pattern.find('G') == std::string::npos)) {
+  if (c.Recomputes("gdn_norm_out") && (m == nullptr || m->hybrid_layer_pattern.find('G') == std::string::npos)) {
     ctx.Add("recompute.gdn_norm_out_needs_gdn", {"recompute_modules"},
             "gdn_norm_out recompute needs gated delta net attention (G layers in the hybrid pattern)",
             "remove gdn_norm_out from recompute_modules");
@@ -46,7 +45,8 @@ void CheckTrainingRules(const RuleContext& ctx) {
             absl::StrCat("mla_up_proj recompute needs multi-latent attention; '", m->id, "' has none"),
             "remove mla_up_proj from recompute_modules");
   }
-  if (m != nullptr && !m->is_moe() && (c.Recomputes("moe") || c.Recomputes("moe_act") || c.Recomputes("shared_experts"))) {
+  if (m != nullptr && !m->is_moe() &&
+      (c.Recomputes("moe") || c.Recomputes("moe_act") || c.Recomputes("shared_experts"))) {
     ctx.Add("recompute.moe_module_on_dense", {"recompute_modules"},
             absl::StrCat("MoE recompute modules on the dense model '", m->id, "' change nothing"),
             "use mlp (dense MLP) or layernorm instead");

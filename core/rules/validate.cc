@@ -8,13 +8,11 @@
 
 namespace parplan {
 
-void RuleContext::Add(const char* rule, std::vector<std::string> fields, std::string message,
-                      std::string fix) const {
+void RuleContext::Add(const char* rule, std::vector<std::string> fields, std::string message, std::string fix) const {
   const RuleInfo* info = FindRule(rule);
-  out->push_back({rule, info != nullptr ? info->severity : Severity::kError, std::move(fields),
-                  std::move(message), std::move(fix)});
+  out->push_back({rule, info != nullptr ? info->severity : Severity::kError, std::move(fields), std::move(message),
+                  std::move(fix)});
 }
-
 
 ValidationResult Validate(const ValidationInput& in) {
   ValidationResult r;
@@ -45,32 +43,36 @@ ValidationResult Validate(const ValidationInput& in) {
   SortViolations(&r.violations);
   for (const auto& v : r.violations) {
     switch (v.severity) {
-      case Severity::kError: ++r.errors; break;
-      case Severity::kWarning: ++r.warnings; break;
-      case Severity::kInfo: ++r.infos; break;
+      case Severity::kError:
+        ++r.errors;
+        break;
+      case Severity::kWarning:
+        ++r.warnings;
+        break;
+      case Severity::kInfo:
+        ++r.infos;
+        break;
     }
   }
   r.valid = r.errors == 0;
-  r.reasons.push_back(absl::StrCat(r.valid ? "Valid: " : "Invalid: ", r.errors, " error(s), ", r.warnings,
-                                   " warning(s)."));
+  r.reasons.push_back(
+      absl::StrCat(r.valid ? "Valid: " : "Invalid: ", r.errors, " error(s), ", r.warnings, " warning(s)."));
   r.reasons.push_back(absl::StrCat("Needs a multiple of ", r.min_gpus.min_gpus, " GPUs (PP*lcm(TP*CP, EP*ETP))."));
   if (r.world.has_value() && r.world->dp > 0 && r.world->edp > 0) {
-    r.reasons.push_back(absl::StrCat(r.world->gpus, " GPUs: DP=", r.world->dp, ", EDP=", r.world->edp,
-                                     r.world->microbatches > 0
-                                         ? absl::StrCat(", ", r.world->microbatches, " microbatches per step")
-                                         : std::string(),
-                                     r.world->nodes > 0 ? absl::StrCat(", ", r.world->nodes, " nodes") : std::string(),
-                                     "."));
+    r.reasons.push_back(absl::StrCat(
+        r.world->gpus, " GPUs: DP=", r.world->dp, ", EDP=", r.world->edp,
+        r.world->microbatches > 0 ? absl::StrCat(", ", r.world->microbatches, " microbatches per step") : std::string(),
+        r.world->nodes > 0 ? absl::StrCat(", ", r.world->nodes, " nodes") : std::string(), "."));
   }
   if (r.stages.has_value() && r.stages->source == StagePlan::Source::kAccounted) {
     const StagePlan& p = *r.stages;
     const int64_t units = in.model->num_layers + in.config.account_for_embedding + in.config.account_for_loss;
-    r.reasons.push_back(absl::StrCat(
-        "Pipeline split with the ", SplitAccountingName(in.config), " counted as layers: ", in.model->num_layers,
-        " + ", units - in.model->num_layers, " = ", units, " units over PP ", p.pp,
-        p.vpp > 1 ? absl::StrCat(" x VPP ", p.vpp) : std::string(), " = ", units / (p.pp * p.vpp),
-        " per stage; rank 0's first stage holds ", p.decoder_layers[0][0], " decoder layer(s), the last rank's last ",
-        p.decoder_layers[p.pp - 1][p.vpp - 1], "."));
+    r.reasons.push_back(
+        absl::StrCat("Pipeline split with the ", SplitAccountingName(in.config),
+                     " counted as layers: ", in.model->num_layers, " + ", units - in.model->num_layers, " = ", units,
+                     " units over PP ", p.pp, p.vpp > 1 ? absl::StrCat(" x VPP ", p.vpp) : std::string(), " = ",
+                     units / (p.pp * p.vpp), " per stage; rank 0's first stage holds ", p.decoder_layers[0][0],
+                     " decoder layer(s), the last rank's last ", p.decoder_layers[p.pp - 1][p.vpp - 1], "."));
   }
   for (const auto& note : in.config.notes) r.reasons.push_back(note);
   return r;

@@ -21,19 +21,18 @@ struct ValidationInput {
 };
 
 struct ValidationResult {
-  bool valid = true;                  // no error-severity violation
+  bool valid = true;  // no error-severity violation
   int errors = 0, warnings = 0, infos = 0;
   std::vector<Violation> violations;  // errors, then warnings, then infos
   MinGpusResult min_gpus;
-  std::optional<WorldSizing> world;   // when placement.gpus > 0
-  std::optional<StagePlan> stages;    // when the split could be planned
-  std::vector<std::string> reasons;   // short summary lines with numbers
+  std::optional<WorldSizing> world;  // when placement.gpus > 0
+  std::optional<StagePlan> stages;   // when the split could be planned
+  std::vector<std::string> reasons;  // short summary lines with numbers
 };
 
 // Runs every rule. Checks that need a missing input (model, GPU count,
 // system, sequence length) are skipped with an info violation saying so.
 ValidationResult Validate(const ValidationInput& input);
-
 
 }  // namespace parplan
 

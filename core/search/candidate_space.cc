@@ -15,8 +15,8 @@ namespace {
 
 constexpr double kTokensPerStep = 4194304.0;
 constexpr int64_t kMinTokensPerCpRank = 1024;
-constexpr int64_t kMaxVpp = 8;         // even splits
-constexpr int64_t kMaxLayoutVpp = 8;   // balanced layouts (layers do not divide): 1, 2, 4 or 8 chunks per rank
+constexpr int64_t kMaxVpp = 8;        // even splits
+constexpr int64_t kMaxLayoutVpp = 8;  // balanced layouts (layers do not divide): 1, 2, 4 or 8 chunks per rank
 constexpr int64_t kMaxTp = 16;
 
 std::vector<int64_t> Divisors(int64_t n, int64_t limit) {
@@ -123,8 +123,8 @@ std::vector<Split> PipelineSplits(const ModelSpec& m, int64_t pp, int64_t mtp, i
 
 // (EP, ETP) pairs for a stage of `per_stage` GPUs: EP dividing the experts
 // and the stage, ETP 1 or TP (or the pinned one); (1, TP) for dense models.
-std::vector<std::pair<int64_t, int64_t>> ExpertMeshes(const ModelSpec& m, int64_t tp, int64_t per_stage,
-                                                      int64_t domain, const SearchConstraints& k) {
+std::vector<std::pair<int64_t, int64_t>> ExpertMeshes(const ModelSpec& m, int64_t tp, int64_t per_stage, int64_t domain,
+                                                      const SearchConstraints& k) {
   std::vector<std::pair<int64_t, int64_t>> out;
   if (m.num_moe_experts == 0) {
     if (Allowed(1, k.ep)) out.push_back({1, tp});
@@ -214,12 +214,19 @@ void AppendMesh(const Space& s, int64_t tp, int64_t cp, int64_t pp, int64_t ep, 
 }  // namespace
 
 std::vector<ResolvedConfig> EnumerateCandidates(const ModelSpec& m, const ResolvedConfig& base, int64_t world,
-                                                const SystemSpec& sys, const SearchConstraints& k,
-                                                bool memory_probe, int64_t* pruned) {
+                                                const SystemSpec& sys, const SearchConstraints& k, bool memory_probe,
+                                                int64_t* pruned) {
   const ParamCounts params = CountParams(m);
-  Space s{m, base, world, k, RecomputeVariants(m, base), {1, 2, 4, 8},
-          static_cast<double>(params.total - params.routed_experts), static_cast<double>(params.routed_experts),
-          sys.hbm_gb * kGiB, false};
+  Space s{m,
+          base,
+          world,
+          k,
+          RecomputeVariants(m, base),
+          {1, 2, 4, 8},
+          static_cast<double>(params.total - params.routed_experts),
+          static_cast<double>(params.routed_experts),
+          sys.hbm_gb * kGiB,
+          false};
   // Weights (>= 1 B in FP8) + gradients (>= 2 B) per local parameter: a floor
   // under any config's memory, unless FSDP or LoRA change what is stored.
   s.prune = s.capacity > 0 && !base.fsdp && !base.lora;

@@ -38,11 +38,10 @@ void AddPlanReasons(const ModelSpec& m, const SystemSpec& sys, PlanEval* p) {
   p->reasons.push_back(absl::StrFormat("%.0f tokens/s/GPU, MFU %.1f%%, step %.2f s (%d microbatches of %d).",
                                        e.tokens_per_s_per_gpu, 100 * e.mfu, e.step_time_s,
                                        static_cast<int>(e.microbatches), static_cast<int>(p->config.mbs)));
-  p->reasons.push_back(absl::StrCat("Memory: peak ", HumanGiB(p->memory.peak_bytes), " of ",
-                                    HumanGiB(p->memory.capacity_bytes), " on PP rank ", p->memory.peak_pp_rank,
-                                    p->memory.fits ? " (fits, " : " (does not fit, ",
-                                    HumanGiB(std::fabs(p->memory.headroom_bytes)),
-                                    p->memory.fits ? " headroom)." : " over)."));
+  p->reasons.push_back(
+      absl::StrCat("Memory: peak ", HumanGiB(p->memory.peak_bytes), " of ", HumanGiB(p->memory.capacity_bytes),
+                   " on PP rank ", p->memory.peak_pp_rank, p->memory.fits ? " (fits, " : " (does not fit, ",
+                   HumanGiB(std::fabs(p->memory.headroom_bytes)), p->memory.fits ? " headroom)." : " over)."));
   // What dominates the step, and the largest cost that is not compute
   // (the first of equal ones, in StepParts order).
   const StepPart* top_compute = nullptr;
@@ -77,32 +76,29 @@ void AddPlanReasons(const ModelSpec& m, const SystemSpec& sys, PlanEval* p) {
   const int64_t expert_span = p->config.ep * p->config.etp;
   const RankLayout layout(MeshOf(p->config), p->world);
   const int64_t tp_cross = p->config.tp > 1 ? layout.CountCrossing(GroupKind::kTp, domain) : 0;
-  const int64_t ep_cross =
-      m.num_moe_experts > 0 && expert_span > 1 ? layout.CountCrossing(GroupKind::kEp, domain) : 0;
+  const int64_t ep_cross = m.num_moe_experts > 0 && expert_span > 1 ? layout.CountCrossing(GroupKind::kEp, domain) : 0;
   if (tp_cross > 0) {
-    p->reasons.push_back(absl::StrCat(tp_cross, " of ", layout.GroupCount(GroupKind::kTp), " TP groups (TP=",
-                                      p->config.tp, ") cross the ", domain,
-                                      "-GPU NVLink domain: their collectives run over ",
-                                      DescribeLink(sys, LinkLeavingDomain(sys, p->config.tp)), " instead of ",
-                                      domain > 1 ? DescribeLink(sys, Link::kNvlink) : "NVLink", "."));
+    p->reasons.push_back(absl::StrCat(
+        tp_cross, " of ", layout.GroupCount(GroupKind::kTp), " TP groups (TP=", p->config.tp, ") cross the ", domain,
+        "-GPU NVLink domain: their collectives run over ", DescribeLink(sys, LinkLeavingDomain(sys, p->config.tp)),
+        " instead of ", domain > 1 ? DescribeLink(sys, Link::kNvlink) : "NVLink", "."));
   } else if (ep_cross > 0) {
-    p->reasons.push_back(absl::StrCat(ep_cross, " of ", layout.GroupCount(GroupKind::kEp), " EP groups (EP*ETP=",
-                                      expert_span, ") cross the ", domain,
+    p->reasons.push_back(absl::StrCat(ep_cross, " of ", layout.GroupCount(GroupKind::kEp),
+                                      " EP groups (EP*ETP=", expert_span, ") cross the ", domain,
                                       "-GPU NVLink domain: their all-to-all runs over ",
                                       DescribeLink(sys, LinkLeavingDomain(sys, expert_span)), "."));
   } else if (p->config.tp > 1 || expert_span > 1) {
-    p->reasons.push_back(absl::StrCat("TP=", p->config.tp,
-                                      m.num_moe_experts > 0 ? absl::StrCat(" and EP*ETP=", expert_span, " stay")
-                                                            : " stays",
-                                      " inside the ", domain, "-GPU NVLink domain."));
+    p->reasons.push_back(absl::StrCat(
+        "TP=", p->config.tp, m.num_moe_experts > 0 ? absl::StrCat(" and EP*ETP=", expert_span, " stay") : " stays",
+        " inside the ", domain, "-GPU NVLink domain."));
   }
 }
 
 std::string CompareWithStartingPoint(const std::string& rule, const PlanEval& st, const PlanEval* top_plan) {
   std::string verdict;
   if (!st.valid) {
-    verdict = absl::StrCat("is invalid here (", st.violations.empty() ? "see violations" : st.violations.front().rule,
-                           ")");
+    verdict =
+        absl::StrCat("is invalid here (", st.violations.empty() ? "see violations" : st.violations.front().rule, ")");
   } else if (!st.memory.fits) {
     verdict = absl::StrCat("does not fit (peak ", HumanGiB(st.memory.peak_bytes), " of ",
                            HumanGiB(st.memory.capacity_bytes), ")");
@@ -121,8 +117,8 @@ std::string CompareWithStartingPoint(const std::string& rule, const PlanEval& st
     } else {
       absl::StrAppend(&out, " The top plan changes ", DescribeConfigChange(b, a));
       if (st.valid && st.memory.fits && st.perf.tokens_per_s_per_gpu > 0) {
-        absl::StrAppend(&out, ": predicted ",
-                        Percent(top.perf.tokens_per_s_per_gpu / st.perf.tokens_per_s_per_gpu - 1), " faster.");
+        absl::StrAppend(&out, ": predicted ", Percent(top.perf.tokens_per_s_per_gpu / st.perf.tokens_per_s_per_gpu - 1),
+                        " faster.");
       } else {
         absl::StrAppend(&out, ": the starting point cannot run as is.");
       }

@@ -34,10 +34,10 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
   if (req.find_min_gpus) {
     const int64_t found = FindFewestGpus(req, *worlds, &out);
     if (found == 0) {
-      out.infeasible_reason = out.truncated ? out.truncated_reason
-                                            : absl::StrCat("no valid config fits on ", worlds->front(), "..",
-                                                           worlds->back(), " GPUs of ",
-                                                           HumanGiB(req.system.hbm_gb * kGiB), ".");
+      out.infeasible_reason = out.truncated
+                                  ? out.truncated_reason
+                                  : absl::StrCat("no valid config fits on ", worlds->front(), "..", worlds->back(),
+                                                 " GPUs of ", HumanGiB(req.system.hbm_gb * kGiB), ".");
       return out;
     }
     out.reasons.push_back(absl::StrCat("Fewest GPUs: ", found, " (", out.worlds_searched.size(),

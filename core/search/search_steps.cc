@@ -24,8 +24,8 @@ constexpr int64_t kDeadlineCheckEvery = 16;
 constexpr double kHeadroomThroughputBand = 0.85;
 constexpr double kTieBand = 0.01;
 constexpr double kHeadroomResolution = 0.01;  // of HBM
-constexpr double kNearlyFits = 1.25;  // "fastest not fitting" looks at peaks up to 125% of HBM first
-constexpr size_t kTightYieldWindow = 512;  // places of the ranking where a tight plan may yield
+constexpr double kNearlyFits = 1.25;          // "fastest not fitting" looks at peaks up to 125% of HBM first
+constexpr size_t kTightYieldWindow = 512;     // places of the ranking where a tight plan may yield
 
 // World sizes in [lo, hi]: powers of two below a node, multiples of a node above.
 std::vector<int64_t> CandidateWorlds(int64_t lo, int64_t hi, int64_t per_node) {
@@ -341,8 +341,8 @@ void SelectPlans(const SearchRequest& req, const Evaluated& e, SearchResult* out
     const ResolvedConfig& c = e.ConfigOf(s);
     const bool repeat = std::any_of(shown.begin(), shown.end(), [&](const Scored* p) {
       const ResolvedConfig& q = e.ConfigOf(*p);
-      const bool same_mesh = p->world == s.world && q.tp == c.tp && q.pp == c.pp && q.vpp == c.vpp &&
-                             q.cp == c.cp && q.ep == c.ep && q.etp == c.etp;
+      const bool same_mesh = p->world == s.world && q.tp == c.tp && q.pp == c.pp && q.vpp == c.vpp && q.cp == c.cp &&
+                             q.ep == c.ep && q.etp == c.etp;
       return same_mesh || Redundant(s, c, *p, q);
     });
     if (repeat || static_cast<int>(out->plans.size()) >= req.top_k) {
@@ -409,8 +409,8 @@ void ExplainRanking(SearchResult* out) {
 void CompareWithStartingPoint(const SearchRequest& req, int64_t world, SearchResult* out) {
   const StartingPoint start = RuleOfThumbConfig(*req.model, BaseFor(req, world), world, req.system);
   out->starting_point = EvaluatePlanWith(*req.model, start.config, world, req.system, nullptr, &out->estimates);
-  out->starting_point_comparison = CompareWithStartingPoint(start.rule, *out->starting_point,
-                                                            out->feasible ? &out->plans.front() : nullptr);
+  out->starting_point_comparison =
+      CompareWithStartingPoint(start.rule, *out->starting_point, out->feasible ? &out->plans.front() : nullptr);
 }
 
 void ExplainOutcome(const SearchRequest& req, SearchResult* out) {
@@ -434,8 +434,8 @@ void ExplainOutcome(const SearchRequest& req, SearchResult* out) {
   }
   out->reasons.push_back(absl::StrCat(out->candidates, " configurations on ", out->worlds_searched.size(),
                                       " world size(s); ", out->evaluated, " evaluated (", out->pruned_by_memory,
-                                      " skipped: weights and gradients alone exceed memory); ", r.invalid,
-                                      " invalid, ", r.does_not_fit, " over memory, ", r.dominated,
+                                      " skipped: weights and gradients alone exceed memory); ", r.invalid, " invalid, ",
+                                      r.does_not_fit, " over memory, ", r.dominated,
                                       " ranked below the plans shown or redundant with a simpler one."));
   if (out->truncated) out->reasons.push_back(absl::StrCat("Search cut short: ", out->truncated_reason, "."));
 }

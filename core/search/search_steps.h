@@ -20,10 +20,10 @@ namespace parplan {
 // One candidate after its memory and performance estimates (Megatron's rules
 // not yet run: they run only for the plans shown).
 struct Scored {
-  int64_t space = 0;      // index into Evaluated::spaces
-  int64_t index = 0;      // index into that world's configs
-  int64_t world = 0;      // GPUs
-  bool fits = false;      // within HBM (and the request's max_memory_fraction)
+  int64_t space = 0;  // index into Evaluated::spaces
+  int64_t index = 0;  // index into that world's configs
+  int64_t world = 0;  // GPUs
+  bool fits = false;  // within HBM (and the request's max_memory_fraction)
   double tokens_per_gpu = 0;
   double headroom_fraction = 0;  // of HBM
   double peak_fraction = 0;      // peak / HBM
@@ -123,8 +123,8 @@ void ExplainOutcome(const SearchRequest& req, SearchResult* out);
 
 // EvaluatePlan with the estimates already made for this config (or null:
 // estimate now, counting it in *estimates).
-PlanEval EvaluatePlanWith(const ModelSpec& model, const ResolvedConfig& config, int64_t world,
-                          const SystemSpec& system, const Estimates* known, int64_t* estimates);
+PlanEval EvaluatePlanWith(const ModelSpec& model, const ResolvedConfig& config, int64_t world, const SystemSpec& system,
+                          const Estimates* known, int64_t* estimates);
 
 }  // namespace parplan
 

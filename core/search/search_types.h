@@ -22,11 +22,11 @@ namespace parplan {
 // Dimensions the caller fixes (0 = free) and limits on the search.
 struct SearchConstraints {
   int64_t tp = 0, pp = 0, vpp = 0, cp = 0, ep = 0, etp = 0, mbs = 0;
-  int64_t max_pp = 0;            // 0 = no limit beyond the layer count
-  bool allow_cp = true;          // false: CP = 1
-  bool allow_recompute = true;   // false: no activation recomputation
-  bool recompute_pinned = false; // true: only the base config's recompute setting
-  bool nvlink_only = false;      // TP and EP*ETP groups must stay inside one NVLink domain
+  int64_t max_pp = 0;             // 0 = no limit beyond the layer count
+  bool allow_cp = true;           // false: CP = 1
+  bool allow_recompute = true;    // false: no activation recomputation
+  bool recompute_pinned = false;  // true: only the base config's recompute setting
+  bool nvlink_only = false;       // TP and EP*ETP groups must stay inside one NVLink domain
 };
 
 enum class Objective { kThroughput, kFewestGpus, kHeadroom };
@@ -34,14 +34,14 @@ enum class Objective { kThroughput, kFewestGpus, kHeadroom };
 const std::vector<std::string>& ObjectiveNames();
 
 struct SearchRequest {
-  const ModelSpec* model = nullptr;   // complete
+  const ModelSpec* model = nullptr;  // complete
   SystemSpec system;
   // World sizes: exactly `gpus` when > 0; otherwise the valid sizes in
   // [min_gpus, max_gpus] (fewest-GPU mode stops at the first that fits).
   int64_t gpus = 0;
   int64_t min_gpus = 0, max_gpus = 0;
   bool find_min_gpus = false;
-  ResolvedConfig base;                // seq_length, gbs (0 = default), precision, MTP, training knobs
+  ResolvedConfig base;  // seq_length, gbs (0 = default), precision, MTP, training knobs
   SearchConstraints constraints;
   Objective objective = Objective::kThroughput;
   int top_k = 5;
@@ -57,7 +57,7 @@ struct SearchRequest {
 };
 
 struct PlanEval {
-  ResolvedConfig config;              // the plan (vpp resolved; layout set when uneven)
+  ResolvedConfig config;  // the plan (vpp resolved; layout set when uneven)
   int64_t world = 0;
   int64_t dp = 0, edp = 0;
   MemoryEstimate memory;
@@ -78,17 +78,17 @@ struct RejectedSummary {
 struct SearchResult {
   bool feasible = false;
   std::string infeasible_reason;
-  std::vector<PlanEval> plans;              // best first
-  std::optional<PlanEval> starting_point;   // the rule-of-thumb config, evaluated
-  std::string starting_point_comparison;    // why the top plan differs (or agrees)
+  std::vector<PlanEval> plans;             // best first
+  std::optional<PlanEval> starting_point;  // the rule-of-thumb config, evaluated
+  std::string starting_point_comparison;   // why the top plan differs (or agrees)
   RejectedSummary rejected;
-  int64_t candidates = 0;                   // configurations enumerated
-  int64_t evaluated = 0;                    // memory (+ performance) evaluations
+  int64_t candidates = 0;  // configurations enumerated
+  int64_t evaluated = 0;   // memory (+ performance) evaluations
   // Memory + performance estimates made (each candidate once; plans shown
   // reuse their candidate's): evaluated candidates with a valid split, the
   // starting point, and any example the search had not kept.
   int64_t estimates = 0;
-  int64_t pruned_by_memory = 0;             // skipped: weights + gradients alone exceed memory
+  int64_t pruned_by_memory = 0;  // skipped: weights + gradients alone exceed memory
   std::vector<int64_t> worlds_searched;
   bool truncated = false;
   std::string truncated_reason;

@@ -7,9 +7,7 @@
 namespace parplan {
 namespace {
 
-bool IsSplitRule(const std::string& rule) {
-  return rule == "pp.layers_divisible" || rule == "vpp.layers_divisible";
-}
+bool IsSplitRule(const std::string& rule) { return rule == "pp.layers_divisible" || rule == "vpp.layers_divisible"; }
 
 std::optional<StagePlan> Plans(const ModelSpec& m, const ResolvedConfig& c) {
   std::vector<Violation> ignored;
@@ -63,8 +61,8 @@ std::optional<SplitRepair> NearestValidSplit(const ModelSpec& m, const ResolvedC
   r.account_for_loss = false;
   r.first_stage_layers = 0;
   r.last_stage_layers = 0;
-  r.pipeline_layout = BalancedLayout(m.num_layers, c.mtp_num_layers, stages,
-                                     LastStageEndUnits(m, c.seq_length, 1, c.mtp_num_layers));
+  r.pipeline_layout =
+      BalancedLayout(m.num_layers, c.mtp_num_layers, stages, LastStageEndUnits(m, c.seq_length, 1, c.mtp_num_layers));
   auto plan = Plans(m, r);
   if (!plan.has_value()) return std::nullopt;
   const std::string layout = CompactLayout(r.pipeline_layout);
@@ -95,8 +93,8 @@ std::string RepairReason(const SplitRepair& repair, const ValidationResult& as_g
       break;
     }
   }
-  return absl::StrCat("Estimated for the nearest valid split, not the config as given (", why,
-                      "): ", repair.change, " (CLI: ", repair.cli_flags, ").");
+  return absl::StrCat("Estimated for the nearest valid split, not the config as given (", why, "): ", repair.change,
+                      " (CLI: ", repair.cli_flags, ").");
 }
 
 }  // namespace parplan

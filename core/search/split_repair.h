@@ -18,10 +18,10 @@
 namespace parplan {
 
 struct SplitRepair {
-  ResolvedConfig config;   // the config with only its layer split changed
-  StagePlan plan;          // the split Megatron builds for it
-  std::string change;      // Megatron's names: "account_for_loss_in_pipeline_split = true"
-  std::string cli_flags;   // the same as parplan CLI flags
+  ResolvedConfig config;  // the config with only its layer split changed
+  StagePlan plan;         // the split Megatron builds for it
+  std::string change;     // Megatron's names: "account_for_loss_in_pipeline_split = true"
+  std::string cli_flags;  // the same as parplan CLI flags
 };
 
 // True when every error among `violations` is a layer-split rule
@@ -40,8 +40,8 @@ std::optional<SplitRepair> NearestValidSplit(const ModelSpec& model, const Resol
 // AnswerMemory for `config`, or -- when its only errors are the layer split's
 // and a nearest valid split exists -- the answer for that split.
 struct SplitAwareAnswer {
-  MemoryAnswer answer;               // for `repair->config` when repaired
-  ValidationResult as_given;         // the config as the caller gave it
+  MemoryAnswer answer;        // for `repair->config` when repaired
+  ValidationResult as_given;  // the config as the caller gave it
   std::optional<SplitRepair> repair;
 };
 SplitAwareAnswer AnswerMemoryOrNearestSplit(const ModelSpec& model, const ResolvedConfig& config,

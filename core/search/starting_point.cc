@@ -18,8 +18,8 @@ struct Row {
 // Reference §3's MoE table, by catalog id.
 const std::map<std::string, Row>& MoeTable() {
   static const auto* table = new std::map<std::string, Row>{
-      {"olmoe_7b", {1, 1, 8, 1}},         {"moonlight_16b", {2, 1, 8, 1}},  {"deepseek_v2", {1, 4, 32, 1}},
-      {"glm45_air", {1, 4, 8, 1}},        {"qwen3_30b_a3b", {4, 2, 4, 1}},  {"glm45", {2, 8, 16, 1}},
+      {"olmoe_7b", {1, 1, 8, 1}},         {"moonlight_16b", {2, 1, 8, 1}}, {"deepseek_v2", {1, 4, 32, 1}},
+      {"glm45_air", {1, 4, 8, 1}},        {"qwen3_30b_a3b", {4, 2, 4, 1}}, {"glm45", {2, 8, 16, 1}},
       {"qwen3_235b_a22b", {4, 16, 8, 2}}, {"deepseek_v3", {2, 16, 64, 1}}, {"kimi_k2", {2, 16, 32, 1}}};
   return *table;
 }

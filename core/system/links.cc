@@ -20,9 +20,12 @@ Link LinkLeavingDomain(const SystemSpec& s, int64_t span) {
 double LinkGbytesPerSecond(const SystemSpec& s, Link link) {
   const double network = (s.scaleout_gbps_per_gpu > 0 ? s.scaleout_gbps_per_gpu : 400.0) / 8.0;
   switch (link) {
-    case Link::kNvlink: return s.nvlink_gbps_unidirectional;
-    case Link::kPcie: return s.pcie_gbps_unidirectional > 0 ? s.pcie_gbps_unidirectional : network;
-    case Link::kNetwork: return network;
+    case Link::kNvlink:
+      return s.nvlink_gbps_unidirectional;
+    case Link::kPcie:
+      return s.pcie_gbps_unidirectional > 0 ? s.pcie_gbps_unidirectional : network;
+    case Link::kNetwork:
+      return network;
   }
   return network;
 }
@@ -30,9 +33,12 @@ double LinkGbytesPerSecond(const SystemSpec& s, Link link) {
 std::string DescribeLink(const SystemSpec& s, Link link) {
   const double gbytes = LinkGbytesPerSecond(s, link);
   switch (link) {
-    case Link::kNvlink: return absl::StrFormat("NVLink (%.0f GB/s per GPU)", gbytes);
-    case Link::kPcie: return absl::StrFormat("PCIe (%.0f GB/s per GPU)", gbytes);
-    case Link::kNetwork: return absl::StrFormat("the network (%.0f GB/s per GPU)", gbytes);
+    case Link::kNvlink:
+      return absl::StrFormat("NVLink (%.0f GB/s per GPU)", gbytes);
+    case Link::kPcie:
+      return absl::StrFormat("PCIe (%.0f GB/s per GPU)", gbytes);
+    case Link::kNetwork:
+      return absl::StrFormat("the network (%.0f GB/s per GPU)", gbytes);
   }
   return "";
 }

@@ -9,17 +9,17 @@
 namespace parplan {
 
 struct SystemSpec {
-  std::string id;                 // h100-sxm, gb200-nvl72, ...
+  std::string id;  // h100-sxm, gb200-nvl72, ...
   std::string name;
   std::vector<std::string> aliases;
-  std::string gpu_arch;           // ampere | hopper | blackwell
-  int gpus_per_node = 8;          // GPUs per host (tray on NVL72)
-  int nvlink_domain_size = 8;     // GPUs sharing one NVLink fabric
+  std::string gpu_arch;        // ampere | hopper | blackwell
+  int gpus_per_node = 8;       // GPUs per host (tray on NVL72)
+  int nvlink_domain_size = 8;  // GPUs sharing one NVLink fabric
   double hbm_gb = 0;
   double hbm_bw_tbps = 0;
   double bf16_dense_tflops = 0;
-  double fp8_dense_tflops = 0;    // 0 = no FP8 tensor cores
-  double fp4_dense_tflops = 0;    // 0 = no FP4 tensor cores
+  double fp8_dense_tflops = 0;            // 0 = no FP8 tensor cores
+  double fp4_dense_tflops = 0;            // 0 = no FP4 tensor cores
   double nvlink_gbps_unidirectional = 0;  // GB/s per GPU per direction
   double scaleout_gbps_per_gpu = 0;       // Gb/s per GPU; 0 = unknown
   // Host PCIe link per GPU, GB/s per direction: the path between GPUs of one

@@ -17,8 +17,7 @@ void FieldErrors::Add(std::string field, std::string description) {
   violations_.push_back({std::move(field), std::move(description)});
 }
 
-void FieldErrors::CheckRange(const std::string& field, long long value, long long lo,
-                             long long hi) {
+void FieldErrors::CheckRange(const std::string& field, long long value, long long lo, long long hi) {
   if (value < lo || value > hi) {
     Add(field, absl::StrCat(field, " = ", value, " is out of range; allowed ", lo, "..", hi));
   }

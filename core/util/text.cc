@@ -33,8 +33,7 @@ int EditDistance(absl::string_view a, absl::string_view b) {
   return prev[b.size()];
 }
 
-std::vector<std::string> ClosestNames(absl::string_view query,
-                                      const std::vector<std::string>& candidates, int limit) {
+std::vector<std::string> ClosestNames(absl::string_view query, const std::vector<std::string>& candidates, int limit) {
   std::string q = NormalizeName(query);
   std::vector<std::pair<int, std::string>> scored;
   for (const auto& c : candidates) {
@@ -45,8 +44,7 @@ std::vector<std::string> ClosestNames(absl::string_view query,
     }
     scored.emplace_back(score, c);
   }
-  std::stable_sort(scored.begin(), scored.end(),
-                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::stable_sort(scored.begin(), scored.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   std::vector<std::string> out;
   for (const auto& s : scored) {
     if (static_cast<int>(out.size()) >= limit) break;
@@ -64,9 +62,7 @@ std::string HumanCount(double count) {
   return absl::StrFormat("%.0f", count);
 }
 
-std::string HumanGiB(double bytes) {
-  return absl::StrFormat("%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
-}
+std::string HumanGiB(double bytes) { return absl::StrFormat("%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0)); }
 
 int64_t Gcd(int64_t a, int64_t b) {
   while (b != 0) {

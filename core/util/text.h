@@ -19,8 +19,7 @@ int EditDistance(absl::string_view a, absl::string_view b);
 
 // The up-to-`limit` candidates closest to `query` (by edit distance on
 // normalised names, substring matches first), without duplicates.
-std::vector<std::string> ClosestNames(absl::string_view query,
-                                      const std::vector<std::string>& candidates, int limit);
+std::vector<std::string> ClosestNames(absl::string_view query, const std::vector<std::string>& candidates, int limit);
 
 // 70553706496 -> "70.6B", 1.2e12 -> "1.20T", 950e6 -> "950M".
 std::string HumanCount(double count);

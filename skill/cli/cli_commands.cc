@@ -106,7 +106,6 @@ int Invoke(const Flags& flags, const google::protobuf::Message& request, const c
   return 0;
 }
 
-
 // The search flags of `recommend` beyond the config, model and placement.
 absl::Status FillRecommendFlags(const Flags& flags, v1::RecommendRequest* req) {
   FieldErrors errors;
@@ -121,8 +120,8 @@ absl::Status FillRecommendFlags(const Flags& flags, v1::RecommendRequest* req) {
     long long lo = 0, hi = 0;
     if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &lo) || !absl::SimpleAtoi(parts[1], &hi) || lo < 1 ||
         hi < lo || hi > kMaxGpus) {
-      errors.Add("--gpus-range", absl::StrCat("--gpus-range = \"", text, "\"; expected LO-HI with 1 <= LO <= HI <= ",
-                                              kMaxGpus));
+      errors.Add("--gpus-range",
+                 absl::StrCat("--gpus-range = \"", text, "\"; expected LO-HI with 1 <= LO <= HI <= ", kMaxGpus));
     } else {
       req->set_min_gpus(lo);
       req->set_max_gpus(hi);
@@ -240,20 +239,20 @@ absl::Status BuildAs(const Flags& flags, google::protobuf::Message* request) {
 }  // namespace
 
 const std::vector<CliCommand>& CliCommands() {
-#define PARPLAN_CLI_ROW(command, Name) {command, #Name, &BuildAs<v1::Name##Request, &Build##Name>}
+#define PARPLAN_CLI_ROW(command, Name) \
+  { command, #Name, &BuildAs<v1::Name##Request, &Build##Name> }
   static const auto* commands = new std::vector<CliCommand>{
-      PARPLAN_CLI_ROW("models", ListModels),      PARPLAN_CLI_ROW("model", GetModel),
-      PARPLAN_CLI_ROW("systems", ListSystems),    PARPLAN_CLI_ROW("system", GetSystem),
-      PARPLAN_CLI_ROW("min-gpus", MinGpus),       PARPLAN_CLI_ROW("validate", Validate),
-      PARPLAN_CLI_ROW("layout", ExplainLayout),   PARPLAN_CLI_ROW("render", RenderConfig),
-      PARPLAN_CLI_ROW("memory", EstimateMemory),  PARPLAN_CLI_ROW("perf", EstimatePerformance),
+      PARPLAN_CLI_ROW("models", ListModels),     PARPLAN_CLI_ROW("model", GetModel),
+      PARPLAN_CLI_ROW("systems", ListSystems),   PARPLAN_CLI_ROW("system", GetSystem),
+      PARPLAN_CLI_ROW("min-gpus", MinGpus),      PARPLAN_CLI_ROW("validate", Validate),
+      PARPLAN_CLI_ROW("layout", ExplainLayout),  PARPLAN_CLI_ROW("render", RenderConfig),
+      PARPLAN_CLI_ROW("memory", EstimateMemory), PARPLAN_CLI_ROW("perf", EstimatePerformance),
       PARPLAN_CLI_ROW("recommend", Recommend)};
 #undef PARPLAN_CLI_ROW
   return *commands;
 }
 
-namespace {
-}  // namespace
+namespace {}  // namespace
 
 std::string Usage() {
   return R"(parplan: parallelism planner for Megatron Bridge / Megatron-Core

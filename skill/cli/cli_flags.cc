@@ -21,29 +21,106 @@ namespace parplan {
 namespace cli {
 
 const std::vector<std::string>& KnownFlags() {
-  static const auto* flags = new std::vector<std::string>{
-      "model", "size", "model-file", "system", "gpus", "gpus-per-node", "tp", "pp", "vpp", "cp", "ep", "etp",
-      "sp", "no-sp", "mbs", "gbs", "seq", "precision", "pp-layout", "first-stage-layers", "last-stage-layers",
-      "mtp-layers", "json", "server", "timeout-ms", "rank", "max-ranks", "max-groups", "next", "filter", "help",
-      "recompute", "recompute-modules", "recompute-layers", "recompute-method", "dist-opt", "no-dist-opt", "fsdp",
-      "overhead-gib", "max-suggestions", "memory-reserve", "grad-dtype", "optimizer-dtype", "peft", "cpu-offload-layers",
-      "offload-modules", "min-gpus", "gpus-range", "objective", "top", "max-pp", "no-cp", "no-recompute",
-      "nvlink-only", "max-candidates", "format", "tls-ca", "tls-server-name", "token-file",
-      "account-for-embedding-in-pipeline-split", "account-for-loss-in-pipeline-split", "system-file", "gpu-arch",
-      "hbm-gib", "hbm-tbps", "bf16-tflops", "fp8-tflops", "fp4-tflops", "nvlink-gbps", "nvlink-domain",
-      "scaleout-gbps", "nics-per-node", "nic-gbps", "pcie-gbps", "tp-comm-overlap", "overlap-grad-reduce",
-      "overlap-moe-expert-parallel-comm", "cuda-graph-impl", "cuda-graph-modules", "attention-backend"};
+  static const auto* flags = new std::vector<std::string>{"model",
+                                                          "size",
+                                                          "model-file",
+                                                          "system",
+                                                          "gpus",
+                                                          "gpus-per-node",
+                                                          "tp",
+                                                          "pp",
+                                                          "vpp",
+                                                          "cp",
+                                                          "ep",
+                                                          "etp",
+                                                          "sp",
+                                                          "no-sp",
+                                                          "mbs",
+                                                          "gbs",
+                                                          "seq",
+                                                          "precision",
+                                                          "pp-layout",
+                                                          "first-stage-layers",
+                                                          "last-stage-layers",
+                                                          "mtp-layers",
+                                                          "json",
+                                                          "server",
+                                                          "timeout-ms",
+                                                          "rank",
+                                                          "max-ranks",
+                                                          "max-groups",
+                                                          "next",
+                                                          "filter",
+                                                          "help",
+                                                          "recompute",
+                                                          "recompute-modules",
+                                                          "recompute-layers",
+                                                          "recompute-method",
+                                                          "dist-opt",
+                                                          "no-dist-opt",
+                                                          "fsdp",
+                                                          "overhead-gib",
+                                                          "max-suggestions",
+                                                          "memory-reserve",
+                                                          "grad-dtype",
+                                                          "optimizer-dtype",
+                                                          "peft",
+                                                          "cpu-offload-layers",
+                                                          "offload-modules",
+                                                          "min-gpus",
+                                                          "gpus-range",
+                                                          "objective",
+                                                          "top",
+                                                          "max-pp",
+                                                          "no-cp",
+                                                          "no-recompute",
+                                                          "nvlink-only",
+                                                          "max-candidates",
+                                                          "format",
+                                                          "tls-ca",
+                                                          "tls-server-name",
+                                                          "token-file",
+                                                          "account-for-embedding-in-pipeline-split",
+                                                          "account-for-loss-in-pipeline-split",
+                                                          "system-file",
+                                                          "gpu-arch",
+                                                          "hbm-gib",
+                                                          "hbm-tbps",
+                                                          "bf16-tflops",
+                                                          "fp8-tflops",
+                                                          "fp4-tflops",
+                                                          "nvlink-gbps",
+                                                          "nvlink-domain",
+                                                          "scaleout-gbps",
+                                                          "nics-per-node",
+                                                          "nic-gbps",
+                                                          "pcie-gbps",
+                                                          "tp-comm-overlap",
+                                                          "overlap-grad-reduce",
+                                                          "overlap-moe-expert-parallel-comm",
+                                                          "cuda-graph-impl",
+                                                          "cuda-graph-modules",
+                                                          "attention-backend"};
   return *flags;
 }
 
 namespace {
 const std::vector<std::string>& SwitchFlags() {
-  static const auto* flags =
-      new std::vector<std::string>{"json",  "no-sp",   "help",         "dist-opt",    "no-dist-opt",
-                                   "fsdp",  "min-gpus", "no-cp", "no-recompute", "nvlink-only",
-                                   "account-for-embedding-in-pipeline-split",
-                                   "account-for-loss-in-pipeline-split", "tp-comm-overlap",
-                                   "overlap-grad-reduce", "overlap-moe-expert-parallel-comm"};
+  static const auto* flags = new std::vector<std::string>{"json",
+                                                          "no-sp",
+                                                          "help",
+                                                          "dist-opt",
+                                                          "no-dist-opt",
+                                                          "fsdp",
+                                                          "min-gpus",
+                                                          "no-cp",
+                                                          "no-recompute",
+                                                          "nvlink-only",
+                                                          "account-for-embedding-in-pipeline-split",
+                                                          "account-for-loss-in-pipeline-split",
+                                                          "tp-comm-overlap",
+                                                          "overlap-grad-reduce",
+                                                          "overlap-moe-expert-parallel-comm"};
   return *flags;
 }
 }  // namespace
@@ -71,8 +148,7 @@ absl::StatusOr<Flags> ParseFlags(const std::vector<std::string>& args) {
       has_value = true;
     }
     if (std::find(known.begin(), known.end(), name) == known.end()) {
-      return FieldError(absl::StrCat("--", name),
-                        absl::StrCat("unknown flag; known: --", absl::StrJoin(known, " --")));
+      return FieldError(absl::StrCat("--", name), absl::StrCat("unknown flag; known: --", absl::StrJoin(known, " --")));
     }
     const auto& switches = SwitchFlags();
     const bool is_switch = std::find(switches.begin(), switches.end(), name) != switches.end();
@@ -102,8 +178,7 @@ absl::Status IntFlag(const Flags& flags, const std::string& name, long long lo, 
     return FieldError(absl::StrCat("--", name), absl::StrCat("'", text.substr(0, 64), "' is not an integer"));
   }
   if (v < lo || v > hi) {
-    return FieldError(absl::StrCat("--", name),
-                      absl::StrCat(v, " is out of range; allowed ", lo, "..", hi));
+    return FieldError(absl::StrCat("--", name), absl::StrCat(v, " is out of range; allowed ", lo, "..", hi));
   }
   *out = v;
   return absl::OkStatus();
@@ -154,7 +229,8 @@ absl::Status FillModel(const Flags& flags, v1::ModelRef* model, bool required) {
         for (const auto& v : FieldViolationsOf(status)) why = v.description;
         return FieldError("--model-file",
                           absl::StrCat("neither a Hugging Face config.json nor an inline spec with Megatron "
-                                       "field names: ", why.substr(0, 200)));
+                                       "field names: ",
+                                       why.substr(0, 200)));
       }
     }
   } else if (flags.Has("model")) {
@@ -194,7 +270,8 @@ absl::Status FillConfig(const Flags& flags, v1::ParallelConfig* c) {
   };
   if (flags.Has("mbs") && collect(IntFlag(flags, "mbs", 1, kMaxMbs, &v))) c->set_mbs(static_cast<int32_t>(v));
   if (flags.Has("gbs") && collect(IntFlag(flags, "gbs", 1, kMaxGbs, &v))) c->set_gbs(v);
-  if (flags.Has("seq") && collect(IntFlag(flags, "seq", 1, kMaxSeqLength, &v))) c->set_seq_length(static_cast<int32_t>(v));
+  if (flags.Has("seq") && collect(IntFlag(flags, "seq", 1, kMaxSeqLength, &v)))
+    c->set_seq_length(static_cast<int32_t>(v));
   if (flags.Has("first-stage-layers") && collect(IntFlag(flags, "first-stage-layers", 1, kMaxStageLayers, &v))) {
     c->set_num_layers_in_first_pipeline_stage(static_cast<int32_t>(v));
   }
@@ -230,7 +307,8 @@ absl::Status FillConfig(const Flags& flags, v1::ParallelConfig* c) {
   if (flags.Has("recompute-layers") && collect(IntFlag(flags, "recompute-layers", 1, kMaxStageLayers, &v))) {
     c->set_recompute_num_layers(static_cast<int32_t>(v));
   }
-  if (flags.Has("dist-opt") && flags.Has("no-dist-opt")) errors.Add("--dist-opt", "give --dist-opt or --no-dist-opt, not both");
+  if (flags.Has("dist-opt") && flags.Has("no-dist-opt"))
+    errors.Add("--dist-opt", "give --dist-opt or --no-dist-opt, not both");
   if (flags.Has("dist-opt")) c->set_use_distributed_optimizer(true);
   if (flags.Has("no-dist-opt")) c->set_use_distributed_optimizer(false);
   if (flags.Has("fsdp")) c->set_use_megatron_fsdp(true);

@@ -89,11 +89,11 @@ std::string World(const v1::WorldSizing& w) {
 std::string FormatListModels(const v1::ListModelsResponse& r) {
   std::string out = absl::StrFormat("%-24s %-24s %10s %10s  %s\n", "ID", "KIND", "PARAMS", "ACTIVE", "STATUS");
   for (const auto& m : r.models()) {
-    out += absl::StrFormat("%-24s %-24s %10s %10s  %s\n", m.id(), m.kind(),
-                           m.total_params() > 0 ? HumanCount(static_cast<double>(m.total_params())) : "-",
-                           m.active_params() > 0 ? HumanCount(static_cast<double>(m.active_params())) : "-",
-                           m.complete() ? "complete"
-                                        : absl::StrCat("incomplete: ", absl::StrJoin(m.missing_fields(), ",")));
+    out += absl::StrFormat(
+        "%-24s %-24s %10s %10s  %s\n", m.id(), m.kind(),
+        m.total_params() > 0 ? HumanCount(static_cast<double>(m.total_params())) : "-",
+        m.active_params() > 0 ? HumanCount(static_cast<double>(m.active_params())) : "-",
+        m.complete() ? "complete" : absl::StrCat("incomplete: ", absl::StrJoin(m.missing_fields(), ",")));
   }
   return out;
 }
@@ -114,13 +114,15 @@ std::string FormatGetModel(const v1::GetModelResponse& r) {
   }
   if (!m.complete()) absl::StrAppend(&out, "  INCOMPLETE: unknown ", absl::StrJoin(m.missing_fields(), ", "), "\n");
   if (m.approximate()) absl::StrAppend(&out, "  APPROXIMATE: ", m.approximation_note(), "\n");
-  absl::StrAppend(&out, absl::StrFormat("  layers %d, hidden %d, ffn %d, heads %d, query groups %d, kv_channels %d, vocab %d\n",
-                                        a.num_layers(), a.hidden_size(), a.ffn_hidden_size(), a.num_attention_heads(),
-                                        a.num_query_groups(), a.kv_channels(), a.vocab_size()));
+  absl::StrAppend(
+      &out, absl::StrFormat("  layers %d, hidden %d, ffn %d, heads %d, query groups %d, kv_channels %d, vocab %d\n",
+                            a.num_layers(), a.hidden_size(), a.ffn_hidden_size(), a.num_attention_heads(),
+                            a.num_query_groups(), a.kv_channels(), a.vocab_size()));
   if (a.num_moe_experts() > 0) {
-    absl::StrAppend(&out, absl::StrFormat("  MoE: %d experts, top-%d, expert ffn %d, shared %d, first %d dense layers\n",
-                                          a.num_moe_experts(), a.moe_router_topk(), a.moe_ffn_hidden_size(),
-                                          a.moe_shared_expert_intermediate_size(), a.first_k_dense_layers()));
+    absl::StrAppend(&out,
+                    absl::StrFormat("  MoE: %d experts, top-%d, expert ffn %d, shared %d, first %d dense layers\n",
+                                    a.num_moe_experts(), a.moe_router_topk(), a.moe_ffn_hidden_size(),
+                                    a.moe_shared_expert_intermediate_size(), a.first_k_dense_layers()));
   }
   if (a.multi_latent_attention()) {
     absl::StrAppend(&out, absl::StrFormat("  MLA: q_lora %d, kv_lora %d, qk %d+%d, v %d\n", a.q_lora_rank(),
@@ -149,14 +151,14 @@ std::string FormatListSystems(const v1::ListSystemsResponse& r) {
 std::string FormatGetSystem(const v1::GetSystemResponse& r) {
   const auto& s = r.system();
   std::string out = absl::StrCat(s.id(), ": ", s.name(), " [", s.gpu_arch(), "]\n");
-  absl::StrAppend(&out, absl::StrFormat("  HBM %.0f GiB at %.2f TB/s; dense TFLOP/s bf16 %.0f, fp8 %.0f, fp4 %.0f\n",
-                                        s.hbm_gb(), s.hbm_bw_tbps(), s.bf16_dense_tflops(), s.fp8_dense_tflops(),
-                                        s.fp4_dense_tflops()));
-  absl::StrAppend(&out, absl::StrFormat("  NVLink domain %d GPUs at %.0f GB/s per direction (%.0f both); %d GPUs per "
-                                        "node; PCIe %.0f GB/s; scale-out %.0f Gb/s per GPU\n",
-                                        s.nvlink_domain_size(), s.nvlink_gbps_unidirectional(),
-                                        2 * s.nvlink_gbps_unidirectional(), s.gpus_per_node(),
-                                        s.pcie_gbps_unidirectional(), s.scaleout_gbps_per_gpu()));
+  absl::StrAppend(
+      &out, absl::StrFormat("  HBM %.0f GiB at %.2f TB/s; dense TFLOP/s bf16 %.0f, fp8 %.0f, fp4 %.0f\n", s.hbm_gb(),
+                            s.hbm_bw_tbps(), s.bf16_dense_tflops(), s.fp8_dense_tflops(), s.fp4_dense_tflops()));
+  absl::StrAppend(
+      &out, absl::StrFormat("  NVLink domain %d GPUs at %.0f GB/s per direction (%.0f both); %d GPUs per "
+                            "node; PCIe %.0f GB/s; scale-out %.0f Gb/s per GPU\n",
+                            s.nvlink_domain_size(), s.nvlink_gbps_unidirectional(), 2 * s.nvlink_gbps_unidirectional(),
+                            s.gpus_per_node(), s.pcie_gbps_unidirectional(), s.scaleout_gbps_per_gpu()));
   if (!s.description().empty()) absl::StrAppend(&out, "  ", s.description(), "\n");
   if (!s.sources().empty()) {
     absl::StrAppend(&out, "sources:\n");
@@ -168,10 +170,10 @@ std::string FormatGetSystem(const v1::GetSystemResponse& r) {
 }
 
 std::string FormatMinGpus(const v1::MinGpusResponse& r) {
-  std::string out = absl::StrCat("min GPUs: ", r.min_gpus(), "   (naive product of all dims: ", r.naive_product(),
-                                 ")\n");
-  absl::StrAppend(&out, "dense mesh TP*CP = ", r.dense_mesh(), ", expert mesh EP*ETP = ", r.expert_mesh(), " (ETP=",
-                  r.etp(), ")\n");
+  std::string out =
+      absl::StrCat("min GPUs: ", r.min_gpus(), "   (naive product of all dims: ", r.naive_product(), ")\n");
+  absl::StrAppend(&out, "dense mesh TP*CP = ", r.dense_mesh(), ", expert mesh EP*ETP = ", r.expert_mesh(),
+                  " (ETP=", r.etp(), ")\n");
   absl::StrAppend(&out, "next valid world sizes: ", absl::StrJoin(r.next_valid_world_sizes(), ", "), "\n");
   if (r.has_world()) out += World(r.world());
   if (r.has_model()) out += Summary(r.model());
@@ -187,8 +189,8 @@ static std::string Stages(const google::protobuf::RepeatedPtrField<v1::StageLaye
   for (const auto& s : stages) {
     absl::StrAppend(&out, "  PP rank ", s.pp_rank(), ": ", absl::StrJoin(s.decoder_layers(), "+"),
                     s.has_embedding() ? " +embedding" : "",
-                    s.mtp_layers() > 0 ? absl::StrCat(" +", s.mtp_layers(), " MTP") : "",
-                    s.has_loss() ? " +loss" : "", "\n");
+                    s.mtp_layers() > 0 ? absl::StrCat(" +", s.mtp_layers(), " MTP") : "", s.has_loss() ? " +loss" : "",
+                    "\n");
   }
   return out;
 }
@@ -197,9 +199,9 @@ static std::string Stages(const google::protobuf::RepeatedPtrField<v1::StageLaye
 // below are for it.
 static std::string RepairLine(const v1::SplitRepair& repair, bool estimated) {
   if (repair.change().empty()) return "";
-  return absl::StrCat(estimated ? "ESTIMATED FOR THE NEAREST VALID SPLIT (not the config as given): "
-                                : "nearest valid split: ",
-                      repair.change(), "\n  as flags: ", repair.cli_flags(), "\n");
+  return absl::StrCat(
+      estimated ? "ESTIMATED FOR THE NEAREST VALID SPLIT (not the config as given): " : "nearest valid split: ",
+      repair.change(), "\n  as flags: ", repair.cli_flags(), "\n");
 }
 
 std::string FormatValidate(const v1::ValidateResponse& r) {
@@ -249,7 +251,8 @@ std::string FormatExplainLayout(const v1::ExplainLayoutResponse& r) {
       out += absl::StrFormat("%6d %5d %5d | %4d %4d %4d %4d | %4d %4d %4d\n", p.rank(), p.node(), p.local_gpu(), p.tp(),
                              p.cp(), p.dp(), p.pp(), p.ep(), p.etp(), p.edp());
     }
-    if (r.ranks_truncated()) absl::StrAppend(&out, "  ... (", r.world_size() - r.ranks_size(), " more ranks; --max-ranks)\n");
+    if (r.ranks_truncated())
+      absl::StrAppend(&out, "  ... (", r.world_size() - r.ranks_size(), " more ranks; --max-ranks)\n");
   }
   out += Stages(r.stages());
   if (r.has_rank_detail()) {
@@ -289,9 +292,9 @@ std::string FormatEstimateMemory(const v1::EstimateMemoryResponse& r) {
   if (r.has_model()) out += Summary(r.model());
   const auto& c = r.resolved_config();
   absl::StrAppend(&out, ConfigLine(c, r.model(), c.gbs(), true), ", recompute ", c.recompute_granularity(), ", ",
-                  c.use_megatron_fsdp() ? "Megatron FSDP"
-                                        : (c.use_distributed_optimizer() ? "distributed optimizer"
-                                                                         : "no distributed optimizer"),
+                  c.use_megatron_fsdp()
+                      ? "Megatron FSDP"
+                      : (c.use_distributed_optimizer() ? "distributed optimizer" : "no distributed optimizer"),
                   DataParallelTail(r.model(), c, r.dp(), r.edp(), r.microbatches()), "\n");
   out += Violations(r.violations());
   out += RepairLine(r.nearest_valid_split(), true);
@@ -301,19 +304,19 @@ std::string FormatEstimateMemory(const v1::EstimateMemoryResponse& r) {
                            "weights", "lowp", "grads", "opt", "optEP", "acts", "inflight", "logits", "other",
                            "overhead", "TOTAL");
     for (const auto& s : r.stages()) {
-      out += absl::StrFormat("%4d %7s %8s %7s %6s %6s %7s %7s %6s %9.2f %7s %6s %8s %7s%s\n", s.pp_rank(),
-                             absl::StrJoin(s.decoder_layers(), "+"), HumanCount(static_cast<double>(s.params())),
-                             gib(s.weight_bytes()), gib(s.low_precision_weight_bytes()), gib(s.grad_bytes()),
-                             gib(s.optimizer_dense_bytes()), gib(s.optimizer_expert_bytes()),
-                             gib(s.activation_bytes()), s.in_flight_microbatches(), gib(s.logits_bytes()),
-                             gib(s.recompute_working_bytes() + s.embedding_bytes() + s.fsdp_working_bytes()),
-                             gib(s.overhead_bytes()), gib(s.total_bytes()),
-                             s.pp_rank() == r.peak_pp_rank() ? "  <- peak" : "");
+      out += absl::StrFormat(
+          "%4d %7s %8s %7s %6s %6s %7s %7s %6s %9.2f %7s %6s %8s %7s%s\n", s.pp_rank(),
+          absl::StrJoin(s.decoder_layers(), "+"), HumanCount(static_cast<double>(s.params())), gib(s.weight_bytes()),
+          gib(s.low_precision_weight_bytes()), gib(s.grad_bytes()), gib(s.optimizer_dense_bytes()),
+          gib(s.optimizer_expert_bytes()), gib(s.activation_bytes()), s.in_flight_microbatches(), gib(s.logits_bytes()),
+          gib(s.recompute_working_bytes() + s.embedding_bytes() + s.fsdp_working_bytes()), gib(s.overhead_bytes()),
+          gib(s.total_bytes()), s.pp_rank() == r.peak_pp_rank() ? "  <- peak" : "");
     }
     absl::StrAppend(&out, absl::StrFormat("peak %.2f GiB on PP rank %d; capacity %.2f GiB; %s (headroom %.2f GiB)\n",
                                           r.peak_gib(), r.peak_pp_rank(), r.capacity_gib(),
-                                          r.capacity_bytes() == 0 ? "capacity unknown"
-                                          : (r.fits() ? (r.tight() ? "FITS, TIGHT" : "FITS") : "DOES NOT FIT"),
+                                          r.capacity_bytes() == 0
+                                              ? "capacity unknown"
+                                              : (r.fits() ? (r.tight() ? "FITS, TIGHT" : "FITS") : "DOES NOT FIT"),
                                           r.headroom_bytes() / (1024.0 * 1024.0 * 1024.0)));
   }
   if (!r.suggestions().empty()) {
@@ -337,27 +340,35 @@ std::string FormatEstimatePerformance(const v1::EstimatePerformanceResponse& r) 
   out += Violations(r.violations());
   out += RepairLine(r.nearest_valid_split(), true);
   if (r.step_time_s() > 0) {
-    absl::StrAppend(&out, absl::StrFormat("step time %.3f s | %.0f tokens/s/GPU | %.0f model TFLOP/s/GPU | MFU %.1f%%\n",
-                                          r.step_time_s(), r.tokens_per_s_per_gpu(), r.model_tflops_per_gpu(),
-                                          100 * r.mfu()));
+    absl::StrAppend(
+        &out, absl::StrFormat("step time %.3f s | %.0f tokens/s/GPU | %.0f model TFLOP/s/GPU | MFU %.1f%%\n",
+                              r.step_time_s(), r.tokens_per_s_per_gpu(), r.model_tflops_per_gpu(), 100 * r.mfu()));
     const auto& b = r.breakdown();
     absl::StrAppend(&out, "breakdown (s):\n");
-    std::vector<std::pair<const char*, double>> parts = {
-        {"compute", b.compute_s()},
-        {"  GEMMs", b.gemm_s()}, {"  attention", b.attention_s()}, {"  MoE", b.moe_s()},
-        {"  element-wise", b.elementwise_s()}, {"  recompute", b.recompute_s()}, {"  logits", b.logits_s()},
-        {"  fixed overhead", b.overhead_s()},
-        {"bubble", b.bubble_s()}, {"TP comm (exposed)", b.tp_comm_s()},
-        {"CP comm (exposed)", b.cp_comm_s()}, {"EP comm (exposed)", b.ep_comm_s()},
-        {"DP comm (exposed)", b.dp_comm_s()}, {"PP comm (exposed)", b.pp_comm_s()}};
+    std::vector<std::pair<const char*, double>> parts = {{"compute", b.compute_s()},
+                                                         {"  GEMMs", b.gemm_s()},
+                                                         {"  attention", b.attention_s()},
+                                                         {"  MoE", b.moe_s()},
+                                                         {"  element-wise", b.elementwise_s()},
+                                                         {"  recompute", b.recompute_s()},
+                                                         {"  logits", b.logits_s()},
+                                                         {"  fixed overhead", b.overhead_s()},
+                                                         {"bubble", b.bubble_s()},
+                                                         {"TP comm (exposed)", b.tp_comm_s()},
+                                                         {"CP comm (exposed)", b.cp_comm_s()},
+                                                         {"EP comm (exposed)", b.ep_comm_s()},
+                                                         {"DP comm (exposed)", b.dp_comm_s()},
+                                                         {"PP comm (exposed)", b.pp_comm_s()}};
     if (c.use_megatron_fsdp()) parts.push_back({"FSDP comm (exposed)", b.fsdp_comm_s()});
     parts.push_back({"optimizer", b.optimizer_s()});
     for (const auto& [name, seconds] : parts) {
-      absl::StrAppend(&out, absl::StrFormat("  %-20s %8.3f  %5.1f%%\n", name, seconds, 100 * seconds / r.step_time_s()));
+      absl::StrAppend(&out,
+                      absl::StrFormat("  %-20s %8.3f  %5.1f%%\n", name, seconds, 100 * seconds / r.step_time_s()));
     }
-    absl::StrAppend(&out, absl::StrFormat("memory: peak %.1f GiB of %.1f GiB (%s)\n",
-                                          r.memory_peak_bytes() / (1024.0 * 1024 * 1024),
-                                          r.memory_capacity_bytes() / (1024.0 * 1024 * 1024), r.fits() ? "fits" : "DOES NOT FIT"));
+    absl::StrAppend(
+        &out,
+        absl::StrFormat("memory: peak %.1f GiB of %.1f GiB (%s)\n", r.memory_peak_bytes() / (1024.0 * 1024 * 1024),
+                        r.memory_capacity_bytes() / (1024.0 * 1024 * 1024), r.fits() ? "fits" : "DOES NOT FIT"));
   }
   out += Reasons(r.reasons());
   for (const auto& a : r.assumptions()) absl::StrAppend(&out, "  assumption: ", a, "\n");
@@ -369,11 +380,10 @@ namespace {
 // One plan line: label, GPUs, speed, memory.
 std::string PlanLine(const v1::PlanSummary& p) {
   if (!p.valid()) return absl::StrCat(p.label(), " on ", p.gpus(), " GPUs: invalid\n");
-  return absl::StrFormat("%s on %d GPUs: %.0f tokens/s/GPU, MFU %.1f%%, step %.2f s, peak %.1f of %.1f GiB%s\n",
-                         p.label(), p.gpus(), p.tokens_per_s_per_gpu(), 100 * p.mfu(), p.step_time_s(),
-                         p.memory_peak_bytes() / (1024.0 * 1024 * 1024),
-                         p.memory_capacity_bytes() / (1024.0 * 1024 * 1024),
-                         p.fits() ? (p.tight() ? " (tight)" : "") : " (DOES NOT FIT)");
+  return absl::StrFormat(
+      "%s on %d GPUs: %.0f tokens/s/GPU, MFU %.1f%%, step %.2f s, peak %.1f of %.1f GiB%s\n", p.label(), p.gpus(),
+      p.tokens_per_s_per_gpu(), 100 * p.mfu(), p.step_time_s(), p.memory_peak_bytes() / (1024.0 * 1024 * 1024),
+      p.memory_capacity_bytes() / (1024.0 * 1024 * 1024), p.fits() ? (p.tight() ? " (tight)" : "") : " (DOES NOT FIT)");
 }
 
 }  // namespace

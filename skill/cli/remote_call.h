@@ -21,12 +21,12 @@ struct RemoteRequest {
   std::string method;   // "/parplan.v1.Planner/Recommend"
   std::string request;  // serialized request message
   int64_t timeout_ms = 30000;
-  std::string tls_ca_pem;  // non-empty: TLS, trusting these PEM roots
+  std::string tls_ca_pem;       // non-empty: TLS, trusting these PEM roots
   std::string tls_server_name;  // optional: the name the certificate must carry
-  std::string token;       // non-empty: sent as "authorization: Bearer <token>"
+  std::string token;            // non-empty: sent as "authorization: Bearer <token>"
 };
 struct RemoteReply {
-  int code = 0;          // gRPC status code
+  int code = 0;  // gRPC status code
   std::string message;
   std::string details;   // grpc-status-details-bin
   std::string response;  // serialized response message when code == 0

@@ -49,14 +49,15 @@ Json Initialize(const Json& params, std::string* agreed) {
   for (const char* v : kSupportedVersions) {
     if (asked == v) *agreed = v;
   }
-  return Json{{"protocolVersion", *agreed},
-              {"capabilities", {{"tools", {{"listChanged", false}}}}},
-              {"serverInfo", {{"name", "parplan"}, {"title", "parplan: parallelism planner"}, {"version", kServerVersion}}},
-              {"instructions",
-               "Plans parallelism (TP, PP, VPP, CP, EP, ETP, DP) for Megatron Bridge / Megatron-Core training. "
-               "Use min_gpus for mesh arithmetic, validate for rule checks, estimate_memory / estimate_performance "
-               "for one config, recommend for the best configs of a model on N GPUs of a system. Every answer "
-               "carries reasons; show them."}};
+  return Json{
+      {"protocolVersion", *agreed},
+      {"capabilities", {{"tools", {{"listChanged", false}}}}},
+      {"serverInfo", {{"name", "parplan"}, {"title", "parplan: parallelism planner"}, {"version", kServerVersion}}},
+      {"instructions",
+       "Plans parallelism (TP, PP, VPP, CP, EP, ETP, DP) for Megatron Bridge / Megatron-Core training. "
+       "Use min_gpus for mesh arithmetic, validate for rule checks, estimate_memory / estimate_performance "
+       "for one config, recommend for the best configs of a model on N GPUs of a system. Every answer "
+       "carries reasons; show them."}};
 }
 
 // The error of a failed call as the tool's text: code, message, violations.

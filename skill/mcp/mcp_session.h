@@ -23,7 +23,6 @@
 namespace parplan {
 namespace mcp {
 
-
 class McpSession {
  public:
   // `call_budget` bounds each tool call (the search stops and says so).

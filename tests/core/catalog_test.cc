@@ -92,13 +92,15 @@ TEST(CatalogTest, LateCompletionsCiteTheirSources) {
     const char* id;
     std::vector<std::string> fields;
   };
-  for (const Case& k : {Case{"nemotron_3_super", {"num_attention_heads", "num_query_groups", "kv_channels",
-                                                  "vocab_size", "mamba_num_groups"}},
-                        Case{"nemotron_3_ultra", {"hybrid_layer_pattern", "hidden_size", "moe_latent_size",
-                                                  "vocab_size", "mamba_num_heads"}},
-                        Case{"nemotron_3_5_lightning", {"hybrid_layer_pattern", "hidden_size", "vocab_size"}},
-                        Case{"deepseek_v4_flash", {"multi_latent_attention", "num_attention_heads", "q_lora_rank",
-                                                   "kv_lora_rank", "qk_head_dim", "v_head_dim"}}}) {
+  for (const Case& k :
+       {Case{"nemotron_3_super",
+             {"num_attention_heads", "num_query_groups", "kv_channels", "vocab_size", "mamba_num_groups"}},
+        Case{"nemotron_3_ultra",
+             {"hybrid_layer_pattern", "hidden_size", "moe_latent_size", "vocab_size", "mamba_num_heads"}},
+        Case{"nemotron_3_5_lightning", {"hybrid_layer_pattern", "hidden_size", "vocab_size"}},
+        Case{"deepseek_v4_flash",
+             {"multi_latent_attention", "num_attention_heads", "q_lora_rank", "kv_lora_rank", "qk_head_dim",
+              "v_head_dim"}}}) {
     auto m = Catalog::Get().FindModel(k.id);
     ASSERT_TRUE(m.ok()) << k.id;
     for (const auto& f : k.fields) {
@@ -123,7 +125,7 @@ TEST(CatalogTest, LateCompletionsCiteTheirSources) {
   // tuned recipes' mla_up_proj recompute applies.
   auto v4 = Catalog::Get().FindModel("deepseek_v4_flash");
   EXPECT_TRUE(v4->multi_latent_attention);
-  EXPECT_EQ(v4->num_query_groups, v4->num_attention_heads);  // MLA: groups = heads
+  EXPECT_EQ(v4->num_query_groups, v4->num_attention_heads);              // MLA: groups = heads
   EXPECT_EQ(v4->qk_head_dim + v4->qk_pos_emb_head_dim, v4->v_head_dim);  // head_dim 512 = 448 + 64
 }
 

@@ -34,8 +34,9 @@ TEST(CollectivesTest, AllToAllSplitsNvlinkAndNetworkShares) {
   const double inside = AllToAllSeconds(bytes, 8, 1, H100(), p);
   const double across = AllToAllSeconds(bytes, 32, 1, H100(), p);
   // Inside one node: 7/8 of the bytes over NVLink.
-  EXPECT_NEAR(inside, 7.0 / 8 * bytes / (H100().nvlink_gbps_unidirectional * 1e9 * p.link_efficiency) +
-                          3 * p.nvlink_step_latency_us * 1e-6,
+  EXPECT_NEAR(inside,
+              7.0 / 8 * bytes / (H100().nvlink_gbps_unidirectional * 1e9 * p.link_efficiency) +
+                  3 * p.nvlink_step_latency_us * 1e-6,
               1e-12);
   // EP=32 over 4 nodes: 24/32 of the bytes through one 50 GB/s NIC per GPU.
   EXPECT_NEAR(across, 24.0 / 32 * bytes / (50e9 * p.link_efficiency) + 5 * p.network_step_latency_us * 1e-6, 1e-9);

@@ -103,8 +103,8 @@ TEST(FlopsTest, MatchesEveryCompleteCalibrationModel) {
     }
   }
   std::printf("largest FLOPs/token deviation: %.2f%% (%s)\n", 100 * worst, worst_row.c_str());
-  EXPECT_EQ(checked, (std::set<std::string>{"deepseek_v3", "llama3_70b", "llama3_8b", "nemotron_3_nano",
-                                            "qwen3_30b_a3b"}));
+  EXPECT_EQ(checked,
+            (std::set<std::string>{"deepseek_v3", "llama3_70b", "llama3_8b", "nemotron_3_nano", "qwen3_30b_a3b"}));
 }
 
 }  // namespace

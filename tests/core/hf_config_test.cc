@@ -129,8 +129,10 @@ std::string GptOss(int layers, int experts) {
   "intermediate_size": 2880, "layer_types": )" +
          Repeated({"\"sliding_attention\"", "\"full_attention\""}, layers / 2) + R"(,
   "max_position_embeddings": 131072, "model_type": "gpt_oss", "num_attention_heads": 64,
-  "num_experts_per_tok": 4, "num_hidden_layers": )" + std::to_string(layers) + R"(,
-  "num_key_value_heads": 8, "num_local_experts": )" + std::to_string(experts) + R"(,
+  "num_experts_per_tok": 4, "num_hidden_layers": )" +
+         std::to_string(layers) + R"(,
+  "num_key_value_heads": 8, "num_local_experts": )" +
+         std::to_string(experts) + R"(,
   "output_router_logits": false, "pad_token_id": 199999,
   "quantization_config": {"modules_to_not_convert": ["model.layers.*.self_attn",
     "model.layers.*.mlp.router", "model.embed_tokens", "lm_head"], "quant_method": "mxfp4"},
@@ -150,7 +152,8 @@ std::string Llama4Scout() {
     "for_llm_compressor": false, "head_dim": 128, "hidden_act": "silu", "hidden_size": 5120,
     "initializer_range": 0.02, "interleave_moe_layer_step": 1, "intermediate_size": 8192,
     "intermediate_size_mlp": 16384, "max_position_embeddings": 262144, "model_type": "llama4_text",
-    "moe_layers": )" + Range(48) + R"(, "no_rope_layers": )" + Repeated({"1", "1", "1", "0"}, 12) + R"(,
+    "moe_layers": )" +
+         Range(48) + R"(, "no_rope_layers": )" + Repeated({"1", "1", "1", "0"}, 12) + R"(,
     "num_attention_heads": 40, "num_experts_per_tok": 1, "num_hidden_layers": 48,
     "num_key_value_heads": 8, "num_local_experts": 16, "output_router_logits": false,
     "pad_token_id": 200018, "rms_norm_eps": 1e-05,
@@ -250,7 +253,7 @@ constexpr char kGemma3_27b[] = R"({"architectures": ["Gemma3ForConditionalGenera
 std::string Gemma3_1b() {
   const std::string s = "\"sliding_attention\"";
   std::string types = Repeated({s, s, s, s, s, "\"full_attention\""}, 4);  // layers 0..23
-  types.insert(types.size() - 1, ", " + s + ", " + s);                 // layers 24, 25
+  types.insert(types.size() - 1, ", " + s + ", " + s);                     // layers 24, 25
   return R"({"_sliding_window_pattern": 6, "architectures": ["Gemma3ForCausalLM"],
   "attention_bias": false, "attention_dropout": 0.0, "attn_logit_softcapping": null,
   "final_logit_softcapping": null, "head_dim": 256, "hidden_activation": "gelu_pytorch_tanh",
@@ -536,11 +539,11 @@ TEST(HfConfigTest, MistralSlidingWindowFlopsByHand) {
 // built from that description, not transcribed.
 TEST(HfConfigTest, NonPeriodicLayerTypesBecomeAPattern) {
   std::string config = std::string(kMinistral8b);
-  config.replace(config.find("\"model_type\": \"mistral\""), 23,
-                 "\"model_type\": \"ministral\", \"layer_types\": " +
-                     Repeated({"\"full_attention\"", "\"sliding_attention\"", "\"sliding_attention\"",
-                               "\"sliding_attention\""},
-                              9));
+  config.replace(
+      config.find("\"model_type\": \"mistral\""), 23,
+      "\"model_type\": \"ministral\", \"layer_types\": " +
+          Repeated({"\"full_attention\"", "\"sliding_attention\"", "\"sliding_attention\"", "\"sliding_attention\""},
+                   9));
   const ModelSpec m = Parse(config);
   EXPECT_EQ(m.window_attn_skip_freq, 0);
   EXPECT_EQ(m.window_attn_pattern.size(), 36u);
@@ -614,9 +617,11 @@ TEST(HfConfigTest, Errors) {
   EXPECT_THAT(std::string(bad_json.status().message()), ::testing::HasSubstr("model.hf_config_json"));
   auto missing = ParseHfConfig(R"({"model_type":"llama","hidden_size":4096})", "f");
   EXPECT_THAT(std::string(missing.status().message()), ::testing::HasSubstr("num_hidden_layers"));
-  auto wrong_type = ParseHfConfig(R"({"num_hidden_layers":"eighty","hidden_size":1,"num_attention_heads":1,"vocab_size":1})", "f");
+  auto wrong_type =
+      ParseHfConfig(R"({"num_hidden_layers":"eighty","hidden_size":1,"num_attention_heads":1,"vocab_size":1})", "f");
   EXPECT_THAT(std::string(wrong_type.status().message()), ::testing::HasSubstr("non-negative integer"));
-  auto huge = ParseHfConfig(R"({"num_hidden_layers":1099511627776,"hidden_size":1,"num_attention_heads":1,"vocab_size":1})", "f");
+  auto huge = ParseHfConfig(
+      R"({"num_hidden_layers":1099511627776,"hidden_size":1,"num_attention_heads":1,"vocab_size":1})", "f");
   EXPECT_FALSE(huge.ok());
   EXPECT_FALSE(ParseHfConfig("[1,2,3]", "f").ok());
   EXPECT_FALSE(ParseHfConfig(std::string(2 << 20, ' '), "f").ok());

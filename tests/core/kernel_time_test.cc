@@ -65,8 +65,7 @@ TEST(KernelTimeTest, TrainingGemmIsForwardPlusTwoGradients) {
   const Device d = H100();
   const TrainingGemm t = TrainingGemmSeconds(4096, 8192, 8192, 1, d);
   EXPECT_DOUBLE_EQ(t.forward, GemmSeconds(4096, 8192, 8192, 1, d));
-  EXPECT_DOUBLE_EQ(t.backward,
-                   GemmSeconds(4096, 8192, 8192, 1, d) + GemmSeconds(8192, 8192, 4096, 1, d, 8.0));
+  EXPECT_DOUBLE_EQ(t.backward, GemmSeconds(4096, 8192, 8192, 1, d) + GemmSeconds(8192, 8192, 4096, 1, d, 8.0));
 }
 
 TEST(KernelTimeTest, AttentionSlowsForSmallHeadsAndShortCalls) {

@@ -21,15 +21,14 @@ std::vector<std::vector<LayerType>> Expanded(const std::string& layout) {
 TEST(LayoutBuilderTest, CompactLayoutWritesRunsAsRepeatGroups) {
   EXPECT_EQ(CompactLayout("Et*4|t*4|t*4|t*4|tmL"), "Et*4|(t*4|)*3tmL");
   EXPECT_EQ(CompactLayout("Et*2|t*2|t*2|t*2"), "Et*2|(t*2|)*2t*2");
-  EXPECT_EQ(CompactLayout("Et|t*2|tL"), "Et|t*2|tL");  // nothing repeats three times
+  EXPECT_EQ(CompactLayout("Et|t*2|tL"), "Et|t*2|tL");                  // nothing repeats three times
   EXPECT_EQ(CompactLayout("Et*4|(t*4|)*14tmL"), "Et*4|(t*4|)*14tmL");  // already compact
   EXPECT_EQ(CompactLayout(""), "");
 }
 
 TEST(LayoutBuilderTest, CompactLayoutExpandsToTheSameStages) {
-  for (const std::string& layout :
-       {std::string("Et*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|tmL"),
-        std::string("Et*2|t*3|t*2|t*2|t*2|t*2|t*2|t*2|t|mL"), std::string("E|t|t|t|L")}) {
+  for (const std::string& layout : {std::string("Et*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4|tmL"),
+                                    std::string("Et*2|t*3|t*2|t*2|t*2|t*2|t*2|t*2|t|mL"), std::string("E|t|t|t|L")}) {
     EXPECT_EQ(Expanded(CompactLayout(layout)), Expanded(layout)) << layout << " -> " << CompactLayout(layout);
   }
 }

@@ -62,12 +62,12 @@ TEST(LayoutParserTest, EmptyStagesAreKept) {
 
 TEST(LayoutParserTest, Errors) {
   EXPECT_FALSE(ParseLayoutStages("", "f").ok());
-  EXPECT_FALSE(ParseLayoutStages("Ext|L", "f").ok());               // unknown char
-  EXPECT_FALSE(ParseLayoutStages("((t|)*2)*3L", "f").ok());          // nesting unsupported
+  EXPECT_FALSE(ParseLayoutStages("Ext|L", "f").ok());                     // unknown char
+  EXPECT_FALSE(ParseLayoutStages("((t|)*2)*3L", "f").ok());               // nesting unsupported
   EXPECT_FALSE(ParseLayoutStages("[[\"embedding\"], \"x\"]", "f").ok());  // not list of lists
   EXPECT_FALSE(ParseLayoutStages("[[\"embedding\", \"attention\"]]", "f").ok());
-  EXPECT_FALSE(ParseLayoutStages("[[\"embedding\"", "f").ok());      // bad JSON
-  EXPECT_FALSE(ParseLayoutStages("t*99999999999", "f").ok());        // bounded expansion
+  EXPECT_FALSE(ParseLayoutStages("[[\"embedding\"", "f").ok());  // bad JSON
+  EXPECT_FALSE(ParseLayoutStages("t*99999999999", "f").ok());    // bounded expansion
   EXPECT_FALSE(ParseLayoutStages("(tttttttt)*9999999", "f").ok());
   auto status = ParseLayoutStages("EtX", "config.pipeline_layout").status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);

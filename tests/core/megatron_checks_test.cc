@@ -22,10 +22,10 @@ using testing_util::ValidateConfigFor;
 
 struct Case {
   const char* rule;
-  const char* model;                            // catalog id ("" = none)
-  std::function<void(ModelSpec&)> edit_model;   // may be empty
-  std::function<void(ParallelConfig&)> flagged;  // Megatron refuses or warns
-  std::function<void(ParallelConfig&)> accepted; // a neighbour Megatron accepts
+  const char* model;                              // catalog id ("" = none)
+  std::function<void(ModelSpec&)> edit_model;     // may be empty
+  std::function<void(ParallelConfig&)> flagged;   // Megatron refuses or warns
+  std::function<void(ParallelConfig&)> accepted;  // a neighbour Megatron accepts
   const char* system = "";
   int64_t gpus = 0;
 };
@@ -44,148 +44,437 @@ std::string Piped(const std::string& pattern, int segments) {
 std::vector<Case> Cases() {
   auto none = [](ParallelConfig&) {};
   return {
-      {"cp.mamba_heads_divisible", "nemotronh_8b", {},
-       [](ParallelConfig& c) { c.tp = 2; c.cp = 3; c.seq_length = 6144; },
-       [](ParallelConfig& c) { c.tp = 2; c.cp = 2; c.seq_length = 6144; }},
+      {"cp.mamba_heads_divisible",
+       "nemotronh_8b",
+       {},
+       [](ParallelConfig& c) {
+         c.tp = 2;
+         c.cp = 3;
+         c.seq_length = 6144;
+       },
+       [](ParallelConfig& c) {
+         c.tp = 2;
+         c.cp = 2;
+         c.seq_length = 6144;
+       }},
       {"cp.mamba_groups_divisible", "nemotronh_8b",
-       [](ModelSpec& m) { m.mamba_num_heads = 96; m.mamba_num_groups = 6; },
-       [](ParallelConfig& c) { c.cp = 4; c.seq_length = 8192; },
-       [](ParallelConfig& c) { c.cp = 2; c.seq_length = 8192; }},
-      {"cp.seq_unknown", "", {}, [](ParallelConfig& c) { c.cp = 2; },
-       [](ParallelConfig& c) { c.cp = 2; c.seq_length = 8192; }},
-      {"fsdp.forces_dist_opt", "llama3_8b", {},
-       [](ParallelConfig& c) { c.use_megatron_fsdp = true; c.use_distributed_optimizer = false; },
+       [](ModelSpec& m) {
+         m.mamba_num_heads = 96;
+         m.mamba_num_groups = 6;
+       },
+       [](ParallelConfig& c) {
+         c.cp = 4;
+         c.seq_length = 8192;
+       },
+       [](ParallelConfig& c) {
+         c.cp = 2;
+         c.seq_length = 8192;
+       }},
+      {"cp.seq_unknown",
+       "",
+       {},
+       [](ParallelConfig& c) { c.cp = 2; },
+       [](ParallelConfig& c) {
+         c.cp = 2;
+         c.seq_length = 8192;
+       }},
+      {"fsdp.forces_dist_opt",
+       "llama3_8b",
+       {},
+       [](ParallelConfig& c) {
+         c.use_megatron_fsdp = true;
+         c.use_distributed_optimizer = false;
+       },
        [](ParallelConfig& c) { c.use_megatron_fsdp = true; }},
-      {"fsdp.tp_cp_device_connections", "llama3_8b", {},
-       [](ParallelConfig& c) { c.use_megatron_fsdp = true; c.tp = 2; },
-       [](ParallelConfig& c) { c.use_megatron_fsdp = true; }, "h100-sxm", 8},
-      {"hybrid.attention_with_mla", "nemotronh_8b",
-       [](ModelSpec& m) { m.hybrid_layer_pattern[m.hybrid_layer_pattern.find('*')] = '+'; }, none, {}},
+      {"fsdp.tp_cp_device_connections",
+       "llama3_8b",
+       {},
+       [](ParallelConfig& c) {
+         c.use_megatron_fsdp = true;
+         c.tp = 2;
+       },
+       [](ParallelConfig& c) { c.use_megatron_fsdp = true; },
+       "h100-sxm",
+       8},
+      {"hybrid.attention_with_mla",
+       "nemotronh_8b",
+       [](ModelSpec& m) { m.hybrid_layer_pattern[m.hybrid_layer_pattern.find('*')] = '+'; },
+       none,
+       {}},
       {"hybrid.no_pipes_deprecated", "nemotronh_8b", {}, [](ParallelConfig& c) { c.pp = 2; }, none},
       {"hybrid.pipes_conflict_uneven", "nemotronh_8b",
        [](ModelSpec& m) { m.hybrid_layer_pattern = Piped(m.hybrid_layer_pattern, 2); },
-       [](ParallelConfig& c) { c.pp = 2; c.first_stage_layers = 26; }, [](ParallelConfig& c) { c.pp = 2; }},
+       [](ParallelConfig& c) {
+         c.pp = 2;
+         c.first_stage_layers = 26;
+       },
+       [](ParallelConfig& c) { c.pp = 2; }},
       {"hybrid.segments_divisible", "nemotronh_8b",
        [](ModelSpec& m) { m.hybrid_layer_pattern = Piped(m.hybrid_layer_pattern, 2); },
        [](ParallelConfig& c) { c.pp = 4; }, [](ParallelConfig& c) { c.pp = 2; }},
       {"hybrid.vpp_conflict", "nemotronh_8b",
        [](ModelSpec& m) { m.hybrid_layer_pattern = Piped(m.hybrid_layer_pattern, 4); },
-       [](ParallelConfig& c) { c.pp = 2; c.vpp = 4; }, [](ParallelConfig& c) { c.pp = 2; }},
-      {"layout.decoder_after_mtp", "deepseek_v3", {},
-       [](ParallelConfig& c) { c.pp = 2; c.ep = 8; c.etp = 1; c.pipeline_layout = "Et*30|mt*31L"; },
-       [](ParallelConfig& c) { c.pp = 2; c.ep = 8; c.etp = 1; c.pipeline_layout = "Et*30|t*31mL"; }},
-      {"layout.embedding_count", "llama3_8b", {},
-       [](ParallelConfig& c) { c.pp = 2; c.pipeline_layout = "EEt*16|t*16L"; },
-       [](ParallelConfig& c) { c.pp = 2; c.pipeline_layout = "Et*16|t*16L"; }},
-      {"layout.encoder_unsupported", "llama3_8b", {},
+       [](ParallelConfig& c) {
+         c.pp = 2;
+         c.vpp = 4;
+       },
+       [](ParallelConfig& c) { c.pp = 2; }},
+      {"layout.decoder_after_mtp",
+       "deepseek_v3",
+       {},
+       [](ParallelConfig& c) {
+         c.pp = 2;
+         c.ep = 8;
+         c.etp = 1;
+         c.pipeline_layout = "Et*30|mt*31L";
+       },
+       [](ParallelConfig& c) {
+         c.pp = 2;
+         c.ep = 8;
+         c.etp = 1;
+         c.pipeline_layout = "Et*30|t*31mL";
+       }},
+      {"layout.embedding_count",
+       "llama3_8b",
+       {},
+       [](ParallelConfig& c) {
+         c.pp = 2;
+         c.pipeline_layout = "EEt*16|t*16L";
+       },
+       [](ParallelConfig& c) {
+         c.pp = 2;
+         c.pipeline_layout = "Et*16|t*16L";
+       }},
+      {"layout.encoder_unsupported",
+       "llama3_8b",
+       {},
        [](ParallelConfig& c) {
          c.pp = 2;
          c.pipeline_layout = R"([["embedding","encoder"],["decoder","decoder","loss"]])";
        },
-       [](ParallelConfig& c) { c.pp = 2; c.pipeline_layout = "Et*16|t*16L"; }},
-      {"layout.first_not_embedding", "llama3_8b", {},
-       [](ParallelConfig& c) { c.pp = 2; c.pipeline_layout = "tEt*15|t*16L"; },
-       [](ParallelConfig& c) { c.pp = 2; c.pipeline_layout = "Et*16|t*16L"; }},
-      {"layout.hybrid_unsupported", "nemotronh_8b", {},
-       [](ParallelConfig& c) { c.pp = 2; c.pipeline_layout = "Et*26|t*26L"; }, [](ParallelConfig& c) { c.pp = 2; }},
-      {"layout.last_not_loss", "llama3_8b", {},
-       [](ParallelConfig& c) { c.pp = 2; c.pipeline_layout = "Et*16|t*15Lt"; },
-       [](ParallelConfig& c) { c.pp = 2; c.pipeline_layout = "Et*16|t*16L"; }},
-      {"layout.loss_count", "llama3_8b", {},
-       [](ParallelConfig& c) { c.pp = 2; c.pipeline_layout = "Et*16L|t*16L"; },
-       [](ParallelConfig& c) { c.pp = 2; c.pipeline_layout = "Et*16|t*16L"; }},
-      {"layout.mtp_not_last_chunk", "deepseek_v3", {},
-       [](ParallelConfig& c) { c.pp = 2; c.ep = 8; c.etp = 1; c.pipeline_layout = "Et*15|t*15m|t*15|t*16L"; },
-       [](ParallelConfig& c) { c.pp = 2; c.ep = 8; c.etp = 1; c.pipeline_layout = "Et*15|t*15|t*15|t*16mL"; }},
-      {"layout.mtp_split", "deepseek_v3", {},
        [](ParallelConfig& c) {
-         c.pp = 3; c.ep = 8; c.etp = 1; c.mtp_num_layers = 2; c.pipeline_layout = "Et*30|t*31m|mL";
+         c.pp = 2;
+         c.pipeline_layout = "Et*16|t*16L";
+       }},
+      {"layout.first_not_embedding",
+       "llama3_8b",
+       {},
+       [](ParallelConfig& c) {
+         c.pp = 2;
+         c.pipeline_layout = "tEt*15|t*16L";
        },
        [](ParallelConfig& c) {
-         c.pp = 3; c.ep = 8; c.etp = 1; c.mtp_num_layers = 2; c.pipeline_layout = "Et*30|t*31|mmL";
+         c.pp = 2;
+         c.pipeline_layout = "Et*16|t*16L";
        }},
-      {"model.mamba_heads_groups_divisible", "nemotronh_8b", [](ModelSpec& m) { m.mamba_num_groups = 6; }, none,
+      {"layout.hybrid_unsupported",
+       "nemotronh_8b",
+       {},
+       [](ParallelConfig& c) {
+         c.pp = 2;
+         c.pipeline_layout = "Et*26|t*26L";
+       },
+       [](ParallelConfig& c) { c.pp = 2; }},
+      {"layout.last_not_loss",
+       "llama3_8b",
+       {},
+       [](ParallelConfig& c) {
+         c.pp = 2;
+         c.pipeline_layout = "Et*16|t*15Lt";
+       },
+       [](ParallelConfig& c) {
+         c.pp = 2;
+         c.pipeline_layout = "Et*16|t*16L";
+       }},
+      {"layout.loss_count",
+       "llama3_8b",
+       {},
+       [](ParallelConfig& c) {
+         c.pp = 2;
+         c.pipeline_layout = "Et*16L|t*16L";
+       },
+       [](ParallelConfig& c) {
+         c.pp = 2;
+         c.pipeline_layout = "Et*16|t*16L";
+       }},
+      {"layout.mtp_not_last_chunk",
+       "deepseek_v3",
+       {},
+       [](ParallelConfig& c) {
+         c.pp = 2;
+         c.ep = 8;
+         c.etp = 1;
+         c.pipeline_layout = "Et*15|t*15m|t*15|t*16L";
+       },
+       [](ParallelConfig& c) {
+         c.pp = 2;
+         c.ep = 8;
+         c.etp = 1;
+         c.pipeline_layout = "Et*15|t*15|t*15|t*16mL";
+       }},
+      {"layout.mtp_split",
+       "deepseek_v3",
+       {},
+       [](ParallelConfig& c) {
+         c.pp = 3;
+         c.ep = 8;
+         c.etp = 1;
+         c.mtp_num_layers = 2;
+         c.pipeline_layout = "Et*30|t*31m|mL";
+       },
+       [](ParallelConfig& c) {
+         c.pp = 3;
+         c.ep = 8;
+         c.etp = 1;
+         c.mtp_num_layers = 2;
+         c.pipeline_layout = "Et*30|t*31|mmL";
+       }},
+      {"model.mamba_heads_groups_divisible", "nemotronh_8b", [](ModelSpec& m) { m.mamba_num_groups = 6; }, none, {}},
+      {"model.moe_ffn_ignored",
+       "llama3_8b",
+       [](ModelSpec& m) {
+         m.moe_ffn_hidden_size = 1024;
+         m.moe_layer_freq = 2;
+       },
+       none,
        {}},
-      {"model.moe_ffn_ignored", "llama3_8b", [](ModelSpec& m) { m.moe_ffn_hidden_size = 1024; m.moe_layer_freq = 2; },
-       none, {}},
       {"model.moe_ffn_without_experts", "llama3_8b", [](ModelSpec& m) { m.moe_ffn_hidden_size = 1024; }, none, {}},
       {"moe.latent_needs_moe", "llama3_8b", [](ModelSpec& m) { m.moe_latent_size = 512; }, none, {}},
-      {"moe.shared_expert_bias", "qwen3_30b_a3b",
-       [](ModelSpec& m) { m.add_bias_linear = true; m.moe_shared_expert_intermediate_size = 768; },
-       [](ParallelConfig& c) { c.ep = 8; }, {}},
-      {"offload.attn_proj_needs_core_attn", "llama3_8b", {},
+      {"moe.shared_expert_bias",
+       "qwen3_30b_a3b",
+       [](ModelSpec& m) {
+         m.add_bias_linear = true;
+         m.moe_shared_expert_intermediate_size = 768;
+       },
+       [](ParallelConfig& c) { c.ep = 8; },
+       {}},
+      {"offload.attn_proj_needs_core_attn",
+       "llama3_8b",
+       {},
        [](ParallelConfig& c) { c.offload_modules = {"attn_proj"}; },
-       [](ParallelConfig& c) { c.offload_modules = {"core_attn", "attn_proj"}; }},
-      {"offload.both_kinds", "llama3_8b", {},
-       [](ParallelConfig& c) { c.offload_modules = {"core_attn"}; c.cpu_offloading_num_layers = 2; },
+       [](ParallelConfig& c) {
+         c.offload_modules = {"core_attn", "attn_proj"};
+       }},
+      {"offload.both_kinds",
+       "llama3_8b",
+       {},
+       [](ParallelConfig& c) {
+         c.offload_modules = {"core_attn"};
+         c.cpu_offloading_num_layers = 2;
+       },
        [](ParallelConfig& c) { c.cpu_offloading_num_layers = 2; }},
-      {"offload.too_many_layers", "llama3_8b", {}, [](ParallelConfig& c) { c.cpu_offloading_num_layers = 32; },
+      {"offload.too_many_layers",
+       "llama3_8b",
+       {},
+       [](ParallelConfig& c) { c.cpu_offloading_num_layers = 32; },
        [](ParallelConfig& c) { c.cpu_offloading_num_layers = 31; }},
-      {"pp.first_stage_vpp_divisible", "llama3_8b", {},
-       [](ParallelConfig& c) { c.pp = 4; c.vpp = 2; c.first_stage_layers = 3; },
-       [](ParallelConfig& c) { c.pp = 4; c.vpp = 2; c.first_stage_layers = 2; }},
-      {"pp.last_stage_vpp_divisible", "llama3_8b", {},
-       [](ParallelConfig& c) { c.pp = 4; c.vpp = 2; c.last_stage_layers = 3; },
-       [](ParallelConfig& c) { c.pp = 4; c.vpp = 2; c.last_stage_layers = 2; }},
-      {"pp.uneven_middle_mismatch", "llama3_8b", {},
-       [](ParallelConfig& c) { c.pp = 2; c.first_stage_layers = 16; c.last_stage_layers = 15; },
-       [](ParallelConfig& c) { c.pp = 2; c.first_stage_layers = 16; c.last_stage_layers = 16; }},
+      {"pp.first_stage_vpp_divisible",
+       "llama3_8b",
+       {},
+       [](ParallelConfig& c) {
+         c.pp = 4;
+         c.vpp = 2;
+         c.first_stage_layers = 3;
+       },
+       [](ParallelConfig& c) {
+         c.pp = 4;
+         c.vpp = 2;
+         c.first_stage_layers = 2;
+       }},
+      {"pp.last_stage_vpp_divisible",
+       "llama3_8b",
+       {},
+       [](ParallelConfig& c) {
+         c.pp = 4;
+         c.vpp = 2;
+         c.last_stage_layers = 3;
+       },
+       [](ParallelConfig& c) {
+         c.pp = 4;
+         c.vpp = 2;
+         c.last_stage_layers = 2;
+       }},
+      {"pp.uneven_middle_mismatch",
+       "llama3_8b",
+       {},
+       [](ParallelConfig& c) {
+         c.pp = 2;
+         c.first_stage_layers = 16;
+         c.last_stage_layers = 15;
+       },
+       [](ParallelConfig& c) {
+         c.pp = 2;
+         c.first_stage_layers = 16;
+         c.last_stage_layers = 16;
+       }},
       {"precision.fp8_mamba_in_proj_align16", "nemotronh_8b", [](ModelSpec& m) { m.mamba_num_heads = 120; },
-       [](ParallelConfig& c) { c.precision = "fp8-cs"; }, [](ParallelConfig& c) { c.precision = "bf16"; },
-       "h100-sxm", 8},
-      {"precision.mxfp8_param_ag_memory", "llama3_8b", {},
-       [](ParallelConfig& c) { c.precision = "fp8-mx"; c.use_megatron_fsdp = true; },
-       [](ParallelConfig& c) { c.precision = "fp8-mx"; }, "b200", 8},
-      {"recompute.core_attn_fused", "llama3_8b", {}, [](ParallelConfig& c) { c.recompute_granularity = "selective"; },
-       [](ParallelConfig& c) { c.recompute_granularity = "selective"; c.recompute_modules = {"mlp"}; }},
-      {"recompute.mla_up_proj_needs_mla", "llama3_8b", {},
-       [](ParallelConfig& c) { c.recompute_granularity = "selective"; c.recompute_modules = {"mla_up_proj"}; },
-       [](ParallelConfig& c) { c.recompute_granularity = "selective"; c.recompute_modules = {"mlp"}; }},
-      {"recompute.mtp_block_not_recomputed", "deepseek_v3", {},
-       [](ParallelConfig& c) { c.ep = 8; c.etp = 1; c.recompute_granularity = "full"; c.recompute_method = "block"; },
-       [](ParallelConfig& c) { c.ep = 8; c.etp = 1; c.recompute_granularity = "full"; c.recompute_method = "uniform"; }},
-      {"recompute.selective_with_method", "llama3_8b", {},
+       [](ParallelConfig& c) { c.precision = "fp8-cs"; }, [](ParallelConfig& c) { c.precision = "bf16"; }, "h100-sxm",
+       8},
+      {"precision.mxfp8_param_ag_memory",
+       "llama3_8b",
+       {},
        [](ParallelConfig& c) {
-         c.recompute_granularity = "selective"; c.recompute_modules = {"mlp"}; c.recompute_method = "uniform";
+         c.precision = "fp8-mx";
+         c.use_megatron_fsdp = true;
        },
-       [](ParallelConfig& c) { c.recompute_granularity = "selective"; c.recompute_modules = {"mlp"}; }},
-      {"recompute.selective_with_num_layers", "llama3_8b", {},
+       [](ParallelConfig& c) { c.precision = "fp8-mx"; },
+       "b200",
+       8},
+      {"recompute.core_attn_fused",
+       "llama3_8b",
+       {},
+       [](ParallelConfig& c) { c.recompute_granularity = "selective"; },
        [](ParallelConfig& c) {
-         c.recompute_granularity = "selective"; c.recompute_modules = {"mlp"}; c.recompute_num_layers = 2;
+         c.recompute_granularity = "selective";
+         c.recompute_modules = {"mlp"};
+       }},
+      {"recompute.mla_up_proj_needs_mla",
+       "llama3_8b",
+       {},
+       [](ParallelConfig& c) {
+         c.recompute_granularity = "selective";
+         c.recompute_modules = {"mla_up_proj"};
        },
-       [](ParallelConfig& c) { c.recompute_granularity = "full"; c.recompute_num_layers = 2; }},
-      {"recompute.gdn_norm_out_needs_gdn", "llama3_8b", {},
-       [](ParallelConfig& c) { c.recompute_granularity = "selective"; c.recompute_modules = {"gdn_norm_out"}; },
-       [](ParallelConfig& c) { c.recompute_granularity = "selective"; c.recompute_modules = {"mlp"}; }},
-      {"offload.gdp_qkv_with_recomputed_in_proj", "llama3_8b", {},
        [](ParallelConfig& c) {
-         c.recompute_granularity = "selective"; c.recompute_modules = {"gdp_in_proj"}; c.offload_modules = {"gdp_qkv"};
+         c.recompute_granularity = "selective";
+         c.recompute_modules = {"mlp"};
+       }},
+      {"recompute.mtp_block_not_recomputed",
+       "deepseek_v3",
+       {},
+       [](ParallelConfig& c) {
+         c.ep = 8;
+         c.etp = 1;
+         c.recompute_granularity = "full";
+         c.recompute_method = "block";
+       },
+       [](ParallelConfig& c) {
+         c.ep = 8;
+         c.etp = 1;
+         c.recompute_granularity = "full";
+         c.recompute_method = "uniform";
+       }},
+      {"recompute.selective_with_method",
+       "llama3_8b",
+       {},
+       [](ParallelConfig& c) {
+         c.recompute_granularity = "selective";
+         c.recompute_modules = {"mlp"};
+         c.recompute_method = "uniform";
+       },
+       [](ParallelConfig& c) {
+         c.recompute_granularity = "selective";
+         c.recompute_modules = {"mlp"};
+       }},
+      {"recompute.selective_with_num_layers",
+       "llama3_8b",
+       {},
+       [](ParallelConfig& c) {
+         c.recompute_granularity = "selective";
+         c.recompute_modules = {"mlp"};
+         c.recompute_num_layers = 2;
+       },
+       [](ParallelConfig& c) {
+         c.recompute_granularity = "full";
+         c.recompute_num_layers = 2;
+       }},
+      {"recompute.gdn_norm_out_needs_gdn",
+       "llama3_8b",
+       {},
+       [](ParallelConfig& c) {
+         c.recompute_granularity = "selective";
+         c.recompute_modules = {"gdn_norm_out"};
+       },
+       [](ParallelConfig& c) {
+         c.recompute_granularity = "selective";
+         c.recompute_modules = {"mlp"};
+       }},
+      {"offload.gdp_qkv_with_recomputed_in_proj",
+       "llama3_8b",
+       {},
+       [](ParallelConfig& c) {
+         c.recompute_granularity = "selective";
+         c.recompute_modules = {"gdp_in_proj"};
+         c.offload_modules = {"gdp_qkv"};
        },
        [](ParallelConfig& c) { c.offload_modules = {"gdp_qkv"}; }},
-      {"sp.requires_tp", "llama3_8b", {}, [](ParallelConfig& c) { c.sp = true; },
-       [](ParallelConfig& c) { c.tp = 2; c.sp = true; }},
-      {"tp.mamba_groups_divisible", "nemotronh_8b", {}, [](ParallelConfig& c) { c.tp = 16; },
+      {"sp.requires_tp",
+       "llama3_8b",
+       {},
+       [](ParallelConfig& c) { c.sp = true; },
+       [](ParallelConfig& c) {
+         c.tp = 2;
+         c.sp = true;
+       }},
+      {"tp.mamba_groups_divisible",
+       "nemotronh_8b",
+       {},
+       [](ParallelConfig& c) { c.tp = 16; },
        [](ParallelConfig& c) { c.tp = 8; }},
-      {"vpp.middle_layers_divisible", "llama3_70b", {},
-       [](ParallelConfig& c) { c.pp = 4; c.vpp = 2; c.first_stage_layers = 6; c.last_stage_layers = 8; },
-       [](ParallelConfig& c) { c.pp = 4; c.vpp = 2; c.first_stage_layers = 8; c.last_stage_layers = 8; }},
-      {"hybrid.mtp_patterns_differ", "nemotronh_8b",
-       [](ModelSpec& m) { m.hybrid_layer_pattern += "/*-/M-"; m.mtp_num_layers = 2; },
-       [](ParallelConfig& c) { c.mtp_num_layers = 2; }, {}},
+      {"vpp.middle_layers_divisible",
+       "llama3_70b",
+       {},
+       [](ParallelConfig& c) {
+         c.pp = 4;
+         c.vpp = 2;
+         c.first_stage_layers = 6;
+         c.last_stage_layers = 8;
+       },
+       [](ParallelConfig& c) {
+         c.pp = 4;
+         c.vpp = 2;
+         c.first_stage_layers = 8;
+         c.last_stage_layers = 8;
+       }},
+      {"hybrid.mtp_patterns_differ",
+       "nemotronh_8b",
+       [](ModelSpec& m) {
+         m.hybrid_layer_pattern += "/*-/M-";
+         m.mtp_num_layers = 2;
+       },
+       [](ParallelConfig& c) { c.mtp_num_layers = 2; },
+       {}},
       {"hybrid.mtp_depth_mismatch", "nemotronh_8b",
-       [](ModelSpec& m) { m.hybrid_layer_pattern += "/*-/*-"; m.mtp_num_layers = 2; },
+       [](ModelSpec& m) {
+         m.hybrid_layer_pattern += "/*-/*-";
+         m.mtp_num_layers = 2;
+       },
        [](ParallelConfig& c) { c.mtp_num_layers = 1; }, [](ParallelConfig& c) { c.mtp_num_layers = 2; }},
       {"hybrid.mtp_needs_pattern", "nemotronh_8b", {}, [](ParallelConfig& c) { c.mtp_num_layers = 1; }, none},
-      {"model.mamba_inner_headdim_divisible", "nemotronh_8b",
-       [](ModelSpec& m) { m.mamba_num_heads = 0; m.mamba_head_dim = 96; }, none, {}},
-      {"model.kv_channels_divisible", "llama3_8b",
-       [](ModelSpec& m) { m.num_attention_heads = 24; m.num_query_groups = 8; m.kv_channels = 4096 / 24;
-                          m.kv_channels_defaulted = true; },
-       none, {}},
-      {"model.moe_ffn_defaulted", "qwen3_30b_a3b", [](ModelSpec& m) { m.moe_ffn_defaulted = true; },
-       [](ParallelConfig& c) { c.ep = 8; }, {}},
-      {"vpp.pp2_needs_p2p_overlap", "llama3_8b", {}, [](ParallelConfig& c) { c.pp = 2; c.vpp = 2; },
-       [](ParallelConfig& c) { c.pp = 4; c.vpp = 2; }},
+      {"model.mamba_inner_headdim_divisible",
+       "nemotronh_8b",
+       [](ModelSpec& m) {
+         m.mamba_num_heads = 0;
+         m.mamba_head_dim = 96;
+       },
+       none,
+       {}},
+      {"model.kv_channels_divisible",
+       "llama3_8b",
+       [](ModelSpec& m) {
+         m.num_attention_heads = 24;
+         m.num_query_groups = 8;
+         m.kv_channels = 4096 / 24;
+         m.kv_channels_defaulted = true;
+       },
+       none,
+       {}},
+      {"model.moe_ffn_defaulted",
+       "qwen3_30b_a3b",
+       [](ModelSpec& m) { m.moe_ffn_defaulted = true; },
+       [](ParallelConfig& c) { c.ep = 8; },
+       {}},
+      {"vpp.pp2_needs_p2p_overlap",
+       "llama3_8b",
+       {},
+       [](ParallelConfig& c) {
+         c.pp = 2;
+         c.vpp = 2;
+       },
+       [](ParallelConfig& c) {
+         c.pp = 4;
+         c.vpp = 2;
+       }},
   };
 }
 
@@ -243,7 +532,8 @@ TEST(MegatronChecksTest, EveryAuditedRuleIsTested) {
   }
   ASSERT_GT(named.size(), 60u);
   std::string tests;
-  for (const char* file : {"megatron_checks_test.cc", "validate_test.cc", "stage_plan_test.cc", "tuned_configs_test.cc"}) {
+  for (const char* file :
+       {"megatron_checks_test.cc", "validate_test.cc", "stage_plan_test.cc", "tuned_configs_test.cc"}) {
     std::ifstream f(std::string(PARPLAN_SOURCE_DIR) + "/tests/core/" + file);
     std::stringstream s;
     s << f.rdbuf();

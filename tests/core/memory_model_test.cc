@@ -213,8 +213,8 @@ TEST(MemoryModelTest, FsdpShardsEverything) {
   EXPECT_NEAR(st.grad_bytes, 4.0 * st.dense_params / 32, 1.0);
   EXPECT_NEAR(st.optimizer_dense_bytes, 12.0 * st.dense_params / 32, 1.0);
   // Two gathered layers with their gradients: 2 * (2 + 4) * 855,654,400.
-  EXPECT_DOUBLE_EQ(st.fsdp_working_bytes, 2.0 * 6 * (8192.0 * 128 * 80 + 64.0 * 128 * 8192 + 8192 +
-                                                     3.0 * 8192 * 28672 + 8192));
+  EXPECT_DOUBLE_EQ(st.fsdp_working_bytes,
+                   2.0 * 6 * (8192.0 * 128 * 80 + 64.0 * 128 * 8192 + 8192 + 3.0 * 8192 * 28672 + 8192));
 }
 
 TEST(MemoryModelTest, DefaultOverheadAndFit) {

@@ -90,8 +90,7 @@ TEST(NextValidWorldSizesTest, MultiplesOfTheStep) {
 
 TEST(NextValidWorldSizesTest, FiltersByBatch) {
   // TP=8: DP = W/8. GBS 48, MBS 1: DP must divide 48 -> W in {8,16,24,32,48,64,96,...}.
-  EXPECT_EQ(NextValidWorldSizes(MeshDims{8, 1, 1, 1, 8}, 8, 6, 48, 1),
-            (std::vector<int64_t>{8, 16, 24, 32, 48, 64}));
+  EXPECT_EQ(NextValidWorldSizes(MeshDims{8, 1, 1, 1, 8}, 8, 6, 48, 1), (std::vector<int64_t>{8, 16, 24, 32, 48, 64}));
   // Stops once DP*MBS exceeds GBS.
   EXPECT_EQ(NextValidWorldSizes(MeshDims{8, 1, 1, 1, 8}, 8, 64, 4, 1).size(), 3u);
 }

@@ -20,7 +20,7 @@ TEST(ParallelConfigTest, Defaults) {
   EXPECT_EQ(r->vpp, 1);
   EXPECT_EQ(r->etp, 4);  // Megatron-Core: ETP = TP when unset
   EXPECT_TRUE(r->etp_defaulted);
-  EXPECT_TRUE(r->sp);    // planner default: on when TP > 1
+  EXPECT_TRUE(r->sp);  // planner default: on when TP > 1
   EXPECT_EQ(r->mbs, 1);
   // The pretraining recipe's 4096, not the 40,960-token native context.
   EXPECT_EQ(r->seq_length, 4096);
@@ -61,8 +61,8 @@ TEST(ParallelConfigTest, BoundsNameEveryField) {
   ASSERT_FALSE(r.ok());
   std::vector<std::string> fields;
   for (const auto& v : FieldViolationsOf(r.status())) fields.push_back(v.field);
-  EXPECT_THAT(fields, ::testing::ElementsAre("config.tp", "config.pp", "config.etp", "config.gbs",
-                                             "config.pipeline_layout"));
+  EXPECT_THAT(fields,
+              ::testing::ElementsAre("config.tp", "config.pp", "config.etp", "config.gbs", "config.pipeline_layout"));
 }
 
 TEST(ParallelConfigTest, Precision) {

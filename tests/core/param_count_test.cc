@@ -43,7 +43,7 @@ TEST(ParamCountTest, BiasesAndSinksByHand) {
   EXPECT_EQ(AttentionParams(m), qkv + out + 64);
   m.add_qkv_bias = true;  // + 16 * (4 + 2 * 2) = 128
   EXPECT_EQ(AttentionParams(m), qkv + out + 64 + 128);
-  m.add_bias_linear = true;  // + output projection bias 64
+  m.add_bias_linear = true;      // + output projection bias 64
   m.softmax_type = "learnable";  // + one sink per head
   EXPECT_EQ(AttentionParams(m), qkv + out + 64 + 128 + 64 + 4);
   // Gated MLP 64 -> 2*32 -> 64: weights 64*64 + 32*64, biases 64 + 64.
@@ -92,10 +92,9 @@ TEST(ParamCountTest, LateCompletionsMatchPublishedCounts) {
     const char* id;
     double total, active, total_tolerance, active_tolerance;
   };
-  for (const Case& k : {Case{"nemotron_3_super", 120e9, 12e9, 0.02, 0.08},
-                        Case{"nemotron_3_ultra", 550e9, 55e9, 0.02, 0.04},
-                        Case{"nemotron_3_5_lightning", 30e9, 3e9, 0.06, 0.20},
-                        Case{"deepseek_v4_flash", 284e9, 13e9, 0.02, 0.35}}) {
+  for (const Case& k :
+       {Case{"nemotron_3_super", 120e9, 12e9, 0.02, 0.08}, Case{"nemotron_3_ultra", 550e9, 55e9, 0.02, 0.04},
+        Case{"nemotron_3_5_lightning", 30e9, 3e9, 0.06, 0.20}, Case{"deepseek_v4_flash", 284e9, 13e9, 0.02, 0.35}}) {
     ModelSpec m = CatalogModel(k.id);
     ASSERT_TRUE(m.complete()) << k.id;
     ASSERT_EQ(m.mtp_num_layers, 1) << k.id;

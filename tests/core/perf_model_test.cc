@@ -45,8 +45,8 @@ PerfEstimate Estimate(const PerfCase& r, int64_t world, const char* system = "h1
 TEST(PerfModelTest, ThroughputFollowsFromStepTime) {
   const PerfEstimate e = Estimate(Make("llama3_70b", 4, 8, 5, 256), 64);
   const PerfBreakdown& b = e.breakdown;
-  EXPECT_DOUBLE_EQ(e.step_time_s, b.compute_s + b.tp_comm_s + b.cp_comm_s + b.ep_comm_s + b.dp_comm_s +
-                                      b.pp_comm_s + b.fsdp_comm_s + b.bubble_s + b.optimizer_s);
+  EXPECT_DOUBLE_EQ(e.step_time_s, b.compute_s + b.tp_comm_s + b.cp_comm_s + b.ep_comm_s + b.dp_comm_s + b.pp_comm_s +
+                                      b.fsdp_comm_s + b.bubble_s + b.optimizer_s);
   // 256 sequences of 8192 tokens over 64 GPUs.
   EXPECT_DOUBLE_EQ(e.tokens_per_s_per_gpu, 256.0 * 8192 / e.step_time_s / 64);
   const PerfCase c = Make("llama3_70b", 4, 8, 5, 256);

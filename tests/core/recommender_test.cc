@@ -65,8 +65,7 @@ TEST(RecommenderTest, DenseOn64GpusRanksValidFittingDistinctPlans) {
   // GBS defaulted to about 4M tokens, a multiple of the world: 512 x 8192.
   EXPECT_EQ(r.plans[0].config.gbs, 512);
   // Counts add up.
-  EXPECT_EQ(r.rejected.invalid + r.rejected.does_not_fit + r.rejected.dominated +
-                static_cast<int64_t>(r.plans.size()),
+  EXPECT_EQ(r.rejected.invalid + r.rejected.does_not_fit + r.rejected.dominated + static_cast<int64_t>(r.plans.size()),
             r.evaluated + r.pruned_by_memory);
   ASSERT_TRUE(r.rejected.best_not_fitting.has_value());
   EXPECT_FALSE(r.rejected.best_not_fitting->memory.fits);
@@ -302,7 +301,9 @@ TEST(RecommenderTest, TightPlansYieldToPlansWithRoom) {
   const SearchResult r = Search(c);
   ASSERT_TRUE(r.feasible);
   const double band = 1 + CalibratedUncertainty().between_configs.median;
-  auto tight = [&](const PlanEval& p) { return p.memory.headroom_bytes < c.request.memory_reserve * p.memory.capacity_bytes; };
+  auto tight = [&](const PlanEval& p) {
+    return p.memory.headroom_bytes < c.request.memory_reserve * p.memory.capacity_bytes;
+  };
   for (size_t i = 0; i < r.plans.size(); ++i) {
     bool said = false;
     for (const auto& reason : r.plans[i].reasons) said |= reason.rfind("Tight:", 0) == 0;

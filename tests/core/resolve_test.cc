@@ -19,9 +19,9 @@ TEST(ResolveTest, InlineSpecGetsMegatronDefaults) {
   s.spec.vocab_size = 50000;
   auto m = ResolveModel(s, "model");
   ASSERT_TRUE(m.ok()) << m.status();
-  EXPECT_EQ(m->num_query_groups, 16);    // = heads
-  EXPECT_EQ(m->kv_channels, 128);        // hidden / heads
-  EXPECT_EQ(m->ffn_hidden_size, 8192);   // 4 * hidden
+  EXPECT_EQ(m->num_query_groups, 16);   // = heads
+  EXPECT_EQ(m->kv_channels, 128);       // hidden / heads
+  EXPECT_EQ(m->ffn_hidden_size, 8192);  // 4 * hidden
   EXPECT_EQ(m->kind, "dense");
   EXPECT_EQ(m->origin, "inline");
   EXPECT_TRUE(m->complete());

@@ -46,8 +46,7 @@ TEST(SplitOptionsTest, BalancedUnevenStagesAreNoWorseThanAnEvenSpread) {
 TEST(SplitOptionsTest, FixTextIsComputed) {
   const std::string fix = LayerSplitFix(61, 16, 1, /*hybrid=*/false);
   EXPECT_NE(fix.find("PPs that split 61 layers evenly: 61"), std::string::npos) << fix;
-  EXPECT_NE(fix.find("counting the loss as a layer (62, account_for_loss_in_pipeline_split): 2, 31"),
-            std::string::npos)
+  EXPECT_NE(fix.find("counting the loss as a layer (62, account_for_loss_in_pipeline_split): 2, 31"), std::string::npos)
       << fix;
   EXPECT_NE(fix.find("(63, account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split): 3, 7, "
                      "9, 21"),

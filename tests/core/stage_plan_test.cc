@@ -145,7 +145,7 @@ TEST(StagePlanAccountingTest, Llama405bPp16Vpp8) {
   auto plan = PlanStages(m, Accounted(16, 8, true, true), &v);
   ASSERT_TRUE(plan.has_value()) << (v.empty() ? "" : v[0].message);
   EXPECT_EQ(plan->source, StagePlan::Source::kAccounted);
-  EXPECT_EQ(plan->decoder_layers[0][0], 0);   // the embedding's unit
+  EXPECT_EQ(plan->decoder_layers[0][0], 0);  // the embedding's unit
   EXPECT_EQ(plan->decoder_layers[0][1], 1);
   EXPECT_EQ(plan->decoder_layers[15][7], 0);  // the loss's unit
   EXPECT_EQ(plan->decoder_layers[15][6], 1);

@@ -55,8 +55,7 @@ inline std::vector<std::string> ErrorRules(const ValidationResult& r) {
 }
 
 inline bool HasRule(const ValidationResult& r, const std::string& rule) {
-  return std::any_of(r.violations.begin(), r.violations.end(),
-                     [&](const Violation& v) { return v.rule == rule; });
+  return std::any_of(r.violations.begin(), r.violations.end(), [&](const Violation& v) { return v.rule == rule; });
 }
 
 }  // namespace testing_util

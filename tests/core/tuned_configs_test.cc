@@ -17,9 +17,11 @@ namespace {
 using testing_util::ErrorRules;
 using testing_util::ValidateConfig;
 
-const std::map<std::string, std::string> kSystems = {
-    {"DGX-H100", "dgx-h100"}, {"DGX-B200", "dgx-b200"}, {"DGX-B300", "dgx-b300"},
-    {"DGX-GB200", "dgx-gb200"}, {"DGX-GB300", "dgx-gb300"}};
+const std::map<std::string, std::string> kSystems = {{"DGX-H100", "dgx-h100"},
+                                                     {"DGX-B200", "dgx-b200"},
+                                                     {"DGX-B300", "dgx-b300"},
+                                                     {"DGX-GB200", "dgx-gb200"},
+                                                     {"DGX-GB300", "dgx-gb300"}};
 
 bool Given(const std::string& v) { return !v.empty() && v != "None"; }
 

@@ -12,11 +12,11 @@
 namespace parplan {
 namespace {
 
+using ::testing::Contains;
 using testing_util::ErrorRules;
 using testing_util::HasRule;
 using testing_util::ValidateConfig;
 using testing_util::ValidateConfigFor;
-using ::testing::Contains;
 
 ParallelConfig Cfg(int64_t tp, int64_t pp = 1, int64_t cp = 1, int64_t ep = 0) {
   ParallelConfig c;
@@ -45,16 +45,20 @@ ParallelConfig With(ParallelConfig c, F f) {
 // Distinct bad configs, each with the rule it must name.
 std::vector<BadCase> BadCases() {
   return {
-      {"heads", "llama32_3b", Cfg(16), "", 0, "tp.heads_divisible"},            // 24 heads
+      {"heads", "llama32_3b", Cfg(16), "", 0, "tp.heads_divisible"},               // 24 heads
       {"query_groups", "llama32_3b", Cfg(6), "", 0, "tp.query_groups_divisible"},  // 8 groups vs 6
-      {"ffn", "llama32_3b", Cfg(3), "", 0, "tp.ffn_divisible"},                  // 8192 % 3
-      {"experts", "mixtral_8x7b", With(Cfg(1, 1, 1, 16), [](auto& c) { c.etp = 1; }), "", 0,
-       "ep.experts_divisible"},
+      {"ffn", "llama32_3b", Cfg(3), "", 0, "tp.ffn_divisible"},                    // 8192 % 3
+      {"experts", "mixtral_8x7b", With(Cfg(1, 1, 1, 16), [](auto& c) { c.etp = 1; }), "", 0, "ep.experts_divisible"},
       {"ep_dense", "llama3_8b", Cfg(1, 1, 1, 8), "", 0, "ep.requires_moe"},
       {"moe_ffn_etp", "qwen3_30b_a3b", With(Cfg(1, 1, 1, 8), [](auto& c) { c.etp = 5; }), "", 0,
        "etp.moe_ffn_divisible"},  // 768 % 5
-      {"moe_needs_sp", "qwen3_30b_a3b", With(Cfg(2, 1, 1, 8), [](auto& c) { c.etp = 1; c.sp = false; }), "", 0,
-       "sp.required_for_moe"},
+      {"moe_needs_sp", "qwen3_30b_a3b",
+       With(Cfg(2, 1, 1, 8),
+            [](auto& c) {
+              c.etp = 1;
+              c.sp = false;
+            }),
+       "", 0, "sp.required_for_moe"},
       {"cp_seq", "llama3_8b", With(Cfg(1, 1, 4), [](auto& c) { c.seq_length = 8196; }), "", 0, "cp.seq_divisible"},
       {"pp_layers", "llama3_70b", Cfg(1, 3), "", 0, "pp.layers_divisible"},
       {"vpp_layers", "llama3_70b", With(Cfg(1, 4), [](auto& c) { c.vpp = 3; }), "", 0, "vpp.layers_divisible"},
@@ -63,27 +67,59 @@ std::vector<BadCase> BadCases() {
       {"world_expert", "deepseek_v3", With(Cfg(2, 8, 1, 64), [](auto& c) { c.etp = 1; }), "h100-sxm", 64,
        "mesh.world_expert_divisible"},
       {"gbs", "llama3_8b", With(Cfg(1), [](auto& c) { c.gbs = 100; }), "h100-sxm", 64, "batch.gbs_divisible"},
-      {"vpp_few_microbatches", "llama3_70b", With(Cfg(1, 4), [](auto& c) { c.vpp = 5; c.gbs = 6; }), "h100-sxm", 8,
-       "vpp.microbatches_below_pp"},  // DP=2 -> 3 microbatches < PP=4
-      {"vpp_microbatch_groups", "llama3_70b", With(Cfg(1, 4), [](auto& c) { c.vpp = 5; c.gbs = 12; }), "h100-sxm",
-       8, "vpp.microbatches_divisible"},  // 6 % 4
+      {"vpp_few_microbatches", "llama3_70b",
+       With(Cfg(1, 4),
+            [](auto& c) {
+              c.vpp = 5;
+              c.gbs = 6;
+            }),
+       "h100-sxm", 8, "vpp.microbatches_below_pp"},  // DP=2 -> 3 microbatches < PP=4
+      {"vpp_microbatch_groups", "llama3_70b",
+       With(Cfg(1, 4),
+            [](auto& c) {
+              c.vpp = 5;
+              c.gbs = 12;
+            }),
+       "h100-sxm", 8, "vpp.microbatches_divisible"},  // 6 % 4
       {"uneven", "deepseek_v3",
-       With(Cfg(1, 8, 1, 8), [](auto& c) { c.etp = 1; c.first_stage_layers = 4; c.last_stage_layers = 4; }), "", 0,
-       "pp.uneven_middle_divisible"},  // 53 layers over 6 stages
+       With(Cfg(1, 8, 1, 8),
+            [](auto& c) {
+              c.etp = 1;
+              c.first_stage_layers = 4;
+              c.last_stage_layers = 4;
+            }),
+       "", 0, "pp.uneven_middle_divisible"},  // 53 layers over 6 stages
       {"layout_vpp_conflict", "deepseek_v3",
-       With(Cfg(1, 4, 1, 8), [](auto& c) { c.etp = 1; c.vpp = 2; c.pipeline_layout = "Et*4|(tttt|)*14tmL"; }), "",
-       0, "layout.vpp_conflict"},
+       With(Cfg(1, 4, 1, 8),
+            [](auto& c) {
+              c.etp = 1;
+              c.vpp = 2;
+              c.pipeline_layout = "Et*4|(tttt|)*14tmL";
+            }),
+       "", 0, "layout.vpp_conflict"},
       {"layout_stages", "deepseek_v3",
-       With(Cfg(1, 3, 1, 8), [](auto& c) { c.etp = 1; c.pipeline_layout = "Et*4|(t*4|)*14tmL"; }), "", 0,
-       "layout.stages_divisible"},
+       With(Cfg(1, 3, 1, 8),
+            [](auto& c) {
+              c.etp = 1;
+              c.pipeline_layout = "Et*4|(t*4|)*14tmL";
+            }),
+       "", 0, "layout.stages_divisible"},
       {"layout_syntax", "llama3_8b", With(Cfg(1, 2), [](auto& c) { c.pipeline_layout = "Et*16|t*16Q"; }), "", 0,
        "layout.syntax"},
       {"layout_with_uneven", "llama3_8b",
-       With(Cfg(1, 2), [](auto& c) { c.pipeline_layout = "Et*16|t*16L"; c.first_stage_layers = 16; }), "", 0,
-       "layout.conflicts_uneven"},
+       With(Cfg(1, 2),
+            [](auto& c) {
+              c.pipeline_layout = "Et*16|t*16L";
+              c.first_stage_layers = 16;
+            }),
+       "", 0, "layout.conflicts_uneven"},
       {"layout_no_mtp", "deepseek_v3",
-       With(Cfg(1, 2, 1, 8), [](auto& c) { c.etp = 1; c.pipeline_layout = "Et*30|t*31L"; }), "", 0,
-       "layout.mtp_count"},  // DeepSeek-V3 runs with 1 MTP layer
+       With(Cfg(1, 2, 1, 8),
+            [](auto& c) {
+              c.etp = 1;
+              c.pipeline_layout = "Et*30|t*31L";
+            }),
+       "", 0, "layout.mtp_count"},  // DeepSeek-V3 runs with 1 MTP layer
       {"fp8_on_a100", "llama3_8b", With(Cfg(1), [](auto& c) { c.precision = "fp8-cs"; }), "a100-80gb", 8,
        "precision.fp8_unsupported"},
       {"mxfp8_on_hopper", "llama3_8b", With(Cfg(1), [](auto& c) { c.precision = "fp8-mx"; }), "h100-sxm", 8,
@@ -92,51 +128,78 @@ std::vector<BadCase> BadCases() {
       // Megatron's own checks (core/rules/MEGATRON_CHECKS.md).
       {"cpu_offload_pp", "llama3_8b", With(Cfg(1, 2), [](auto& c) { c.cpu_offloading_num_layers = 4; }), "", 0,
        "offload.cpu_with_pp"},
-      {"cpu_offload_recompute", "llama3_8b", With(Cfg(1), [](auto& c) {
-         c.cpu_offloading_num_layers = 4;
-         c.recompute_granularity = "full";
-       }), "", 0, "offload.cpu_with_recompute"},
-      {"moe_tp_without_sp_ep1", "qwen3_30b_a3b", With(Cfg(2, 1, 1, 1), [](auto& c) {
-         c.etp = 1;
-         c.sp = false;
-       }), "", 0, "sp.required_for_moe"},
+      {"cpu_offload_recompute", "llama3_8b",
+       With(Cfg(1),
+            [](auto& c) {
+              c.cpu_offloading_num_layers = 4;
+              c.recompute_granularity = "full";
+            }),
+       "", 0, "offload.cpu_with_recompute"},
+      {"moe_tp_without_sp_ep1", "qwen3_30b_a3b",
+       With(Cfg(2, 1, 1, 1),
+            [](auto& c) {
+              c.etp = 1;
+              c.sp = false;
+            }),
+       "", 0, "sp.required_for_moe"},
       {"moe_bias_etp", "gpt_oss_20b", With(Cfg(2, 1, 1, 8), [](auto& c) { c.sp = true; }), "", 0,
        "etp.moe_bias_needs_etp1"},  // GPT-OSS has expert biases; ETP defaults to TP = 2
-      {"fp8_no_dist_opt", "llama3_8b", With(Cfg(1), [](auto& c) {
-         c.precision = "fp8-cs";
-         c.use_distributed_optimizer = false;
-       }), "", 0, "precision.param_gather_needs_dist_opt"},
-      {"bf16_moments_no_dist_opt", "llama3_8b", With(Cfg(1), [](auto& c) {
-         c.optimizer_state_dtype = "bf16";
-         c.use_distributed_optimizer = false;
-       }), "", 0, "optimizer.bf16_moments_need_dist_opt"},
+      {"fp8_no_dist_opt", "llama3_8b",
+       With(Cfg(1),
+            [](auto& c) {
+              c.precision = "fp8-cs";
+              c.use_distributed_optimizer = false;
+            }),
+       "", 0, "precision.param_gather_needs_dist_opt"},
+      {"bf16_moments_no_dist_opt", "llama3_8b",
+       With(Cfg(1),
+            [](auto& c) {
+              c.optimizer_state_dtype = "bf16";
+              c.use_distributed_optimizer = false;
+            }),
+       "", 0, "optimizer.bf16_moments_need_dist_opt"},
       {"fsdp_pp", "llama3_8b", With(Cfg(1, 2), [](auto& c) { c.use_megatron_fsdp = true; }), "", 0,
        "fsdp.pp_unsupported"},
       {"hybrid_vpp_flag", "nemotronh_8b", With(Cfg(1, 2), [](auto& c) { c.vpp = 2; }), "", 0,
        "hybrid.vpp_flag_rejected"},
-      {"mtp_uniform_layers", "deepseek_v3", With(Cfg(1, 1, 1, 8), [](auto& c) {
-         c.etp = 1;
-         c.recompute_granularity = "full";
-         c.recompute_method = "uniform";
-         c.recompute_num_layers = 2;
-       }), "", 0, "recompute.mtp_uniform_needs_one"},
-      {"fp8_delayed_layernorm", "qwen3_30b_a3b", With(Cfg(1, 1, 1, 8), [](auto& c) {
-         c.precision = "fp8-ds";
-         c.recompute_granularity = "selective";
-         c.recompute_modules = {"moe_act"};
-       }), "h100-sxm", 8, "recompute.fp8_delayed_act_norm"},
-      {"offload_in_recomputed_moe", "qwen3_30b_a3b", With(Cfg(1, 1, 1, 8), [](auto& c) {
-         c.recompute_granularity = "selective";
-         c.recompute_modules = {"moe"};
-         c.offload_modules = {"expert_fc1"};
-       }), "", 0, "offload.inside_recomputed_moe"},
-      {"fused_group_mlp_with_fc1", "qwen3_30b_a3b", With(Cfg(1, 1, 1, 8), [](auto& c) {
-         c.offload_modules = {"fused_group_mlp", "expert_fc1"};
-       }), "", 0, "offload.fused_group_mlp_exclusive"},
-      {"sp_seq", "llama3_8b", With(Cfg(4), [](auto& c) {
-         c.sp = true;
-         c.seq_length = 8190;
-       }), "", 0, "sp.seq_divisible"},  // 8190 % 4
+      {"mtp_uniform_layers", "deepseek_v3",
+       With(Cfg(1, 1, 1, 8),
+            [](auto& c) {
+              c.etp = 1;
+              c.recompute_granularity = "full";
+              c.recompute_method = "uniform";
+              c.recompute_num_layers = 2;
+            }),
+       "", 0, "recompute.mtp_uniform_needs_one"},
+      {"fp8_delayed_layernorm", "qwen3_30b_a3b",
+       With(Cfg(1, 1, 1, 8),
+            [](auto& c) {
+              c.precision = "fp8-ds";
+              c.recompute_granularity = "selective";
+              c.recompute_modules = {"moe_act"};
+            }),
+       "h100-sxm", 8, "recompute.fp8_delayed_act_norm"},
+      {"offload_in_recomputed_moe", "qwen3_30b_a3b",
+       With(Cfg(1, 1, 1, 8),
+            [](auto& c) {
+              c.recompute_granularity = "selective";
+              c.recompute_modules = {"moe"};
+              c.offload_modules = {"expert_fc1"};
+            }),
+       "", 0, "offload.inside_recomputed_moe"},
+      {"fused_group_mlp_with_fc1", "qwen3_30b_a3b",
+       With(Cfg(1, 1, 1, 8),
+            [](auto& c) {
+              c.offload_modules = {"fused_group_mlp", "expert_fc1"};
+            }),
+       "", 0, "offload.fused_group_mlp_exclusive"},
+      {"sp_seq", "llama3_8b",
+       With(Cfg(4),
+            [](auto& c) {
+              c.sp = true;
+              c.seq_length = 8190;
+            }),
+       "", 0, "sp.seq_divisible"},  // 8190 % 4
   };
 }
 
@@ -321,8 +384,8 @@ TEST(ValidateAccountingTest, NvidiaRecipesAsWrittenAreValid) {
 }
 
 TEST(ValidateAccountingTest, WithoutTheSwitchesTheFixNamesThem) {
-  for (const auto& [model, config, gpus] :
-       {std::tuple{"llama31_405b", Llama405bB200(false), 128}, std::tuple{"qwen3_235b_a22b", Qwen235bB200(false), 64}}) {
+  for (const auto& [model, config, gpus] : {std::tuple{"llama31_405b", Llama405bB200(false), 128},
+                                            std::tuple{"qwen3_235b_a22b", Qwen235bB200(false), 64}}) {
     const ValidationResult r = ValidateConfig(model, config, "b200", gpus);
     EXPECT_FALSE(r.valid) << model;
     bool named = false;

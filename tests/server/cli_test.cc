@@ -68,8 +68,8 @@ TEST_F(CliTest, SizePhraseAndTables) {
   std::string out, err;
   ASSERT_EQ(Run({"model", "--model", "70B dense"}, &out, &err), 0) << err;
   EXPECT_NE(out.find("APPROXIMATE"), std::string::npos);
-  ASSERT_EQ(Run({"validate", "--model", "deepseek_v3", "--tp", "2", "--pp", "16", "--ep", "64", "--etp", "1",
-                 "--gpus", "256", "--system", "dgx-h100"},
+  ASSERT_EQ(Run({"validate", "--model", "deepseek_v3", "--tp", "2", "--pp", "16", "--ep", "64", "--etp", "1", "--gpus",
+                 "256", "--system", "dgx-h100"},
                 &out, &err),
             0);
   EXPECT_NE(out.find("INVALID"), std::string::npos);
@@ -77,8 +77,7 @@ TEST_F(CliTest, SizePhraseAndTables) {
   ASSERT_EQ(Run({"layout", "--gpus", "16", "--tp", "2", "--ep", "8", "--etp", "1", "--system", "h100-sxm"}, &out, &err),
             0);
   EXPECT_NE(out.find("GROUP"), std::string::npos);
-  ASSERT_EQ(Run({"render", "--model", "llama3_70b", "--tp", "8", "--pp", "4", "--gpus", "64", "--system",
-                 "h100-sxm"},
+  ASSERT_EQ(Run({"render", "--model", "llama3_70b", "--tp", "8", "--pp", "4", "--gpus", "64", "--system", "h100-sxm"},
                 &out, &err),
             0);
   EXPECT_NE(out.find("cfg.model.tensor_model_parallel_size = 8"), std::string::npos);
@@ -86,10 +85,28 @@ TEST_F(CliTest, SizePhraseAndTables) {
 
 TEST_F(CliTest, MemoryCommand) {
   std::string local, remote, err;
-  const std::vector<std::string> args = {"memory", "--json", "--model", "qwen3_30b_a3b", "--system", "h100-sxm",
-                                         "--gpus", "16", "--ep", "16", "--etp", "1", "--gbs", "1024", "--seq",
-                                         "4096", "--recompute", "selective", "--recompute-modules", "moe_act",
-                                         "--grad-dtype", "bf16"};
+  const std::vector<std::string> args = {"memory",
+                                         "--json",
+                                         "--model",
+                                         "qwen3_30b_a3b",
+                                         "--system",
+                                         "h100-sxm",
+                                         "--gpus",
+                                         "16",
+                                         "--ep",
+                                         "16",
+                                         "--etp",
+                                         "1",
+                                         "--gbs",
+                                         "1024",
+                                         "--seq",
+                                         "4096",
+                                         "--recompute",
+                                         "selective",
+                                         "--recompute-modules",
+                                         "moe_act",
+                                         "--grad-dtype",
+                                         "bf16"};
   ASSERT_EQ(Run(args, &local, &err), 0) << err;
   auto with_server = args;
   with_server.push_back("--server");
@@ -101,16 +118,16 @@ TEST_F(CliTest, MemoryCommand) {
     EXPECT_NE(local.find(key), std::string::npos) << key;
   }
   std::string table;
-  ASSERT_EQ(Run({"memory", "--model", "llama31_405b", "--system", "h100-sxm", "--gpus", "64", "--tp", "8"}, &table,
-                &err),
-            0);
+  ASSERT_EQ(
+      Run({"memory", "--model", "llama31_405b", "--system", "h100-sxm", "--gpus", "64", "--tp", "8"}, &table, &err), 0);
   EXPECT_NE(table.find("DOES NOT FIT"), std::string::npos) << table;
   EXPECT_EQ(Run({"memory", "--tp", "8"}, &table, &err), 2);  // a model is required
   EXPECT_EQ(Run({"memory", "--model", "llama3_8b", "--recompute", "sometimes"}, &table, &err), 2);
   EXPECT_NE(err.find("recompute_granularity"), std::string::npos) << err;
   // The memory reserve: a fit inside it is printed as tight; out of range names the flag.
-  const std::vector<std::string> roomy = {"memory", "--model", "llama3_70b", "--system", "h100-sxm", "--gpus", "64",
-                                          "--tp", "8", "--pp", "4", "--seq", "8192", "--gbs", "256"};
+  const std::vector<std::string> roomy = {"memory", "--model", "llama3_70b", "--system", "h100-sxm",
+                                          "--gpus", "64",      "--tp",       "8",        "--pp",
+                                          "4",      "--seq",   "8192",       "--gbs",    "256"};
   ASSERT_EQ(Run(roomy, &table, &err), 0) << err;
   EXPECT_NE(table.find("; FITS ("), std::string::npos) << table;
   auto reserved = roomy;
@@ -124,17 +141,17 @@ TEST_F(CliTest, MemoryCommand) {
 
 TEST_F(CliTest, PerfCommand) {
   std::string local, remote, err;
-  const std::vector<std::string> args = {"perf", "--json", "--model", "llama3_70b", "--system", "h100-sxm",
-                                         "--gpus", "64", "--tp", "4", "--pp", "4", "--vpp", "5",
-                                         "--seq", "8192", "--precision", "fp8_cs"};
+  const std::vector<std::string> args = {"perf",   "--json", "--model", "llama3_70b", "--system",    "h100-sxm",
+                                         "--gpus", "64",     "--tp",    "4",          "--pp",        "4",
+                                         "--vpp",  "5",      "--seq",   "8192",       "--precision", "fp8_cs"};
   ASSERT_EQ(Run(args, &local, &err), 0) << err;
   auto with_server = args;
   with_server.push_back("--server");
   with_server.push_back(address_);
   ASSERT_EQ(Run(with_server, &remote, &err), 0) << err;
   EXPECT_EQ(local, remote);
-  for (const char* key : {"\"step_time_s\"", "\"tokens_per_s_per_gpu\"", "\"mfu\"", "\"breakdown\"",
-                          "\"bubble_s\"", "\"model_tflops_per_gpu\""}) {
+  for (const char* key : {"\"step_time_s\"", "\"tokens_per_s_per_gpu\"", "\"mfu\"", "\"breakdown\"", "\"bubble_s\"",
+                          "\"model_tflops_per_gpu\""}) {
     EXPECT_NE(local.find(key), std::string::npos) << key;
   }
   std::string table;
@@ -146,8 +163,9 @@ TEST_F(CliTest, PerfCommand) {
 
 TEST_F(CliTest, RecommendCommand) {
   std::string local, remote, err;
-  const std::vector<std::string> args = {"recommend", "--json", "--model", "qwen3_30b_a3b", "--system", "b200",
-                                         "--gpus", "8", "--seq", "4096", "--precision", "fp8-mx", "--top", "3"};
+  const std::vector<std::string> args = {"recommend", "--json", "--model", "qwen3_30b_a3b", "--system",    "b200",
+                                         "--gpus",    "8",      "--seq",   "4096",          "--precision", "fp8-mx",
+                                         "--top",     "3"};
   ASSERT_EQ(Run(args, &local, &err), 0) << err;
   auto with_server = args;
   with_server.push_back("--server");
@@ -159,9 +177,9 @@ TEST_F(CliTest, RecommendCommand) {
     EXPECT_NE(local.find(key), std::string::npos) << key;
   }
   std::string table;
-  ASSERT_EQ(Run({"recommend", "--model", "llama3_8b", "--system", "h100-sxm", "--min-gpus", "--seq", "8192"}, &table,
-                &err),
-            0)
+  ASSERT_EQ(
+      Run({"recommend", "--model", "llama3_8b", "--system", "h100-sxm", "--min-gpus", "--seq", "8192"}, &table, &err),
+      0)
       << err;
   EXPECT_NE(table.find("Fewest GPUs: "), std::string::npos) << table;
   EXPECT_NE(table.find("#1 "), std::string::npos) << table;
@@ -174,8 +192,8 @@ TEST_F(CliTest, RecommendCommand) {
 TEST_F(CliTest, AnswersQuotingBrokenUtf8AreValidUtf8AndEqualTheServers) {
   // The layout error quotes one byte of the two-byte 'é': the answer must be
   // valid UTF-8 in every door (the byte becomes '?'), as the service's is.
-  const std::vector<std::string> args = {"validate", "--json", "--model", "llama3_70b", "--pp", "2",
-                                         "--pp-layout", "Et*40|\xc3\xa9*40L"};
+  const std::vector<std::string> args = {"validate", "--json", "--model",     "llama3_70b",
+                                         "--pp",     "2",      "--pp-layout", "Et*40|\xc3\xa9*40L"};
   std::string local, remote, err;
   ASSERT_EQ(Run(args, &local, &err), 0) << err;
   EXPECT_TRUE(IsValidUtf8(local)) << local;
@@ -196,10 +214,19 @@ TEST_F(CliTest, ServerUnreachableIsExitOne) {
 // command that takes a config, in-process and through the server.
 TEST_F(CliTest, AccountedRecipesAnswerEveryCommand) {
   const std::vector<std::vector<std::string>> recipes = {
-      {"--model", "llama31_405b", "--system", "b200", "--gpus", "128", "--tp", "4", "--pp", "16", "--vpp", "8",
-       "--sp", "--mbs", "1", "--gbs", "768", "--seq", "8192"},
-      {"--model", "qwen3_235b_a22b", "--system", "b200", "--gpus", "64", "--tp", "1", "--pp", "8", "--vpp", "4",
-       "--ep", "8", "--etp", "1", "--mbs", "1", "--gbs", "2048", "--seq", "4096"}};
+      {"--model", "llama31_405b", "--system", "b200", "--gpus", "128", "--tp", "4", "--pp", "16", "--vpp", "8", "--sp",
+       "--mbs", "1", "--gbs", "768", "--seq", "8192"},
+      {"--model",  "qwen3_235b_a22b",
+       "--system", "b200",
+       "--gpus",   "64",
+       "--tp",     "1",
+       "--pp",     "8",
+       "--vpp",    "4",
+       "--ep",     "8",
+       "--etp",    "1",
+       "--mbs",    "1",
+       "--gbs",    "2048",
+       "--seq",    "4096"}};
   for (const auto& recipe : recipes) {
     for (const char* command : {"validate", "memory", "perf", "render"}) {
       std::vector<std::string> args = {command};
@@ -273,8 +300,7 @@ TEST_F(CliTest, SystemShowsEachFiguresSourceAndTakesOverrides) {
   EXPECT_NE(out.find("sources:"), std::string::npos) << out;
   EXPECT_NE(out.find("nvlink_gbps_unidirectional: "), std::string::npos) << out;
   EXPECT_NE(out.find("NVLink domain 8 GPUs at 200 GB/s per direction (400 both)"), std::string::npos) << out;
-  ASSERT_EQ(Run({"system", "--system", "h100-sxm", "--nics-per-node", "4", "--nic-gbps", "200"}, &out, &err), 0)
-      << err;
+  ASSERT_EQ(Run({"system", "--system", "h100-sxm", "--nics-per-node", "4", "--nic-gbps", "200"}, &out, &err), 0) << err;
   EXPECT_NE(out.find("scale-out 100 Gb/s per GPU"), std::string::npos) << out;
   EXPECT_NE(out.find("scaleout_gbps: given in the request"), std::string::npos) << out;
   // Bad figures and unknown fields name what is wrong.

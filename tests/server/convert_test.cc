@@ -35,12 +35,23 @@ void SetOther(Message* m, const FieldDescriptor& f, bool flip, const std::string
     return;
   }
   switch (f.cpp_type()) {
-    case FieldDescriptor::CPPTYPE_INT32: r.SetInt32(m, &f, 3); break;
-    case FieldDescriptor::CPPTYPE_INT64: r.SetInt64(m, &f, 3); break;
-    case FieldDescriptor::CPPTYPE_DOUBLE: r.SetDouble(m, &f, 3.5); break;
-    case FieldDescriptor::CPPTYPE_BOOL: r.SetBool(m, &f, flip); break;
-    case FieldDescriptor::CPPTYPE_STRING: r.SetString(m, &f, word); break;
-    default: FAIL() << f.name() << ": a field type this test does not set";
+    case FieldDescriptor::CPPTYPE_INT32:
+      r.SetInt32(m, &f, 3);
+      break;
+    case FieldDescriptor::CPPTYPE_INT64:
+      r.SetInt64(m, &f, 3);
+      break;
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+      r.SetDouble(m, &f, 3.5);
+      break;
+    case FieldDescriptor::CPPTYPE_BOOL:
+      r.SetBool(m, &f, flip);
+      break;
+    case FieldDescriptor::CPPTYPE_STRING:
+      r.SetString(m, &f, word);
+      break;
+    default:
+      FAIL() << f.name() << ": a field type this test does not set";
   }
 }
 
@@ -52,12 +63,18 @@ std::string ValueOf(const Message& m, const FieldDescriptor& f) {
     return out;
   }
   switch (f.cpp_type()) {
-    case FieldDescriptor::CPPTYPE_INT32: return std::to_string(r.GetInt32(m, &f));
-    case FieldDescriptor::CPPTYPE_INT64: return std::to_string(r.GetInt64(m, &f));
-    case FieldDescriptor::CPPTYPE_DOUBLE: return std::to_string(r.GetDouble(m, &f));
-    case FieldDescriptor::CPPTYPE_BOOL: return r.GetBool(m, &f) ? "true" : "false";
-    case FieldDescriptor::CPPTYPE_STRING: return r.GetString(m, &f);
-    default: return "?";
+    case FieldDescriptor::CPPTYPE_INT32:
+      return std::to_string(r.GetInt32(m, &f));
+    case FieldDescriptor::CPPTYPE_INT64:
+      return std::to_string(r.GetInt64(m, &f));
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+      return std::to_string(r.GetDouble(m, &f));
+    case FieldDescriptor::CPPTYPE_BOOL:
+      return r.GetBool(m, &f) ? "true" : "false";
+    case FieldDescriptor::CPPTYPE_STRING:
+      return r.GetString(m, &f);
+    default:
+      return "?";
   }
 }
 
@@ -88,7 +105,9 @@ TEST(ConvertTest, EveryArchitectureFieldSurvivesTheRoundTrip) {
       if (f.cpp_type() != FieldDescriptor::CPPTYPE_BOOL && !flip) continue;
       v1::ModelArchitecture in;
       in.set_num_moe_experts(8);  // MoE fields are reported for MoE models
-      const std::string text = f.name() == "hybrid_layer_pattern" ? "M*-E" : f.name() == "window_attn_pattern" ? "SF" : "x";
+      const std::string text = f.name() == "hybrid_layer_pattern"  ? "M*-E"
+                               : f.name() == "window_attn_pattern" ? "SF"
+                                                                   : "x";
       SetOther(&in, f, flip, text);
       v1::ModelArchitecture out;
       ToModelArchitecture(FromModelArchitecture(in), &out);

@@ -15,8 +15,10 @@ class Chaos {
   explicit Chaos(uint32_t seed) : rng_(seed) {}
 
   int64_t Int() {
-    static const int64_t kValues[] = {0, 1, 2, 3, 4, 8, 16, 61, 64, 96, 128, 4096, 4097, 65536, 1 << 20,
-                                      -1, -4096, INT32_MAX, INT32_MIN, int64_t{1} << 40, INT64_MAX, INT64_MIN};
+    static const int64_t kValues[] = {
+        0,         1,        2,    3,     4,       8,  16,    61,        64,        96,
+        128,       4096,     4097, 65536, 1 << 20, -1, -4096, INT32_MAX, INT32_MIN, int64_t{1} << 40,
+        INT64_MAX, INT64_MIN};
     return kValues[rng_() % (sizeof(kValues) / sizeof(kValues[0]))];
   }
   int32_t Int32() { return static_cast<int32_t>(Int()); }
@@ -24,17 +26,28 @@ class Chaos {
 
   std::string String() {
     switch (rng_() % 12) {
-      case 0: return "";
-      case 1: return std::string(100000, 'x');
-      case 2: return "llama3_70b";
-      case 3: return "deepseek-ai/DeepSeek-V3";
-      case 4: return "nemotron_3_ultra";
-      case 5: return "h100-sxm";
-      case 6: return "{\"num_hidden_layers\": -1";
-      case 7: return "Et*4|(t*4|)*14tmL";
-      case 8: return "((((t|)*3)*4";
-      case 9: return "t*99999999999999999999";
-      case 10: return "[[\"embedding\"],[\"loss\"]]";
+      case 0:
+        return "";
+      case 1:
+        return std::string(100000, 'x');
+      case 2:
+        return "llama3_70b";
+      case 3:
+        return "deepseek-ai/DeepSeek-V3";
+      case 4:
+        return "nemotron_3_ultra";
+      case 5:
+        return "h100-sxm";
+      case 6:
+        return "{\"num_hidden_layers\": -1";
+      case 7:
+        return "Et*4|(t*4|)*14tmL";
+      case 8:
+        return "((((t|)*3)*4";
+      case 9:
+        return "t*99999999999999999999";
+      case 10:
+        return "[[\"embedding\"],[\"loss\"]]";
       default: {
         std::string s(rng_() % 64, '\0');
         for (char& c : s) c = static_cast<char>(rng_() % 256);
@@ -45,8 +58,10 @@ class Chaos {
 
   std::string HfConfig() {
     switch (rng_() % 5) {
-      case 0: return String();
-      case 1: return "[]";
+      case 0:
+        return String();
+      case 1:
+        return "[]";
       case 2:
         return absl::StrCat("{\"num_hidden_layers\":", Int(), ",\"hidden_size\":", Int(),
                             ",\"num_attention_heads\":", Int(), ",\"vocab_size\":", Int(), "}");
@@ -54,16 +69,24 @@ class Chaos {
         return absl::StrCat("{\"num_hidden_layers\":", Int(), ",\"hidden_size\":4096,\"num_attention_heads\":32,",
                             "\"vocab_size\":32000,\"num_local_experts\":", Int(), ",\"num_experts_per_tok\":", Int(),
                             ",\"kv_lora_rank\":", Int(), "}");
-      default: return "{\"hybrid_override_pattern\":\"M*M*Q\",\"hidden_size\":1,\"num_attention_heads\":1,\"vocab_size\":1}";
+      default:
+        return "{\"hybrid_override_pattern\":\"M*M*Q\",\"hidden_size\":1,\"num_attention_heads\":1,\"vocab_size\":1}";
     }
   }
 
   void Model(v1::ModelRef* m) {
     switch (rng_() % 6) {
-      case 0: return;
-      case 1: m->set_id(String()); return;
-      case 2: m->set_size(Coin() ? "70B dense" : String()); return;
-      case 3: m->set_hf_config_json(HfConfig()); return;
+      case 0:
+        return;
+      case 1:
+        m->set_id(String());
+        return;
+      case 2:
+        m->set_size(Coin() ? "70B dense" : String());
+        return;
+      case 3:
+        m->set_hf_config_json(HfConfig());
+        return;
       case 4: {
         auto* s = m->mutable_spec();
         s->set_num_layers(Int());
@@ -77,7 +100,9 @@ class Chaos {
         if (Coin()) s->set_hybrid_layer_pattern(String());
         return;
       }
-      default: m->set_id("deepseek_v3"); return;
+      default:
+        m->set_id("deepseek_v3");
+        return;
     }
   }
 
@@ -117,14 +142,22 @@ class Chaos {
   // Hostile reals: negative, zero, huge, NaN, infinities, denormals.
   double Real() {
     switch (rng_() % 8) {
-      case 0: return -1;
-      case 1: return 0;
-      case 2: return 1e300;
-      case 3: return std::numeric_limits<double>::quiet_NaN();
-      case 4: return std::numeric_limits<double>::infinity();
-      case 5: return std::numeric_limits<double>::denorm_min();
-      case 6: return static_cast<double>(Int());
-      default: return 400;
+      case 0:
+        return -1;
+      case 1:
+        return 0;
+      case 2:
+        return 1e300;
+      case 3:
+        return std::numeric_limits<double>::quiet_NaN();
+      case 4:
+        return std::numeric_limits<double>::infinity();
+      case 5:
+        return std::numeric_limits<double>::denorm_min();
+      case 6:
+        return static_cast<double>(Int());
+      default:
+        return 400;
     }
   }
 
@@ -270,8 +303,8 @@ TEST_F(HostileRequestsTest, EveryRequestGetsAnAcceptableAnswer) {
   }
   // About 3% of these requests are valid by construction (most fields are
   // hostile); the bound guards against a generator that reaches no handler.
-  EXPECT_GT(codes[grpc::StatusCode::OK], 60) << "OK " << codes[grpc::StatusCode::OK] << ", INVALID_ARGUMENT "
-                                              << codes[grpc::StatusCode::INVALID_ARGUMENT];
+  EXPECT_GT(codes[grpc::StatusCode::OK], 60)
+      << "OK " << codes[grpc::StatusCode::OK] << ", INVALID_ARGUMENT " << codes[grpc::StatusCode::INVALID_ARGUMENT];
   EXPECT_GT(codes[grpc::StatusCode::INVALID_ARGUMENT], 100);
   // Still up.
   v1::MinGpusRequest req;

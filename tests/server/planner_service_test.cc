@@ -30,9 +30,9 @@ TEST_F(PlannerServiceTest, MinGpusReferenceTable) {
     int pp, tp, cp, ep, etp;
     int64_t naive, min;
   };
-  for (const Row& r : {Row{1, 2, 1, 8, 1, 16, 8}, Row{1, 4, 1, 8, 1, 32, 8}, Row{1, 2, 2, 8, 1, 32, 8},
-                       Row{1, 2, 4, 8, 1, 64, 8}, Row{2, 2, 1, 8, 1, 32, 16}, Row{1, 2, 1, 4, 2, 16, 8},
-                       Row{4, 1, 1, 32, 1, 128, 128}}) {
+  for (const Row& r :
+       {Row{1, 2, 1, 8, 1, 16, 8}, Row{1, 4, 1, 8, 1, 32, 8}, Row{1, 2, 2, 8, 1, 32, 8}, Row{1, 2, 4, 8, 1, 64, 8},
+        Row{2, 2, 1, 8, 1, 32, 16}, Row{1, 2, 1, 4, 2, 16, 8}, Row{4, 1, 1, 32, 1, 128, 128}}) {
     v1::MinGpusResponse remote, local;
     auto ctx = Context();
     const auto req = MinGpusRequest(r.pp, r.tp, r.cp, r.ep, r.etp);
@@ -259,10 +259,10 @@ TEST_F(PlannerServiceTest, EstimatePerformanceExplainsTheStep) {
   EXPECT_GT(remote.mfu(), 0.2);
   EXPECT_LT(remote.mfu(), 0.6);
   // The compute split adds up to compute_s.
-  EXPECT_NEAR(b.compute_s(),
-              b.gemm_s() + b.attention_s() + b.moe_s() + b.elementwise_s() + b.recompute_s() + b.logits_s() +
-                  b.overhead_s(),
-              1e-9 * b.compute_s());
+  EXPECT_NEAR(
+      b.compute_s(),
+      b.gemm_s() + b.attention_s() + b.moe_s() + b.elementwise_s() + b.recompute_s() + b.logits_s() + b.overhead_s(),
+      1e-9 * b.compute_s());
   EXPECT_GT(b.gemm_s(), b.attention_s());
   EXPECT_EQ(b.moe_s(), 0);  // dense
   // Reasons: the defaulted gbs, the throughput, the uncertainty, the step

@@ -63,8 +63,8 @@ class TlsTest : public ::testing::Test {
     dir_ = mkdtemp(dir);
     const std::string command = absl::StrCat(
         "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost "
-        "-addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout ", dir_, "/key.pem -out ", dir_,
-        "/cert.pem 2>/dev/null");
+        "-addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout ",
+        dir_, "/key.pem -out ", dir_, "/cert.pem 2>/dev/null");
     ASSERT_EQ(std::system(command.c_str()), 0) << command;
   }
   void TearDown() override { std::system(absl::StrCat("rm -rf ", dir_).c_str()); }

@@ -195,7 +195,8 @@ TEST(ToolSchemasTest, SchemasMatchTheGoldens) {
 
 // Compiles `proto_text` (as parplan/v1/planner.proto) with protoc and returns
 // the tools of its service.
-std::vector<ToolSchema> ToolsOfProto(const std::string& proto_text, std::unique_ptr<google::protobuf::DescriptorPool>* pool) {
+std::vector<ToolSchema> ToolsOfProto(const std::string& proto_text,
+                                     std::unique_ptr<google::protobuf::DescriptorPool>* pool) {
   char dir_template[] = "/tmp/parplan_proto_XXXXXX";
   const std::string dir = mkdtemp(dir_template);
   std::system(absl::StrCat("mkdir -p ", dir, "/parplan/v1").c_str());

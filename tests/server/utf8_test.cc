@@ -7,7 +7,9 @@ namespace parplan {
 namespace {
 
 TEST(Utf8Test, PrefixNeverEndsInsideACharacter) {
-  const std::string s = "ab\xC3\xA9" "cd";  // "abécd": é is two bytes at [2, 4)
+  const std::string s =
+      "ab\xC3\xA9"
+      "cd";  // "abécd": é is two bytes at [2, 4)
   EXPECT_EQ(Utf8PrefixLength(s, 100), s.size());
   EXPECT_EQ(Utf8PrefixLength(s, 4), 4u);
   EXPECT_EQ(Utf8PrefixLength(s, 3), 2u);  // would cut é in half
@@ -19,8 +21,12 @@ TEST(Utf8Test, PrefixNeverEndsInsideACharacter) {
 }
 
 TEST(Utf8Test, InvalidBytesAreReplaced) {
-  EXPECT_FALSE(IsValidUtf8("a\xFF" "b"));
-  EXPECT_EQ(ToValidUtf8("a\xFF" "b"), "a?b");
+  EXPECT_FALSE(
+      IsValidUtf8("a\xFF"
+                  "b"));
+  EXPECT_EQ(ToValidUtf8("a\xFF"
+                        "b"),
+            "a?b");
 }
 
 }  // namespace

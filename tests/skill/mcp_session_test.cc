@@ -25,14 +25,16 @@ std::string Initialize(const std::string& version) {
   return Json{{"jsonrpc", "2.0"},
               {"id", 1},
               {"method", "initialize"},
-              {"params", {{"protocolVersion", version}, {"capabilities", Json::object()},
-                          {"clientInfo", {{"name", "test"}, {"version", "1"}}}}}}
+              {"params",
+               {{"protocolVersion", version},
+                {"capabilities", Json::object()},
+                {"clientInfo", {{"name", "test"}, {"version", "1"}}}}}}
       .dump();
 }
 
 std::string Call(const Json& id, const std::string& tool, const Json& arguments) {
-  return Json{{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"},
-              {"params", {{"name", tool}, {"arguments", arguments}}}}
+  return Json{
+      {"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"}, {"params", {{"name", tool}, {"arguments", arguments}}}}
       .dump();
 }
 
@@ -126,8 +128,9 @@ TEST(McpSessionTest, AnswersQuotingBrokenUtf8StayTheSameJson) {
   // The layout error quotes one byte of 'é'; the answer is sanitized ('?')
   // before it is printed, so text and structuredContent agree byte for byte.
   McpSession s;
-  const Json r = Ask(s, Call(9, "validate", {{"model", {{"id", "llama3_70b"}}},
-                                             {"config", {{"pp", 2}, {"pipeline_layout", "Et*40|\xc3\xa9*40L"}}}}));
+  const Json r = Ask(
+      s, Call(9, "validate",
+              {{"model", {{"id", "llama3_70b"}}}, {"config", {{"pp", 2}, {"pipeline_layout", "Et*40|\xc3\xa9*40L"}}}}));
   ASSERT_EQ(r["result"]["isError"], false);
   const std::string text = r["result"]["content"][0]["text"];
   EXPECT_EQ(Json::parse(text), r["result"]["structuredContent"]);
