@@ -16,6 +16,7 @@
 #include <fstream>
 #include <string>
 
+#include "core/util/limits.h"
 #include "server/server_runner.h"
 
 namespace {
@@ -71,7 +72,8 @@ int main(int argc, char** argv) {
     if (arg == "--listen") {
       options.listen = value("--listen");
     } else if (arg == "--max-message-bytes") {
-      options.max_message_bytes = static_cast<int>(int_value("--max-message-bytes", 1024, 64L << 20));
+      options.max_message_bytes =
+          static_cast<int>(int_value("--max-message-bytes", parplan::kMinMessageBytes, parplan::kMaxMessageBytes));
     } else if (arg == "--grace-seconds") {
       grace_seconds = static_cast<double>(int_value("--grace-seconds", 0, 600));
     } else if (arg == "--tls-cert") {
@@ -92,9 +94,9 @@ int main(int argc, char** argv) {
     } else if (arg == "--insecure") {
       options.insecure = true;
     } else if (arg == "--search-workers") {
-      options.search_workers = static_cast<int>(int_value("--search-workers", 1, 256));
+      options.search_workers = static_cast<int>(int_value("--search-workers", 1, parplan::kMaxSearchWorkers));
     } else if (arg == "--max-queued-calls") {
-      options.max_queued_calls = static_cast<int>(int_value("--max-queued-calls", 1, 100000));
+      options.max_queued_calls = static_cast<int>(int_value("--max-queued-calls", 1, parplan::kMaxQueuedCalls));
     } else if (arg == "--no-access-log") {
       options.access_log = false;
     } else if (arg == "--help" || arg == "-h") {

@@ -188,7 +188,8 @@ absl::Status ExplainLayout(const v1::ExplainLayoutRequest& request, v1::ExplainL
   const int max_groups = request.max_groups() > 0 ? request.max_groups() : 4;
   // Example groups list at most 65,536 ranks in all, so answers stay well under
   // the message limit even for a million-GPU world.
-  const int64_t ranks_per_example = std::max<int64_t>(16, std::min<int64_t>(4096, 65536 / (9 * max_groups)));
+  const int64_t ranks_per_example =
+      std::max<int64_t>(16, std::min<int64_t>(kMaxRanksPerGroupListed, kMaxLayoutAnswerRanks / (9 * max_groups)));
   const int64_t max_ranks = request.max_ranks() > 0 ? request.max_ranks() : 64;
   for (GroupKind kind : kAllGroupKinds) {
     const bool is_expert_kind = kind == GroupKind::kEp || kind == GroupKind::kEtp || kind == GroupKind::kEdp;
@@ -241,7 +242,7 @@ absl::Status ExplainLayout(const v1::ExplainLayoutRequest& request, v1::ExplainL
         if (GroupKindName(kind) != g.kind()) continue;
         v1::RankGroup* rg = response->add_rank_groups();
         const int64_t index = layout.GroupIndexOfRank(kind, request.rank());
-        for (int64_t rank : layout.Group(kind, index, 4096)) rg->add_ranks(rank);
+        for (int64_t rank : layout.Group(kind, index, kMaxRanksPerGroupListed)) rg->add_ranks(rank);
         const auto span = layout.GroupSpan(kind, index);
         rg->set_crosses_node(node > 0 && span.first / node != span.second / node);
         rg->set_crosses_nvlink_domain(domain > 0 && span.first / domain != span.second / domain);

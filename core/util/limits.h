@@ -63,6 +63,16 @@ inline constexpr int64_t kMaxSearchWorlds = 256;         // world sizes one sear
 inline constexpr int64_t kMaxSearchSeconds = 20;         // any search, whatever the caller's deadline
 inline constexpr int64_t kMaxClientTimeoutMs = 600000;   // the CLI's --timeout-ms for remote calls
 
+// ---- the answers' own bounds
+inline constexpr int64_t kMaxRanksPerGroupListed = 4096;  // ranks shown per example group of a layout
+inline constexpr int64_t kMaxLayoutAnswerRanks = 65536;   // ranks in all of a layout answer's example groups
+
+// ---- the server's operator flags (server/main.cc)
+inline constexpr int64_t kMaxSearchWorkers = 256;
+inline constexpr int64_t kMaxQueuedCalls = 100000;
+inline constexpr int64_t kMinMessageBytes = 1024;
+inline constexpr int64_t kMaxMessageBytes = int64_t{64} << 20;
+
 // ---- transport (the doors)
 inline constexpr int kDefaultMaxMessageBytes = 4 << 20;  // gRPC request, parplan-server --max-message-bytes
 inline constexpr size_t kMaxMcpLineBytes = 8 << 20;      // one MCP JSON-RPC line
