@@ -2,6 +2,7 @@
 # Installs the Debian 12 packages parplan needs (only the missing ones,
 # non-interactively) and builds it into ./build. Safe to run again.
 #   scripts/setup.sh [extra cmake args...]
+#   scripts/setup.sh --packages-only     the packages, no build
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,6 +32,7 @@ if ((${#missing[@]})); then
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+if [[ "${1:-}" == "--packages-only" ]]; then exit 0; fi
 jobs=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
 cmake --build build -j "$jobs"

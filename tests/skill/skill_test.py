@@ -49,7 +49,9 @@ check("```\n" + usage + "\n```" in commands, "references/commands.md quotes the 
 
 # ---------------------------------------------------------------- install
 home = os.path.join(work, "home")
-subprocess.run([os.path.join(src, "scripts", "install_skill.sh")], env={**os.environ, "HOME": home}, check=True,
+# The CLI under test (this build's), not a build of its own.
+subprocess.run([os.path.join(src, "scripts", "install_skill.sh")],
+               env={**os.environ, "HOME": home, "PARPLAN_CLI": os.path.abspath(cli)}, check=True,
                stdout=subprocess.DEVNULL)
 installed = os.path.join(home, ".claude", "skills", name)
 check(os.path.isfile(os.path.join(installed, "SKILL.md")), "install put SKILL.md in ~/.claude/skills/" + name)
