@@ -304,6 +304,26 @@ absl::Status RenderConfig(const v1::RenderConfigRequest& request, v1::RenderConf
   return absl::OkStatus();
 }
 
+namespace {
+
+// What the memory and performance answers open with: the model, the config
+// as given, its errors and, when the estimate used one, the nearest valid
+// split with the reason saying so.
+template <typename Response>
+void FillEstimateHead(const Resolved& r, const SplitAwareAnswer& split, Response* response) {
+  ToModelSummary(*r.model, response->mutable_model());
+  ToResolvedConfig(r.config, response->mutable_resolved_config());
+  for (const auto& v : split.as_given.violations) {
+    if (v.severity == Severity::kError) ToViolation(v, response->add_violations());
+  }
+  if (split.repair.has_value()) {
+    ToSplitRepair(*split.repair, response->mutable_nearest_valid_split());
+    response->add_reasons(RepairReason(*split.repair, split.as_given));
+  }
+}
+
+}  // namespace
+
 absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::EstimateMemoryResponse* response) {
   FieldErrors errors;
   if (!HasModel(request.model()))
@@ -328,15 +348,7 @@ absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::Estima
   if (request.has_overhead_gib()) options.overhead_gib = request.overhead_gib();
   const SplitAwareAnswer split = AnswerMemoryOrNearestSplit(*r.model, r.config, r.placement, options);
   const MemoryAnswer& a = split.answer;
-  ToModelSummary(*r.model, response->mutable_model());
-  ToResolvedConfig(r.config, response->mutable_resolved_config());
-  for (const auto& v : split.as_given.violations) {
-    if (v.severity == Severity::kError) ToViolation(v, response->add_violations());
-  }
-  if (split.repair.has_value()) {
-    ToSplitRepair(*split.repair, response->mutable_nearest_valid_split());
-    response->add_reasons(RepairReason(*split.repair, split.as_given));
-  }
+  FillEstimateHead(r, split, response);
   if (!a.estimate.has_value()) {
     response->add_reasons(absl::StrCat("No estimate: ", a.unavailable_reason, "."));
     return absl::OkStatus();
@@ -418,15 +430,7 @@ absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
   for (const auto& n : r.placement.notes) response->add_assumptions(n);
   const SplitAwareAnswer split = AnswerMemoryOrNearestSplit(*r.model, r.config, r.placement, MemoryOptions{});
   const MemoryAnswer& a = split.answer;
-  ToModelSummary(*r.model, response->mutable_model());
-  ToResolvedConfig(r.config, response->mutable_resolved_config());
-  for (const auto& v : split.as_given.violations) {
-    if (v.severity == Severity::kError) ToViolation(v, response->add_violations());
-  }
-  if (split.repair.has_value()) {
-    ToSplitRepair(*split.repair, response->mutable_nearest_valid_split());
-    response->add_reasons(RepairReason(*split.repair, split.as_given));
-  }
+  FillEstimateHead(r, split, response);
   if (!a.estimate.has_value() || !a.validation.valid) {
     response->add_reasons(absl::StrCat(
         "No estimate: ",

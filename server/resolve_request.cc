@@ -35,12 +35,9 @@ absl::Status Resolve(const v1::ModelRef* model_ref, const v1::Placement& placeme
 
 double MemoryReserveOf(bool given, double value, const std::string& field, FieldErrors* errors) {
   if (!given) return kDefaultMemoryReserve;
-  if (!(value >= 0 && value <= kMaxMemoryReserve)) {
-    errors->Add(field, absl::StrCat(field, " = ", value, " is out of range; allowed 0..", kMaxMemoryReserve,
-                                    " (a share of HBM, e.g. 0.05)"));
-    return kDefaultMemoryReserve;
-  }
-  return value;
+  const absl::Status checked = CheckMemoryReserve(value, field);
+  for (const auto& v : FieldViolationsOf(checked)) errors->Add(v.field, v.description);
+  return checked.ok() ? value : kDefaultMemoryReserve;
 }
 
 }  // namespace api

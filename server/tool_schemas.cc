@@ -188,12 +188,8 @@ class SchemaWriter {
       const std::string inner = schema["description"].get<std::string>();
       text = text.empty() ? inner : (lean ? text : absl::StrCat(text, " ", inner));
     }
-    if (schema.contains("$ref") && !text.empty()) {
-      // Annotations beside a $ref apply to the field (JSON Schema 2020-12).
-      schema["description"] = text;
-    } else {
-      AddDescription(&schema, text);
-    }
+    // Beside a $ref the description applies to the field (JSON Schema 2020-12).
+    AddDescription(&schema, text);
     return schema;
   }
 

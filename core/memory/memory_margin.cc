@@ -4,9 +4,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/util/field_error.h"
 #include "core/util/text.h"
 
 namespace parplan {
+
+absl::Status CheckMemoryReserve(double reserve, const std::string& field) {
+  if (reserve >= 0 && reserve <= kMaxMemoryReserve) return absl::OkStatus();
+  return FieldError(field, absl::StrCat(field, " = ", reserve, " is out of range; allowed 0..", kMaxMemoryReserve,
+                                        " (a share of HBM, e.g. 0.05)"));
+}
 
 bool IsTight(const MemoryEstimate& e, double reserve) {
   if (e.capacity_bytes <= 0 || !e.fits) return false;

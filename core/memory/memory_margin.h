@@ -9,12 +9,18 @@
 
 #include <string>
 
+#include "absl/status/status.h"
+
 #include "core/memory/memory_model.h"
 #include "core/util/limits.h"
 
 namespace parplan {
 
 inline constexpr double kDefaultMemoryReserve = 0.05;
+
+// OK when `reserve` is a share of HBM in 0..kMaxMemoryReserve; else
+// INVALID_ARGUMENT naming `field` ("<field> = 0.7 is out of range; ...").
+absl::Status CheckMemoryReserve(double reserve, const std::string& field);
 
 // True when `e` fits its capacity but leaves less than `reserve` (a share of
 // capacity, 0..kMaxMemoryReserve) free. False without a capacity.

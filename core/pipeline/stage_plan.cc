@@ -462,4 +462,9 @@ std::vector<std::vector<int64_t>> FirstLayerIndices(const StagePlan& plan) {
   return first;
 }
 
+std::optional<StagePlan> PlanStages(const ModelSpec& model, const ResolvedConfig& config) {
+  std::vector<Violation> ignored;
+  return PlanStages(model, config, &ignored);
+}
+
 }  // namespace parplan

@@ -48,6 +48,9 @@ std::vector<std::vector<int64_t>> FirstLayerIndices(const StagePlan& plan);
 std::optional<StagePlan> PlanStages(const ModelSpec& model, const ResolvedConfig& config,
                                     std::vector<Violation>* violations);
 
+// The same, when only the split matters and not why it fails.
+std::optional<StagePlan> PlanStages(const ModelSpec& model, const ResolvedConfig& config);
+
 }  // namespace parplan
 
 #endif  // PARPLAN_CORE_PIPELINE_STAGE_PLAN_H_

@@ -64,13 +64,18 @@ void Cut(SearchResult* out, const std::string& why) {
   out->truncated_reason = why;
 }
 
-// True when Megatron's rules accept `c` on `world` GPUs (no estimates).
-bool ValidOn(const ModelSpec& m, const ResolvedConfig& c, int64_t world, const SystemSpec& sys) {
+// Megatron's rules for `c` on `world` GPUs of `sys`.
+ValidationResult ValidateOn(const ModelSpec& m, const ResolvedConfig& c, int64_t world, const SystemSpec& sys) {
   ValidationInput in;
   in.model = &m;
   in.config = c;
   in.placement = PlacementOn(sys, world);
-  const ValidationResult v = Validate(in);
+  return Validate(in);
+}
+
+// True when Megatron's rules accept `c` on `world` GPUs (no estimates).
+bool ValidOn(const ModelSpec& m, const ResolvedConfig& c, int64_t world, const SystemSpec& sys) {
+  const ValidationResult v = ValidateOn(m, c, world, sys);
   return v.valid && v.stages.has_value() && SizeWorld(MeshOf(c), world, 0, 0, 0).valid;
 }
 
@@ -163,11 +168,7 @@ PlanEval EvaluatePlanWith(const ModelSpec& m, const ResolvedConfig& config, int6
   PlanEval p;
   p.config = config;
   p.world = world;
-  ValidationInput in;
-  in.model = &m;
-  in.config = config;
-  in.placement = PlacementOn(sys, world);
-  ValidationResult v = Validate(in);
+  ValidationResult v = ValidateOn(m, config, world, sys);
   p.valid = v.valid;
   for (auto& violation : v.violations) {
     if (violation.severity == Severity::kError || (v.valid && violation.severity == Severity::kWarning)) {
@@ -220,8 +221,7 @@ int64_t FindFewestGpus(const SearchRequest& req, const std::vector<int64_t>& wor
     }
     out->worlds_searched.push_back(w);
     for (const ResolvedConfig& c : EnumerateCandidates(m, BaseFor(req, w), w, sys, req.constraints, true)) {
-      std::vector<Violation> ignored;
-      const auto plan = PlanStages(m, c, &ignored);
+      const auto plan = PlanStages(m, c);
       ++out->evaluated;
       if (!plan.has_value()) continue;
       const MemoryEstimate mem = EstimateMemory(m, c, *plan, w, &sys, MemoryOptions{});
@@ -257,8 +257,7 @@ Evaluated EvaluateCandidates(const SearchRequest& req, const std::vector<int64_t
         break;
       }
       ResolvedConfig& c = space.configs[i];
-      std::vector<Violation> ignored;
-      const auto plan = PlanStages(m, c, &ignored);
+      const auto plan = PlanStages(m, c);
       ++out->evaluated;
       if (!plan.has_value()) {
         ++out->rejected.invalid;
@@ -371,8 +370,7 @@ void SelectPlans(const SearchRequest& req, const Evaluated& e, SearchResult* out
   if (!out->rejected.best_invalid.has_value() && out->rejected.invalid > 0) {
     for (const auto& space : e.spaces) {
       for (const ResolvedConfig& c : space.configs) {
-        std::vector<Violation> ignored;
-        if (PlanStages(m, c, &ignored).has_value()) continue;
+        if (PlanStages(m, c).has_value()) continue;
         out->rejected.best_invalid = EvaluatePlanWith(m, c, space.world, req.system, nullptr, &out->estimates);
         break;
       }

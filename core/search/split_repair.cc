@@ -9,11 +9,6 @@ namespace {
 
 bool IsSplitRule(const std::string& rule) { return rule == "pp.layers_divisible" || rule == "vpp.layers_divisible"; }
 
-std::optional<StagePlan> Plans(const ModelSpec& m, const ResolvedConfig& c) {
-  std::vector<Violation> ignored;
-  return PlanStages(m, c, &ignored);
-}
-
 }  // namespace
 
 bool OnlySplitErrors(const std::vector<Violation>& violations) {
@@ -27,9 +22,9 @@ bool OnlySplitErrors(const std::vector<Violation>& violations) {
 }
 
 std::optional<SplitRepair> NearestValidSplit(const ModelSpec& m, const ResolvedConfig& c) {
-  if (m.is_hybrid() || m.num_layers <= 0 || Plans(m, c).has_value()) return std::nullopt;
+  if (m.is_hybrid() || m.num_layers <= 0) return std::nullopt;
   std::vector<Violation> violations;
-  PlanStages(m, c, &violations);
+  if (PlanStages(m, c, &violations).has_value()) return std::nullopt;
   bool split_problem = false;
   for (const Violation& v : violations) split_problem |= v.severity == Severity::kError && IsSplitRule(v.rule);
   if (!split_problem) return std::nullopt;
@@ -42,7 +37,7 @@ std::optional<SplitRepair> NearestValidSplit(const ModelSpec& m, const ResolvedC
       r.account_for_embedding = embedding;
       r.account_for_loss = true;
       if (r.account_for_embedding == c.account_for_embedding && r.account_for_loss == c.account_for_loss) continue;
-      if (auto plan = Plans(m, r); plan.has_value()) {
+      if (auto plan = PlanStages(m, r); plan.has_value()) {
         const std::string change =
             embedding ? "account_for_embedding_in_pipeline_split = true, account_for_loss_in_pipeline_split = true"
                       : "account_for_loss_in_pipeline_split = true";
@@ -63,7 +58,7 @@ std::optional<SplitRepair> NearestValidSplit(const ModelSpec& m, const ResolvedC
   r.last_stage_layers = 0;
   r.pipeline_layout =
       BalancedLayout(m.num_layers, c.mtp_num_layers, stages, LastStageEndUnits(m, c.seq_length, 1, c.mtp_num_layers));
-  auto plan = Plans(m, r);
+  auto plan = PlanStages(m, r);
   if (!plan.has_value()) return std::nullopt;
   const std::string layout = CompactLayout(r.pipeline_layout);
   return SplitRepair{r, *plan, absl::StrCat("pipeline_model_parallel_layout = \"", layout, "\""),

@@ -113,10 +113,7 @@ StartingPoint RuleOfThumbConfig(const ModelSpec& m, const ResolvedConfig& base, 
     absl::StrAppend(&s.rule, "; layers split as ", repair->change);
   }
   // Hybrid patterns split only where PP divides them: lower PP until it does.
-  auto splits = [&m](const ResolvedConfig& c) {
-    std::vector<Violation> ignored;
-    return PlanStages(m, c, &ignored).has_value();
-  };
+  auto splits = [&m](const ResolvedConfig& c) { return PlanStages(m, c).has_value(); };
   if (!splits(s.config)) {
     const int64_t from = s.config.pp;
     while (s.config.pp > 1 && (world % (tp * cp * s.config.pp) != 0 || !splits(s.config))) --s.config.pp;

@@ -366,10 +366,7 @@ absl::Status MemoryReserveFlag(const Flags& flags, std::optional<double>* out) {
   if (!flags.Has("memory-reserve")) return absl::OkStatus();
   double v = 0;
   if (absl::Status s = DoubleFlag(flags, "memory-reserve", &v); !s.ok()) return s;
-  if (!(v >= 0 && v <= kMaxMemoryReserve)) {
-    return FieldError("--memory-reserve", absl::StrCat("--memory-reserve = ", v, " is out of range; allowed 0..",
-                                                       kMaxMemoryReserve, " (a share of HBM, e.g. 0.05)"));
-  }
+  if (absl::Status s = CheckMemoryReserve(v, "--memory-reserve"); !s.ok()) return s;
   *out = v;
   return absl::OkStatus();
 }

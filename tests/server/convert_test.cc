@@ -4,6 +4,7 @@
 // forgotten in server/convert.cc fails here by name.
 #include "server/convert.h"
 
+#include <functional>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -78,42 +79,42 @@ std::string ValueOf(const Message& m, const FieldDescriptor& f) {
   }
 }
 
-TEST(ConvertTest, EveryConfigFieldSurvivesResolution) {
-  const auto* d = v1::ParallelConfig::descriptor();
-  for (int i = 0; i < d->field_count(); ++i) {
-    const FieldDescriptor& f = *d->field(i);
-    for (bool flip : {true, false}) {
-      if (f.cpp_type() != FieldDescriptor::CPPTYPE_BOOL && !flip) continue;
-      v1::ParallelConfig in;
-      in.set_pp(4);  // so that VPP, uneven stages and layouts are meaningful
-      AddCompanions(f.name(), &in);
-      SetOther(&in, f, flip, f.name() == "pipeline_layout" ? "Et*2|t*2|t*2|t*2L" : "x");
-      auto resolved = ResolveConfig(ToParallelConfig(in), nullptr, "config");
-      ASSERT_TRUE(resolved.ok()) << f.name() << ": " << resolved.status();
-      v1::ParallelConfig out;
-      ToResolvedConfig(*resolved, &out);
-      EXPECT_EQ(ValueOf(out, f), ValueOf(in, f)) << "config." << f.name() << " is lost or changed in convert.cc";
-    }
+// Calls `check` for each field of `d`, twice for a boolean (true, false).
+void ForEachSetting(const google::protobuf::Descriptor& d,
+                    const std::function<void(const FieldDescriptor& f, bool flip)>& check) {
+  for (int i = 0; i < d.field_count(); ++i) {
+    const FieldDescriptor& f = *d.field(i);
+    check(f, true);
+    if (f.cpp_type() == FieldDescriptor::CPPTYPE_BOOL) check(f, false);
   }
 }
 
+TEST(ConvertTest, EveryConfigFieldSurvivesResolution) {
+  ForEachSetting(*v1::ParallelConfig::descriptor(), [](const FieldDescriptor& f, bool flip) {
+    v1::ParallelConfig in;
+    in.set_pp(4);  // so that VPP, uneven stages and layouts are meaningful
+    AddCompanions(f.name(), &in);
+    SetOther(&in, f, flip, f.name() == "pipeline_layout" ? "Et*2|t*2|t*2|t*2L" : "x");
+    auto resolved = ResolveConfig(ToParallelConfig(in), nullptr, "config");
+    ASSERT_TRUE(resolved.ok()) << f.name() << ": " << resolved.status();
+    v1::ParallelConfig out;
+    ToResolvedConfig(*resolved, &out);
+    EXPECT_EQ(ValueOf(out, f), ValueOf(in, f)) << "config." << f.name() << " is lost or changed in convert.cc";
+  });
+}
+
 TEST(ConvertTest, EveryArchitectureFieldSurvivesTheRoundTrip) {
-  const auto* d = v1::ModelArchitecture::descriptor();
-  for (int i = 0; i < d->field_count(); ++i) {
-    const FieldDescriptor& f = *d->field(i);
-    for (bool flip : {true, false}) {
-      if (f.cpp_type() != FieldDescriptor::CPPTYPE_BOOL && !flip) continue;
-      v1::ModelArchitecture in;
-      in.set_num_moe_experts(8);  // MoE fields are reported for MoE models
-      const std::string text = f.name() == "hybrid_layer_pattern"  ? "M*-E"
-                               : f.name() == "window_attn_pattern" ? "SF"
-                                                                   : "x";
-      SetOther(&in, f, flip, text);
-      v1::ModelArchitecture out;
-      ToModelArchitecture(FromModelArchitecture(in), &out);
-      EXPECT_EQ(ValueOf(out, f), ValueOf(in, f)) << "model.spec." << f.name() << " is lost or changed in convert.cc";
-    }
-  }
+  ForEachSetting(*v1::ModelArchitecture::descriptor(), [](const FieldDescriptor& f, bool flip) {
+    v1::ModelArchitecture in;
+    in.set_num_moe_experts(8);  // MoE fields are reported for MoE models
+    const std::string text = f.name() == "hybrid_layer_pattern"  ? "M*-E"
+                             : f.name() == "window_attn_pattern" ? "SF"
+                                                                 : "x";
+    SetOther(&in, f, flip, text);
+    v1::ModelArchitecture out;
+    ToModelArchitecture(FromModelArchitecture(in), &out);
+    EXPECT_EQ(ValueOf(out, f), ValueOf(in, f)) << "model.spec." << f.name() << " is lost or changed in convert.cc";
+  });
 }
 
 TEST(ConvertTest, EverySystemFigureReachesTheCore) {

@@ -430,8 +430,8 @@ TEST_F(PlannerServiceTest, OversizeMessageRejected) {
   EXPECT_TRUE(stub_->MinGpus(ctx2.get(), MinGpusRequest(1, 1, 1, 1, 1), &ok).ok());
 }
 
-// Lowering the HBM of the system flips `fits` exactly at the predicted peak.
-TEST_F(PlannerServiceTest, HbmOverrideFlipsFitsAtThePredictedPeak) {
+// Llama 3 70B at TP 8, PP 4 on 64 H100s: fits with room.
+v1::EstimateMemoryRequest Llama70bMemoryOn64() {
   v1::EstimateMemoryRequest req;
   req.mutable_model()->set_id("llama3_70b");
   req.mutable_placement()->set_system("h100-sxm");
@@ -440,6 +440,12 @@ TEST_F(PlannerServiceTest, HbmOverrideFlipsFitsAtThePredictedPeak) {
   req.mutable_config()->set_pp(4);
   req.mutable_config()->set_seq_length(8192);
   req.mutable_config()->set_gbs(256);
+  return req;
+}
+
+// Lowering the HBM of the system flips `fits` exactly at the predicted peak.
+TEST_F(PlannerServiceTest, HbmOverrideFlipsFitsAtThePredictedPeak) {
+  const v1::EstimateMemoryRequest req = Llama70bMemoryOn64();
   v1::EstimateMemoryResponse base;
   auto ctx = Context();
   ASSERT_TRUE(stub_->EstimateMemory(ctx.get(), req, &base).ok());
@@ -462,14 +468,7 @@ TEST_F(PlannerServiceTest, HbmOverrideFlipsFitsAtThePredictedPeak) {
 // The memory reserve: a fit with less free than the reserve is "tight" and
 // says so; the reserve is settable and bounded; recommend marks such plans.
 TEST_F(PlannerServiceTest, MemoryReserveMarksTightFits) {
-  v1::EstimateMemoryRequest req;
-  req.mutable_model()->set_id("llama3_70b");
-  req.mutable_placement()->set_system("h100-sxm");
-  req.mutable_placement()->set_gpus(64);
-  req.mutable_config()->set_tp(8);
-  req.mutable_config()->set_pp(4);
-  req.mutable_config()->set_seq_length(8192);
-  req.mutable_config()->set_gbs(256);
+  const v1::EstimateMemoryRequest req = Llama70bMemoryOn64();
   v1::EstimateMemoryResponse base;
   auto ctx = Context();
   ASSERT_TRUE(stub_->EstimateMemory(ctx.get(), req, &base).ok());
