@@ -3,6 +3,9 @@
 # non-interactively) and builds it into ./build. Safe to run again.
 #   scripts/setup.sh [extra cmake args...]
 #   scripts/setup.sh --packages-only     the packages, no build
+#   scripts/setup.sh --packages-only --test-tools
+#                                        and the tests' own tools (curl; chromium
+#                                        for the web page test)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,8 +14,12 @@ packages=(
   libgrpc++-dev libgrpc-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   golang-github-gogo-googleapis-dev grpc-proto
+  libboost-dev libssl-dev
   python3 python3-grpcio python3-protobuf python3-yaml openssl clang-format
 )
+if [[ "${2:-}" == "--test-tools" ]]; then
+  packages+=(curl chromium fonts-dejavu-core)
+fi
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -9,11 +9,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
 if [[ "${1:-}" == "--fast" ]]; then
+  scripts/setup.sh --packages-only --test-tools
   scripts/setup.sh
   ctest --test-dir build --output-on-failure -j "$jobs"
   exit 0
 fi
-scripts/setup.sh --packages-only
+scripts/setup.sh --packages-only --test-tools
 echo "== sanitizers: address,undefined,float-cast-overflow (build-asan/)"
 # -O1 keeps the sanitized build quick to compile on 2 cores; -g keeps the reports readable.
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \

@@ -4,8 +4,11 @@
 //                  [--auth-token-file F] [--insecure] [--max-message-bytes N]
 //                  [--search-workers N] [--max-queued-calls N]
 //                  [--grace-seconds S] [--no-access-log]
+//                  [--http-listen HOST:PORT [--http-allow-origin ORIGIN]...
+//                   [--http-read-timeout-ms MS] [--http-max-connections N]]
 //
-// Prints "parplan-server listening on HOST:PORT" once serving. SIGTERM or
+// Prints "parplan-server listening on HOST:PORT" once serving (and
+// "parplan-server http listening on HOST:PORT" with --http-listen). SIGTERM or
 // SIGINT marks health NOT_SERVING, drains in-flight calls for the grace
 // period and exits 0. The token may also come from PARPLAN_AUTH_TOKEN.
 #include <cctype>
@@ -26,6 +29,7 @@ void Usage() {
                "usage: parplan-server [--listen HOST:PORT] [--tls-cert F --tls-key F] [--auth-token-file F]\n"
                "                      [--insecure] [--max-message-bytes N] [--search-workers N]\n"
                "                      [--max-queued-calls N] [--grace-seconds S] [--no-access-log]\n"
+               "                      [--http-listen HOST:PORT [--http-allow-origin ORIGIN]...]\n"
                "  --listen             address to serve on (default 127.0.0.1:50051; port 0 = any)\n"
                "  --tls-cert, --tls-key  PEM certificate chain and key: serve TLS\n"
                "  --auth-token-file    file whose first line is the shared token; calls then need\n"
@@ -35,7 +39,14 @@ void Usage() {
                "  --max-queued-calls   long calls waiting beyond this are refused, 1..100000 (default 1024)\n"
                "  --max-message-bytes  largest request/response, 1024..67108864 (default 4194304)\n"
                "  --grace-seconds      drain time on SIGTERM, 0..600 (default 10)\n"
-               "  --no-access-log      no per-call line on stderr\n");
+               "  --no-access-log      no per-call line on stderr\n"
+               "  --http-listen        also serve HTTP there (port 0 = any): POST /v1/<Method> (JSON),\n"
+               "                       /mcp (MCP Streamable HTTP), /openapi.json, /healthz, /readyz, the\n"
+               "                       web page at /; same token, TLS files, limits and worker pool\n"
+               "  --http-allow-origin  a browser Origin allowed to call /v1, /plot and /mcp beyond\n"
+               "                       loopback ones (repeatable), e.g. https://chat.example.com\n"
+               "  --http-read-timeout-ms  a whole request must arrive within this, 100..300000 (default 10000)\n"
+               "  --http-max-connections  open HTTP connections at most, 1..100000 (default 1024)\n");
 }
 
 bool ParseInt(const char* text, long lo, long hi, long* out) {
@@ -97,6 +108,15 @@ int main(int argc, char** argv) {
       options.search_workers = static_cast<int>(int_value("--search-workers", 1, parplan::kMaxSearchWorkers));
     } else if (arg == "--max-queued-calls") {
       options.max_queued_calls = static_cast<int>(int_value("--max-queued-calls", 1, parplan::kMaxQueuedCalls));
+    } else if (arg == "--http-listen") {
+      options.http_listen = value("--http-listen");
+    } else if (arg == "--http-allow-origin") {
+      options.http_allowed_origins.push_back(value("--http-allow-origin"));
+    } else if (arg == "--http-read-timeout-ms") {
+      options.http_read_timeout_ms = int_value("--http-read-timeout-ms", 100, parplan::kMaxHttpReadTimeoutMs);
+    } else if (arg == "--http-max-connections") {
+      options.http_max_connections =
+          static_cast<int>(int_value("--http-max-connections", 1, parplan::kMaxHttpConnections));
     } else if (arg == "--no-access-log") {
       options.access_log = false;
     } else if (arg == "--help" || arg == "-h") {
@@ -136,6 +156,10 @@ int main(int argc, char** argv) {
   }
   const std::string host = options.listen.substr(0, options.listen.rfind(':'));
   std::printf("parplan-server listening on %s:%d\n", host.c_str(), (*running)->port);
+  if ((*running)->http) {
+    const std::string http_host = options.http_listen.substr(0, options.http_listen.rfind(':'));
+    std::printf("parplan-server http listening on %s:%d\n", http_host.c_str(), (*running)->http_port);
+  }
   std::fflush(stdout);
 
   int signal_number = 0;

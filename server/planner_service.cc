@@ -10,18 +10,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "server/api_methods.h"
+#include "server/bearer_token.h"
 #include "server/grpc_status.h"
 
 namespace parplan {
 namespace {
-
-// Compares without an early exit, so timing does not reveal the token.
-bool ConstantTimeEquals(const std::string& a, const std::string& b) {
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  const size_t n = std::max<size_t>(1, b.size());
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i % n]);
-  return diff == 0;
-}
 
 std::string Flatten(const grpc::ByteBuffer& buffer) {
   std::vector<grpc::Slice> slices;
@@ -34,7 +27,7 @@ std::string Flatten(const grpc::ByteBuffer& buffer) {
 }  // namespace
 
 PlannerService::PlannerService(const ServiceOptions& options)
-    : options_(options), expected_authorization_(options.auth_token.empty() ? "" : "Bearer " + options.auth_token) {
+    : options_(options), expected_authorization_(ExpectedAuthorization(options.auth_token)) {
   int workers = options.search_workers;
   if (workers <= 0) workers = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) - 1);
   pool_ = std::make_unique<WorkPool>(workers, options.max_queued_calls);
@@ -45,7 +38,7 @@ grpc::Status PlannerService::Admit(grpc::CallbackServerContext* ctx) const {
     const auto& metadata = ctx->client_metadata();
     auto it = metadata.find("authorization");
     const std::string given = it == metadata.end() ? "" : std::string(it->second.data(), it->second.size());
-    if (!ConstantTimeEquals(given, expected_authorization_)) {
+    if (!AuthorizationMatches(given, expected_authorization_)) {
       return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, it == metadata.end()
                                                                  ? "missing \"authorization: Bearer <token>\" metadata"
                                                                  : "wrong bearer token");

@@ -55,6 +55,9 @@ class PlannerService final : public RawPlannerBase {
  public:
   explicit PlannerService(const ServiceOptions& options);
 
+  // The worker pool for long calls, shared with the HTTP door.
+  WorkPool* pool() { return pool_.get(); }
+
   // One handler per row of the method table, each calling Dispatch.
 #define PARPLAN_RAW_HANDLER(Name, cost)                                                             \
   grpc::ServerUnaryReactor* Name(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* request, \

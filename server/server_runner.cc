@@ -1,6 +1,8 @@
 #include "server/server_runner.h"
 
+#include <algorithm>
 #include <chrono>
+#include <thread>
 #include <fstream>
 #include <sstream>
 
@@ -37,6 +39,30 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(const Serve
   return grpc::SslServerCredentials(ssl);
 }
 
+absl::Status StartHttp(const ServerOptions& options, RunningServer* running) {
+  http::RouterOptions routes;
+  routes.auth_token = options.auth_token;
+  routes.allowed_origins = options.http_allowed_origins;
+  routes.max_mcp_sessions = kMaxMcpHttpSessions;
+  std::atomic<bool>* serving = &running->serving;
+  running->router = std::make_unique<http::Router>(routes, running->service->pool(), [serving] { return serving->load(); });
+  http::ServerOptions transport;
+  transport.listen = options.http_listen;
+  transport.tls_cert_file = options.tls_cert_file;
+  transport.tls_key_file = options.tls_key_file;
+  transport.max_body_bytes = static_cast<size_t>(options.max_message_bytes);
+  transport.read_timeout = std::chrono::milliseconds(options.http_read_timeout_ms);
+  transport.max_connections = options.http_max_connections;
+  transport.io_threads =
+      options.http_io_threads > 0 ? options.http_io_threads : std::max(2, static_cast<int>(std::thread::hardware_concurrency()));
+  transport.access_log = options.access_log;
+  auto http = http::Server::Start(transport, running->router.get());
+  if (!http.ok()) return http.status();
+  running->http = *std::move(http);
+  running->http_port = running->http->port();
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 bool IsLoopbackAddress(const std::string& listen) {
@@ -47,11 +73,13 @@ bool IsLoopbackAddress(const std::string& listen) {
 
 absl::StatusOr<std::unique_ptr<RunningServer>> StartServer(const ServerOptions& options) {
   const bool tls = !options.tls_cert_file.empty();
-  if (!IsLoopbackAddress(options.listen) && !tls && options.auth_token.empty() && !options.insecure) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("refusing to listen on ", options.listen,
-                     " (not loopback) without TLS (--tls-cert/--tls-key) or a token (--auth-token-file); "
-                     "add --insecure to do it anyway"));
+  for (const std::string& listen : {options.listen, options.http_listen}) {
+    if (!listen.empty() && !IsLoopbackAddress(listen) && !tls && options.auth_token.empty() && !options.insecure) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("refusing to listen on ", listen,
+                       " (not loopback) without TLS (--tls-cert/--tls-key) or a token (--auth-token-file); "
+                       "add --insecure to do it anyway"));
+    }
   }
   auto credentials = Credentials(options);
   if (!credentials.ok()) return credentials.status();
@@ -78,16 +106,30 @@ absl::StatusOr<std::unique_ptr<RunningServer>> StartServer(const ServerOptions& 
     health->SetServingStatus(true);
     health->SetServingStatus("parplan.v1.Planner", true);
   }
+  if (!options.http_listen.empty()) {
+    if (absl::Status s = StartHttp(options, running.get()); !s.ok()) {
+      StopServer(running.get(), 0);
+      return s;
+    }
+  }
   return running;
 }
 
 void StopServer(RunningServer* server, double grace_seconds) {
+  server->serving.store(false);
   auto* health = server->server->GetHealthCheckService();
   if (health != nullptr) health->SetServingStatus(false);
-  const auto deadline =
-      std::chrono::system_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(grace_seconds * 1000));
+  const auto grace = std::chrono::milliseconds(static_cast<int64_t>(grace_seconds * 1000));
+  const auto deadline = std::chrono::system_clock::now() + grace;
+  if (server->http) server->http->Drain(grace);
   server->server->Shutdown(deadline);
   server->server->Wait();
+  // The pool's last answers go to HTTP connections: the pool (in the
+  // service) ends first, then the routes, then the HTTP threads.
+  server->server.reset();
+  server->service.reset();
+  server->router.reset();
+  server->http.reset();
 }
 
 }  // namespace parplan

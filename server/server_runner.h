@@ -4,12 +4,16 @@
 #ifndef PARPLAN_SERVER_SERVER_RUNNER_H_
 #define PARPLAN_SERVER_SERVER_RUNNER_H_
 
+#include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <grpcpp/grpcpp.h>
 
 #include "absl/status/statusor.h"
+#include "server/http_routes.h"
+#include "server/http_server.h"
 #include "server/planner_service.h"
 #include "core/util/limits.h"
 
@@ -25,24 +29,36 @@ struct ServerOptions {
   bool insecure = false;      // allow a non-loopback address without TLS or a token
   int search_workers = 0;     // see ServiceOptions
   int max_queued_calls = 1024;
+  // The HTTP door (server/http_routes.h): off when empty. It shares the
+  // worker pool, token, TLS files, message limit and access log.
+  std::string http_listen;                   // host:port; port 0 picks a free one
+  std::vector<std::string> http_allowed_origins;  // Origins allowed beyond loopback ones
+  int64_t http_read_timeout_ms = kDefaultHttpReadTimeoutMs;
+  int http_max_connections = 1024;
+  int http_io_threads = 0;  // 0 = cores (at least 2)
 };
 
 struct RunningServer {
   std::unique_ptr<PlannerService> service;
   std::unique_ptr<grpc::Server> server;
   int port = 0;  // the bound port
+  std::atomic<bool> serving{true};       // false once draining (HTTP /healthz, /readyz)
+  std::unique_ptr<http::Router> router;  // when the HTTP door is on
+  std::unique_ptr<http::Server> http;
+  int http_port = 0;                     // its bound port
 };
 
 // True for 127.0.0.0/8, ::1 and localhost (with a port).
 bool IsLoopbackAddress(const std::string& listen);
 
-// Starts the server. FAILED_PRECONDITION for a non-loopback address without
-// TLS or a token (unless insecure), or a TLS file that cannot be read;
-// UNAVAILABLE when the address cannot be bound.
+// Starts the server (and the HTTP door when http_listen is set).
+// FAILED_PRECONDITION for a non-loopback address without TLS or a token
+// (unless insecure), or a TLS file that cannot be read; UNAVAILABLE when an
+// address cannot be bound.
 absl::StatusOr<std::unique_ptr<RunningServer>> StartServer(const ServerOptions& options);
 
-// Marks health NOT_SERVING, then drains in-flight calls for up to
-// grace_seconds before cancelling the rest.
+// Marks health NOT_SERVING, then drains in-flight calls of both doors for
+// up to grace_seconds before cancelling the rest.
 void StopServer(RunningServer* server, double grace_seconds);
 
 }  // namespace parplan

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <memory>
 
@@ -15,6 +16,7 @@
 #include "parplan/v1/planner.pb.h"
 #include "server/api_methods.h"
 #include "server/json_codec.h"
+#include "server/plan_plot.h"
 #include "server/tool_schemas.h"
 #include "skill/cli/cli_table.h"
 #include "skill/cli/remote_call.h"
@@ -252,7 +254,35 @@ const std::vector<CliCommand>& CliCommands() {
   return *commands;
 }
 
-namespace {}  // namespace
+namespace {
+
+// `plot`: the plan's pictures (server/plan_plot.h) as one SVG, written to
+// --out (with a one-line summary on stdout) or to stdout. In-process only.
+int Plot(const Flags& flags, std::string* out, std::string* err) {
+  if (flags.Has("server")) {
+    return Fail(FieldError("--server", "plot draws in-process; the server draws at POST /plot.svg"), err);
+  }
+  v1::RenderConfigRequest request;
+  if (absl::Status s = FillPlanFlags(flags, &request, /*model_required=*/true); !s.ok()) return Fail(s, err);
+  auto plot = api::PlotPlan(request);
+  if (!plot.ok()) return Fail(plot.status(), err);
+  auto svg = api::PlanPlotSvg(*plot, flags.Has("figure") ? flags.Get("figure") : "all", "--figure");
+  if (!svg.ok()) return Fail(svg.status(), err);
+  if (!flags.Has("out")) {
+    *out = *std::move(svg);
+    return 0;
+  }
+  const std::string path = flags.Get("out");
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file << *svg;
+  file.close();
+  if (!file) return Fail(absl::UnavailableError(absl::StrCat("--out: cannot write '", path, "'")), err);
+  *out = absl::StrCat("wrote ", path, " (", svg->size(), " bytes): ", plot->figure.title, "\n");
+  for (const std::string& reason : plot->reasons) absl::StrAppend(out, "  ", reason, "\n");
+  return 0;
+}
+
+}  // namespace
 
 std::string Usage() {
   return R"(parplan: parallelism planner for Megatron Bridge / Megatron-Core
@@ -282,6 +312,8 @@ commands:
              [--max-pp N] [--no-cp] [--no-recompute] [--nvlink-only] [--max-candidates N]
              [--memory-reserve F (share of HBM kept free; less is "tight") [0.05]]
                                                   the best plans, the rule-of-thumb start, what was rejected
+  plot       --model .. --system .. [--gpus N] [config flags] [--figure all|ranks|memory|time] [--out F.svg]
+                                                  the plan as SVG: rank map, memory per stage, step time
   tools      [--format mcp|openai|json-schema]      every command as a tool schema (from the proto)
   mcp                                             MCP server on stdin/stdout (JSON-RPC, one message a line)
 
@@ -325,6 +357,7 @@ int RunCommand(const Flags& flags, std::string* out, std::string* err) {
     if (absl::Status s = command.build(flags, request.get()); !s.ok()) return Fail(s, err);
     return Invoke(flags, *request, command.rpc, out, err);
   }
+  if (cmd == "plot") return Plot(flags, out, err);
   if (cmd == "tools") {
     auto format = api::ParseToolFormat(flags.Has("format") ? flags.Get("format") : "mcp", "--format");
     if (!format.ok()) return Fail(format.status(), err);
@@ -333,7 +366,7 @@ int RunCommand(const Flags& flags, std::string* out, std::string* err) {
   }
   *err = absl::StrCat("parplan: unknown command '", cmd.substr(0, 64),
                       "'; commands: models model systems system min-gpus validate layout render memory perf "
-                      "recommend tools mcp\n");
+                      "recommend plot tools mcp\n");
   return 2;
 }
 

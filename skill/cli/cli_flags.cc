@@ -100,7 +100,9 @@ const std::vector<std::string>& KnownFlags() {
                                                           "overlap-moe-expert-parallel-comm",
                                                           "cuda-graph-impl",
                                                           "cuda-graph-modules",
-                                                          "attention-backend"};
+                                                          "attention-backend",
+                                                          "out",
+                                                          "figure"};
   return *flags;
 }
 

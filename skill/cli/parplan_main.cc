@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "skill/cli/cli_commands.h"
-#include "skill/mcp/mcp_session.h"
+#include "skill/mcp/mcp_stdio.h"
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);

@@ -5,9 +5,13 @@
 # lists the tools (validated against the MCP schema) and calls every one. Installs the
 # versions pinned in tests/skill/npm/package-lock.json into BUILD/npm-mcp
 # (npm ci, once). Skips (exit 77) only when the registry is unreachable.
-#   mcp_client_test.sh PATH/parplan BUILD_DIR SOURCE_DIR
+# With the server binary, the SDK's Streamable HTTP client
+# (tests/skill/mcp_sdk_http_client.mjs) also talks to parplan-server's /mcp on
+# 127.0.0.1:0: without a token configured, with it, and refused (401)
+# when it does not send it.
+#   mcp_client_test.sh PATH/parplan BUILD_DIR SOURCE_DIR [PATH/parplan-server]
 set -euo pipefail
-cli=$1 build=$2 src=$3
+cli=$1 build=$2 src=$3 server=${4:-}
 dir="$build/npm-mcp"
 command -v node >/dev/null && command -v npm >/dev/null || { echo "node/npm missing: run scripts/setup.sh"; exit 1; }
 if ! cmp -s "$src/tests/skill/npm/package-lock.json" "$dir/package-lock.json" || [[ ! -d "$dir/node_modules" ]]; then
@@ -43,3 +47,31 @@ echo "inspector tools/call min_gpus: 128"
 # ES modules resolve packages from their own folder: run a copy beside node_modules.
 cp "$src/tests/skill/mcp_sdk_client.mjs" "$dir/"
 timeout 120 node "$dir/mcp_sdk_client.mjs" "$cli"
+
+[[ -n "$server" ]] || exit 0
+cp "$src/tests/skill/mcp_sdk_http_client.mjs" "$dir/"
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
+# Starts parplan-server with HTTP on a free port; prints the HTTP port.
+start_server() {
+  local out="$dir/server.$1.out"
+  shift
+  "$server" --listen 127.0.0.1:0 --http-listen 127.0.0.1:0 --no-access-log "$@" >"$out" 2>"$out.err" &
+  pids+=($!)
+  for _ in $(seq 100); do
+    port=$(sed -n 's/^parplan-server http listening on 127.0.0.1:\([0-9]*\)$/\1/p' "$out")
+    [[ -n "$port" ]] && { echo "$port"; return; }
+    sleep 0.1
+  done
+  echo "parplan-server did not start:" >&2; cat "$out.err" >&2; exit 1
+}
+open_port=$(start_server open)
+timeout 120 node "$dir/mcp_sdk_http_client.mjs" "http://127.0.0.1:$open_port/mcp"
+token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+PARPLAN_AUTH_TOKEN=$token
+export PARPLAN_AUTH_TOKEN
+locked_port=$(start_server locked)
+unset PARPLAN_AUTH_TOKEN
+timeout 120 node "$dir/mcp_sdk_http_client.mjs" "http://127.0.0.1:$locked_port/mcp" "$token"
+timeout 60 node "$dir/mcp_sdk_http_client.mjs" "http://127.0.0.1:$locked_port/mcp" "" 401
+echo "sdk http client: ok"

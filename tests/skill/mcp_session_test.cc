@@ -1,7 +1,8 @@
 // The MCP door, one JSON-RPC line at a time: version negotiation, ping,
 // tools/list, tools/call (answers, bad arguments, unknown tools), protocol
 // errors, notifications, and the stdio loop (EOF, oversize lines).
-#include "skill/mcp/mcp_session.h"
+#include "server/mcp_session.h"
+#include "skill/mcp/mcp_stdio.h"
 
 #include <cstdio>
 

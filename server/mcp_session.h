@@ -1,5 +1,6 @@
-// The MCP door: a Model Context Protocol server over stdio (JSON-RPC 2.0, one
-// message per line). Every planner RPC is a tool (server/tool_schemas.h);
+// MCP's JSON-RPC 2.0 session, shared by the two MCP doors: stdio (`parplan
+// mcp`, skill/mcp/mcp_stdio.h, one message per line) and Streamable HTTP
+// (server/mcp_http.h). Every planner RPC is a tool (server/tool_schemas.h);
 // tools/call answers through the same in-process API and JSON converter as
 // the CLI, so the numbers match the CLI and the gRPC service exactly.
 //
@@ -9,10 +10,9 @@
 // line -32700, invalid request -32600, unknown method -32601, unknown tool
 // or malformed params -32602. Bad tool arguments are a tool result with
 // isError = true and the field violations.
-#ifndef PARPLAN_SKILL_MCP_MCP_SESSION_H_
-#define PARPLAN_SKILL_MCP_MCP_SESSION_H_
+#ifndef PARPLAN_SERVER_MCP_SESSION_H_
+#define PARPLAN_SERVER_MCP_SESSION_H_
 
-#include <cstdio>
 #include <optional>
 #include <string>
 
@@ -41,12 +41,11 @@ class McpSession {
   std::string protocol_version_;
 };
 
-// Serves one session: reads lines from `in` until EOF, writes answers to
-// `out` (flushed per message), logs to `log`. Lines longer than
-// kMaxMcpLineBytes are answered -32600 and skipped. Returns 0.
-int ServeStdio(std::FILE* in, std::FILE* out, std::FILE* log);
+// A JSON-RPC error answer with a null id (for a message that could not be
+// read as a request), compact.
+std::string JsonRpcError(int code, const std::string& message);
 
 }  // namespace mcp
 }  // namespace parplan
 
-#endif  // PARPLAN_SKILL_MCP_MCP_SESSION_H_
+#endif  // PARPLAN_SERVER_MCP_SESSION_H_

@@ -1,4 +1,4 @@
-#include "skill/mcp/mcp_session.h"
+#include "server/mcp_session.h"
 
 #include <cstring>
 #include <memory>
@@ -8,9 +8,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
-#include "core/util/field_error.h"
 #include "nlohmann/json.hpp"
 #include "server/api_methods.h"
+#include "server/error_json.h"
 #include "server/json_codec.h"
 #include "server/tool_schemas.h"
 
@@ -62,14 +62,7 @@ Json Initialize(const Json& params, std::string* agreed) {
 
 // The error of a failed call as the tool's text: code, message, violations.
 Json ErrorResult(const absl::Status& status) {
-  Json violations = Json::array();
-  for (const auto& v : FieldViolationsOf(status)) {
-    violations.push_back({{"field", v.field}, {"description", v.description}});
-  }
-  Json error = {{"code", absl::StatusCodeToString(status.code())}, {"message", std::string(status.message())}};
-  if (!violations.empty()) error["field_violations"] = violations;
-  return Json{{"content", Json::array({{{"type", "text"}, {"text", Dump(Json{{"error", error}})}}})},
-              {"isError", true}};
+  return Json{{"content", Json::array({{{"type", "text"}, {"text", api::ErrorJsonText(status)}}})}, {"isError", true}};
 }
 
 // tools/call; `log_status` gets the call's status for the log line.
@@ -174,46 +167,7 @@ std::optional<std::string> McpSession::HandleLine(absl::string_view line, std::s
   return ErrorReply(id, kMethodNotFound, absl::StrCat("Method not found: ", method.substr(0, 128)));
 }
 
-int ServeStdio(std::FILE* in, std::FILE* out, std::FILE* log) {
-  McpSession session;
-  std::string line;
-  bool oversize = false;
-  std::vector<char> buffer(1 << 16);
-  auto finish_line = [&]() {
-    std::optional<std::string> reply;
-    std::string note;
-    if (oversize) {
-      reply = ErrorReply(nullptr, kInvalidRequest,
-                         absl::StrCat("Invalid Request: message over ", kMaxMcpLineBytes, " bytes"));
-      note = "mcp oversize message rejected";
-    } else {
-      reply = session.HandleLine(line, &note);
-    }
-    if (reply.has_value()) {
-      std::fputs(reply->c_str(), out);
-      std::fputc('\n', out);
-      std::fflush(out);
-    }
-    if (!note.empty()) std::fprintf(log, "%s\n", note.c_str());
-    line.clear();
-    oversize = false;
-  };
-  while (std::fgets(buffer.data(), static_cast<int>(buffer.size()), in) != nullptr) {
-    const size_t n = std::strlen(buffer.data());
-    const bool end_of_line = n > 0 && buffer[n - 1] == '\n';
-    if (!oversize) {
-      line.append(buffer.data(), end_of_line ? n - 1 : n);
-      if (line.size() > kMaxMcpLineBytes) {
-        oversize = true;
-        line.clear();
-        line.shrink_to_fit();
-      }
-    }
-    if (end_of_line) finish_line();
-  }
-  if (!line.empty() || oversize) finish_line();  // a last message without a newline
-  return 0;
-}
+std::string JsonRpcError(int code, const std::string& message) { return ErrorReply(nullptr, code, message); }
 
 }  // namespace mcp
 }  // namespace parplan

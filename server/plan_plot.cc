@@ -1,0 +1,190 @@
+#include "server/plan_plot.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "core/util/field_error.h"
+#include "core/util/limits.h"
+#include "nlohmann/json.hpp"
+#include "server/planner_api.h"
+
+namespace parplan {
+namespace api {
+namespace {
+
+// Dense-mesh coordinates that identify a rank's TP group (ranks differing
+// only in tp share one) and expert-mesh coordinates for its EP group.
+using GroupKey = std::tuple<int64_t, int64_t, int64_t>;
+
+// Gives every distinct key a small id, in first-seen order.
+class GroupIds {
+ public:
+  int64_t Of(const GroupKey& key) { return ids_.emplace(key, static_cast<int64_t>(ids_.size())).first->second; }
+
+ private:
+  std::map<GroupKey, int64_t> ids_;
+};
+
+// The rank map: each listed rank with its stage and group ids, and whether
+// its TP / EP group spans more than one NVLink domain (a domain is
+// `domain` consecutive ranks, as the layout places them).
+void FillRanks(const v1::ExplainLayoutResponse& layout, const v1::ParallelConfig& config, PlanFigure* figure) {
+  const int64_t domain = std::max(1, layout.nvlink_domain_size());
+  GroupIds tp_ids, ep_ids;
+  std::map<int64_t, std::pair<int64_t, int64_t>> tp_domains, ep_domains;  // group -> min, max domain
+  auto widen = [](std::map<int64_t, std::pair<int64_t, int64_t>>* spans, int64_t group, int64_t d) {
+    auto [it, added] = spans->emplace(group, std::make_pair(d, d));
+    if (!added) it->second = {std::min(it->second.first, d), std::max(it->second.second, d)};
+  };
+  const bool tp_groups = config.tp() > 1;
+  const bool ep_groups = config.ep() > 1;
+  for (const v1::RankPlacement& r : layout.ranks()) {
+    FigureRank rank;
+    rank.rank = r.rank();
+    rank.node = r.node();
+    rank.local_gpu = r.local_gpu();
+    rank.pp_stage = static_cast<int>(r.pp());
+    if (tp_groups) rank.tp_group = tp_ids.Of({r.pp(), r.dp(), r.cp()});
+    if (ep_groups) rank.ep_group = ep_ids.Of({r.pp(), r.edp(), r.etp()});
+    if (rank.tp_group >= 0) widen(&tp_domains, rank.tp_group, r.rank() / domain);
+    if (rank.ep_group >= 0) widen(&ep_domains, rank.ep_group, r.rank() / domain);
+    figure->ranks.push_back(rank);
+  }
+  for (FigureRank& rank : figure->ranks) {
+    if (rank.tp_group >= 0) rank.tp_crosses_domain = tp_domains[rank.tp_group].first != tp_domains[rank.tp_group].second;
+    if (rank.ep_group >= 0) rank.ep_crosses_domain = ep_domains[rank.ep_group].first != ep_domains[rank.ep_group].second;
+  }
+}
+
+void FillStages(const v1::EstimateMemoryResponse& memory, PlanFigure* figure) {
+  for (const v1::StageMemory& s : memory.stages()) {
+    FigureStage stage;
+    stage.pp_rank = s.pp_rank();
+    stage.weight_bytes = s.weight_bytes();
+    stage.grad_bytes = s.grad_bytes();
+    stage.optimizer_bytes = s.optimizer_dense_bytes() + s.optimizer_expert_bytes();
+    stage.activation_bytes = s.activation_bytes() + s.recompute_working_bytes() + s.logits_bytes() +
+                             s.embedding_bytes() + s.fsdp_working_bytes();
+    stage.overhead_bytes = s.overhead_bytes();
+    stage.total_bytes = s.total_bytes();
+    figure->stages.push_back(stage);
+  }
+  figure->capacity_bytes = memory.capacity_bytes();
+  figure->peak_pp_rank = memory.peak_pp_rank();
+}
+
+// The step time's parts: compute by kind, then what is exposed beyond it.
+void FillStepParts(const v1::EstimatePerformanceResponse& perf, PlanFigure* figure) {
+  const v1::PerformanceBreakdown& b = perf.breakdown();
+  const std::pair<const char*, double> parts[] = {
+      {"gemm", b.gemm_s()},          {"attention", b.attention_s()},     {"moe", b.moe_s()},
+      {"elementwise", b.elementwise_s()}, {"recompute", b.recompute_s()}, {"logits", b.logits_s()},
+      {"overhead", b.overhead_s()},  {"tp comm", b.tp_comm_s()},         {"cp comm", b.cp_comm_s()},
+      {"ep comm", b.ep_comm_s()},    {"dp comm", b.dp_comm_s()},         {"fsdp comm", b.fsdp_comm_s()},
+      {"pp comm", b.pp_comm_s()},    {"bubble", b.bubble_s()},           {"optimizer", b.optimizer_s()}};
+  for (const auto& [name, seconds] : parts) figure->step_parts.push_back({name, seconds});
+  figure->step_time_s = perf.step_time_s();
+}
+
+// The config's error-severity violations as one INVALID_ARGUMENT.
+absl::Status RuleErrors(const google::protobuf::RepeatedPtrField<v1::Violation>& violations) {
+  FieldErrors errors;
+  for (const v1::Violation& v : violations) {
+    if (v.severity() != "error") continue;
+    errors.Add(v.fields().empty() ? "config" : absl::StrCat("config.", v.fields(0)),
+               absl::StrCat(v.message(), v.fix().empty() ? "" : absl::StrCat(" Fix: ", v.fix())));
+  }
+  return errors.ToStatus();
+}
+
+std::string Label(const v1::ParallelConfig& c, int64_t dp) {
+  return absl::StrFormat("TP=%d PP=%d%s CP=%d EP=%d DP=%d MBS=%d", c.tp(), c.pp(),
+                         c.vpp() > 1 ? absl::StrFormat(" VPP=%d", c.vpp()) : "", c.cp(), c.ep(), dp, c.mbs());
+}
+
+}  // namespace
+
+absl::StatusOr<PlanPlot> PlotPlan(const v1::RenderConfigRequest& request) {
+  if (request.placement().system().empty() && request.placement().system_spec().gpu_arch().empty()) {
+    return FieldError("placement.system", "a plot needs a system (HBM, nodes, NVLink domains); e.g. \"h100-sxm\"");
+  }
+  v1::EstimateMemoryRequest memory_request;
+  *memory_request.mutable_model() = request.model();
+  *memory_request.mutable_placement() = request.placement();
+  *memory_request.mutable_config() = request.config();
+  v1::EstimateMemoryResponse memory;
+  if (absl::Status s = EstimateMemory(memory_request, &memory); !s.ok()) return s;
+  if (absl::Status s = RuleErrors(memory.violations()); !s.ok() && !memory.has_nearest_valid_split()) return s;
+  // Everything below uses the config the memory answer resolved (defaults
+  // filled, the nearest valid split when that was the only error).
+  const v1::ParallelConfig& config = memory.resolved_config();
+  v1::Placement placement = request.placement();
+  v1::EstimatePerformanceRequest perf_request;
+  *perf_request.mutable_model() = request.model();
+  *perf_request.mutable_placement() = placement;
+  *perf_request.mutable_config() = config;
+  v1::EstimatePerformanceResponse perf;
+  if (absl::Status s = EstimatePerformance(perf_request, &perf); !s.ok()) return s;
+  placement.set_gpus(memory.dp() * config.tp() * config.cp() * config.pp());
+  v1::ExplainLayoutRequest layout_request;
+  *layout_request.mutable_model() = request.model();
+  *layout_request.mutable_placement() = placement;
+  *layout_request.mutable_config() = config;
+  layout_request.set_max_ranks(static_cast<int32_t>(kMaxRanksListed));
+  v1::ExplainLayoutResponse layout;
+  if (absl::Status s = ExplainLayout(layout_request, &layout); !s.ok()) return s;
+  if (absl::Status s = RuleErrors(layout.violations()); !s.ok()) return s;
+  v1::RenderConfigRequest render_request;
+  *render_request.mutable_model() = request.model();
+  *render_request.mutable_placement() = placement;
+  *render_request.mutable_config() = config;
+  v1::RenderConfigResponse rendered;
+  if (absl::Status s = RenderConfig(render_request, &rendered); !s.ok()) return s;
+
+  PlanPlot plot;
+  PlanFigure& figure = plot.figure;
+  const std::string system = placement.system().empty() ? placement.system_spec().gpu_arch() : placement.system();
+  figure.title = absl::StrCat(memory.model().id(), " on ", layout.world_size(), " x ", system, ": ",
+                              Label(config, memory.dp()));
+  figure.world_size = layout.world_size();
+  figure.gpus_per_node = layout.gpus_per_node();
+  figure.nvlink_domain = layout.nvlink_domain_size();
+  figure.pp = std::max(1, config.pp());
+  FillRanks(layout, config, &figure);
+  figure.ranks_truncated = layout.ranks_truncated();
+  FillStages(memory, &figure);
+  FillStepParts(perf, &figure);
+  plot.bridge_python = rendered.bridge_python();
+  plot.bridge_cli = rendered.bridge_cli();
+  for (const std::string& r : layout.reasons()) plot.reasons.push_back(r);
+  if (!memory.reasons().empty()) plot.reasons.push_back(memory.reasons(0));
+  if (!perf.reasons().empty()) plot.reasons.push_back(perf.reasons(0));
+  return plot;
+}
+
+std::string PlanPlotJson(const PlanPlot& plot) {
+  nlohmann::ordered_json out = {{"title", plot.figure.title},
+                                {"rank_map_svg", RankMapSvg(plot.figure)},
+                                {"memory_svg", MemorySvg(plot.figure)},
+                                {"step_time_svg", StepTimeSvg(plot.figure)},
+                                {"bridge_python", plot.bridge_python},
+                                {"bridge_cli", plot.bridge_cli},
+                                {"reasons", plot.reasons}};
+  return out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+absl::StatusOr<std::string> PlanPlotSvg(const PlanPlot& plot, const std::string& figure, const std::string& field) {
+  if (figure == "all") return PlanSvg(plot.figure);
+  if (figure == "ranks") return RankMapSvg(plot.figure);
+  if (figure == "memory") return MemorySvg(plot.figure);
+  if (figure == "time") return StepTimeSvg(plot.figure);
+  return FieldError(field, absl::StrCat("= \"", figure.substr(0, 64), "\"; allowed: all, ranks, memory, time"));
+}
+
+}  // namespace api
+}  // namespace parplan

@@ -1,0 +1,37 @@
+#include "server/web_assets.h"
+
+#include <cstddef>
+
+namespace parplan {
+// Generated from server/web/ by scripts/cmake/embed_bytes.cmake.
+extern const unsigned char kWebIndexHtml[];
+extern const std::size_t kWebIndexHtmlSize;
+extern const unsigned char kWebAppJs[];
+extern const std::size_t kWebAppJsSize;
+extern const unsigned char kWebStyleCss[];
+extern const std::size_t kWebStyleCssSize;
+
+namespace http {
+namespace {
+
+absl::string_view Bytes(const unsigned char* data, std::size_t size) {
+  return absl::string_view(reinterpret_cast<const char*>(data), size);
+}
+
+}  // namespace
+
+const WebAsset* FindWebAsset(absl::string_view path) {
+  static const WebAsset assets[] = {
+      {"/", "text/html; charset=utf-8", Bytes(kWebIndexHtml, kWebIndexHtmlSize)},
+      {"/app.js", "text/javascript; charset=utf-8", Bytes(kWebAppJs, kWebAppJsSize)},
+      {"/style.css", "text/css; charset=utf-8", Bytes(kWebStyleCss, kWebStyleCssSize)},
+  };
+  if (path == "/index.html") path = "/";
+  for (const WebAsset& asset : assets) {
+    if (asset.path == path) return &asset;
+  }
+  return nullptr;
+}
+
+}  // namespace http
+}  // namespace parplan
