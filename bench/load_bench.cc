@@ -1,7 +1,9 @@
-// Load on the gRPC service, loopback only: starts parplan-server as a child
-// process (port 0, no access log), drives it with its own client threads and
-// reports, per call and concurrency (1, 16, 64 clients), calls/s, p50/p99
-// latency and failed calls; then a search load (64 clients calling
+// Load on the gRPC service and the HTTP door, loopback only: starts
+// parplan-server as a child process (ports 0, no access log), drives it with
+// its own client threads and reports, per call and concurrency (1, 16, 64
+// clients), calls/s, p50/p99 latency and failed calls, with min_gpus over
+// HTTP (POST /v1/MinGpus, one keep-alive connection per client) beside the
+// same call over gRPC; then a search load (64 clients calling
 // recommend) with 4 clients measuring min_gpus latency beside it; then the
 // server's RSS before and after 100,000 calls. Each phase is bounded in calls
 // and seconds.
@@ -18,6 +20,8 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,6 +30,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "parplan/v1/planner.grpc.pb.h"
+#include "tests/server/http_client.h"
 
 namespace v1 = ::parplan::v1;
 using Clock = std::chrono::steady_clock;
@@ -35,6 +40,7 @@ namespace {
 struct Server {
   pid_t pid = -1;
   std::string address;
+  int http_port = 0;
 };
 
 Server StartServer(const std::string& binary) {
@@ -45,7 +51,8 @@ Server StartServer(const std::string& binary) {
   if (s.pid == 0) {
     dup2(out[1], 1);
     close(out[0]);
-    execl(binary.c_str(), binary.c_str(), "--listen", "127.0.0.1:0", "--no-access-log", nullptr);
+    execl(binary.c_str(), binary.c_str(), "--listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0", "--no-access-log",
+          nullptr);
     _exit(127);
   }
   close(out[1]);
@@ -58,6 +65,13 @@ Server StartServer(const std::string& binary) {
     std::exit(1);
   }
   s.address = line.substr(at + 13);
+  line.clear();
+  while (read(out[0], &c, 1) == 1 && c != '\n') line.push_back(c);
+  s.http_port = std::atoi(line.substr(line.rfind(':') + 1).c_str());
+  if (line.find("http listening on") == std::string::npos || s.http_port <= 0) {
+    std::fprintf(stderr, "load_bench: no HTTP door (%s)\n", line.c_str());
+    std::exit(1);
+  }
   return s;
 }
 
@@ -144,12 +158,48 @@ std::vector<std::unique_ptr<v1::Planner::Stub>> Stubs(const std::string& address
   return stubs;
 }
 
+// One call by one client thread: "" when it succeeded, else why not.
+using Caller = std::function<std::string()>;
+// Makes client thread t's caller (its own connection or shared channel).
+using CallerFactory = std::function<Caller(int t)>;
+
+CallerFactory OverGrpc(const std::string& address, const Call& call, int clients) {
+  const int channels = std::min(clients, 16);
+  auto stubs = std::make_shared<std::vector<std::unique_ptr<v1::Planner::Stub>>>(Stubs(address, channels));
+  return [stubs, channels, call](int t) -> Caller {
+    v1::Planner::Stub* stub = (*stubs)[t % channels].get();
+    return [stub, call, stubs]() -> std::string {
+      const grpc::Status s = call(stub);
+      return s.ok() ? "" : absl::StrCat(s.error_code(), " ", s.error_message());
+    };
+  };
+}
+
+// POST /v1/MinGpus on a keep-alive connection of the client's own.
+CallerFactory MinGpusOverHttp(int port) {
+  return [port](int) -> Caller {
+    auto connection = std::make_shared<parplan::testing_http::Connection>(port);
+    const std::string request =
+        parplan::testing_http::RequestBytes("POST", "/v1/MinGpus", R"({"config":{"tp":1,"pp":4,"ep":32}})");
+    return [port, connection, request]() mutable -> std::string {
+      if (!connection->Send(request)) {
+        connection = std::make_shared<parplan::testing_http::Connection>(port);
+        if (!connection->Send(request)) return "cannot connect";
+      }
+      const parplan::testing_http::Reply reply = connection->Read();
+      if (reply.status != 200) return absl::StrCat("HTTP ", reply.status, " ", reply.body.substr(0, 120));
+      if (reply.body.find(R"("min_gpus":"128")") == std::string::npos) return "wrong answer";
+      return "";
+    };
+  };
+}
+
 // `clients` threads call until `max_calls` calls are done in all or
 // `max_seconds` pass; `stop` (optional) ends it early.
-Result Drive(const std::string& address, const Call& call, int clients, long max_calls, double max_seconds,
+Result Drive(const CallerFactory& make_caller, int clients, long max_calls, double max_seconds,
              const std::atomic<bool>* stop = nullptr) {
-  const int channels = std::min(clients, 16);
-  auto stubs = Stubs(address, channels);
+  std::vector<Caller> callers;
+  for (int t = 0; t < clients; ++t) callers.push_back(make_caller(t));
   std::atomic<long> issued{0};
   std::vector<std::vector<double>> latencies(clients);
   std::atomic<long> failed{0};
@@ -160,15 +210,14 @@ Result Drive(const std::string& address, const Call& call, int clients, long max
   std::vector<std::thread> threads;
   for (int t = 0; t < clients; ++t) {
     threads.emplace_back([&, t] {
-      v1::Planner::Stub* stub = stubs[t % channels].get();
       while (issued.fetch_add(1) < max_calls && Clock::now() < end && !(stop != nullptr && stop->load())) {
         const auto t0 = Clock::now();
-        const grpc::Status s = call(stub);
+        const std::string error = callers[t]();
         latencies[t].push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-        if (!s.ok()) {
+        if (!error.empty()) {
           failed.fetch_add(1);
           std::lock_guard<std::mutex> lock(error_mu);
-          if (first_error.empty()) first_error = absl::StrCat(s.error_code(), " ", s.error_message());
+          if (first_error.empty()) first_error = error;
         }
       }
     });
@@ -191,7 +240,7 @@ Result Drive(const std::string& address, const Call& call, int clients, long max
 }
 
 void Print(const char* name, int clients, const Result& r) {
-  std::printf("%-10s %7d %9ld %7ld %10.0f %9.3f %9.3f %9.3f%s%s\n", name, clients, r.calls, r.failed,
+  std::printf("%-13s %7d %9ld %7ld %10.0f %9.3f %9.3f %9.3f%s%s\n", name, clients, r.calls, r.failed,
               r.calls / std::max(1e-9, r.seconds), r.p50_ms, r.p99_ms, r.max_ms, r.first_error.empty() ? "" : "  ",
               r.first_error.c_str());
 }
@@ -213,11 +262,12 @@ int main(int argc, char** argv) {
   std::printf("# load_bench: parplan-server %s (child pid %d), loopback; %u cores shared by server and clients\n",
               server.address.c_str(), server.pid, std::thread::hardware_concurrency());
   // Warm-up (connections, catalog, first allocations).
-  Drive(server.address, MinGpus(), 4, 2000, 5);
-  Drive(server.address, Recommend(), 2, 4, 10);
+  Drive(OverGrpc(server.address, MinGpus(), 4), 4, 2000, 5);
+  Drive(MinGpusOverHttp(server.http_port), 4, 2000, 5);
+  Drive(OverGrpc(server.address, Recommend(), 2), 2, 4, 10);
   const long rss_start = RssKiB(server.pid);
 
-  std::printf("%-10s %7s %9s %7s %10s %9s %9s %9s\n", "call", "clients", "calls", "failed", "calls/s", "p50_ms",
+  std::printf("%-13s %7s %9s %7s %10s %9s %9s %9s\n", "call", "clients", "calls", "failed", "calls/s", "p50_ms",
               "p99_ms", "max_ms");
   long failed = 0;
   struct Kind {
@@ -227,11 +277,14 @@ int main(int argc, char** argv) {
     double seconds;
   };
   const Kind kinds[] = {{"min_gpus", MinGpus(), static_cast<long>(60000 * scale), 6 * scale},
+                        {"http_min_gpus", nullptr, static_cast<long>(60000 * scale), 6 * scale},
                         {"validate", Validate(), static_cast<long>(30000 * scale), 6 * scale},
                         {"recommend", Recommend(), static_cast<long>(400 * scale), 15 * scale}};
   for (const Kind& k : kinds) {
     for (int clients : {1, 16, 64}) {
-      const Result r = Drive(server.address, k.call, clients, k.max_calls, k.seconds);
+      const CallerFactory callers =
+          k.call ? OverGrpc(server.address, k.call, clients) : MinGpusOverHttp(server.http_port);
+      const Result r = Drive(callers, clients, k.max_calls, k.seconds);
       failed += r.failed;
       Print(k.name, clients, r);
     }
@@ -240,9 +293,10 @@ int main(int argc, char** argv) {
   // min_gpus beside 64 clients running searches.
   std::atomic<bool> stop{false};
   Result searches;
-  std::thread search_load([&] { searches = Drive(server.address, Recommend(), 64, 1000000, 12 * scale + 2, &stop); });
+  std::thread search_load(
+      [&] { searches = Drive(OverGrpc(server.address, Recommend(), 64), 64, 1000000, 12 * scale + 2, &stop); });
   std::this_thread::sleep_for(std::chrono::seconds(1));
-  const Result beside = Drive(server.address, MinGpus(), 4, 1000000, 10 * scale);
+  const Result beside = Drive(OverGrpc(server.address, MinGpus(), 4), 4, 1000000, 10 * scale);
   stop = true;
   search_load.join();
   failed += searches.failed + beside.failed;
@@ -254,8 +308,8 @@ int main(int argc, char** argv) {
   const long rss_before = RssKiB(server.pid);
   long calls = 0;
   for (int round = 0; round < 2; ++round) {
-    const Result a = Drive(server.address, MinGpus(), 16, static_cast<long>(40000 * scale), 120);
-    const Result b = Drive(server.address, Validate(), 16, static_cast<long>(10000 * scale), 120);
+    const Result a = Drive(OverGrpc(server.address, MinGpus(), 16), 16, static_cast<long>(40000 * scale), 120);
+    const Result b = Drive(OverGrpc(server.address, Validate(), 16), 16, static_cast<long>(10000 * scale), 120);
     calls += a.calls + b.calls;
     failed += a.failed + b.failed;
   }

@@ -15,8 +15,8 @@ namespace parplan {
 namespace http {
 
 struct Request {
-  std::string method;  // "GET", "POST", ...
-  std::string target;  // path and query as sent, e.g. "/v1/MinGpus"
+  std::string method;                                        // "GET", "POST", ...
+  std::string target;                                        // path and query as sent, e.g. "/v1/MinGpus"
   std::vector<std::pair<std::string, std::string>> headers;  // names lower-cased
   std::string body;
   std::string peer;  // "ipv4:127.0.0.1:5555", for the access log

@@ -46,9 +46,9 @@ bool IsJson(const Request& request) {
 }
 
 Response UnsupportedType(const Request& request) {
-  Response r = ErrorResponse(FieldError(
-      "content-type", absl::StrCat("= \"", request.Header("content-type").substr(0, 64),
-                                   "\"; send the body as application/json")));
+  Response r =
+      ErrorResponse(FieldError("content-type", absl::StrCat("= \"", request.Header("content-type").substr(0, 64),
+                                                            "\"; send the body as application/json")));
   r.status = 415;
   return r;
 }
@@ -156,8 +156,7 @@ bool Router::Admit(const Request& request, Response* out) const {
   return true;
 }
 
-bool Router::RunOnPool(std::function<Response()> work, const std::function<void(Response)>& respond,
-                       Response* out) {
+bool Router::RunOnPool(std::function<Response()> work, const std::function<void(Response)>& respond, Response* out) {
   if (pool_->TrySubmit([work = std::move(work), respond]() { respond(work()); })) return false;
   *out = ErrorResponse(absl::ResourceExhaustedError(
       absl::StrCat("server busy: ", pool_->max_queued(), " long calls are already waiting; retry with backoff")));
@@ -169,8 +168,8 @@ bool Router::CallMethod(const Request& request, absl::string_view rpc, const std
                         Response* out) {
   const api::ApiMethod* method = api::FindApiMethod(rpc);
   if (method == nullptr) {
-    *out = ErrorResponse(absl::NotFoundError(
-        absl::StrCat("no method \"", rpc.substr(0, 64), "\"; methods: ", MethodNames())));
+    *out = ErrorResponse(
+        absl::NotFoundError(absl::StrCat("no method \"", rpc.substr(0, 64), "\"; methods: ", MethodNames())));
     return true;
   }
   if (request.method != "POST") {
@@ -193,7 +192,7 @@ bool Router::CallMethod(const Request& request, absl::string_view rpc, const std
     r.log_note = method->rpc;
     if (absl::Now() > caller) {
       r = ErrorResponse(absl::DeadlineExceededError("deadline passed while queued behind other searches"));
-    } else if (absl::Status s = api::JsonToMessage(body, "body", req.get()); !s.ok()) {
+    } else if (absl::Status s = api::JsonToMessage(body, "", req.get()); !s.ok()) {
       r = ErrorResponse(s);
     } else if (absl::Status s = api::RunMethod(*method, *req, resp.get(), caller); !s.ok()) {
       r = ErrorResponse(s);
@@ -221,7 +220,7 @@ bool Router::Plot(const Request& request, bool svg, const std::function<void(Res
   auto run = [body = request.body, svg, figure]() {
     v1::RenderConfigRequest req;
     Response r;
-    const absl::Status parsed = api::JsonToMessage(body, "body", &req);
+    const absl::Status parsed = api::JsonToMessage(body, "", &req);
     absl::StatusOr<api::PlanPlot> plot = parsed.ok() ? api::PlotPlan(req) : absl::StatusOr<api::PlanPlot>(parsed);
     if (!plot.ok()) {
       r = ErrorResponse(plot.status());
@@ -260,8 +259,9 @@ bool Router::Route(const Request& request, const std::function<void(Response)>& 
   }
   const bool api_path = absl::StartsWith(path, "/v1/") || path == "/plot" || path == "/plot.svg" || path == "/mcp";
   if (!api_path) {
-    *out = ErrorResponse(absl::NotFoundError(absl::StrCat(
-        "no such path \"", path.substr(0, 128), "\"; see /openapi.json (POST /v1/<Method>, /plot, /mcp) or / for the page")));
+    *out = ErrorResponse(
+        absl::NotFoundError(absl::StrCat("no such path \"", path.substr(0, 128),
+                                         "\"; see /openapi.json (POST /v1/<Method>, /plot, /mcp) or / for the page")));
     return true;
   }
   if (!Admit(request, out)) return true;

@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/ssl.hpp>
@@ -61,8 +62,7 @@ void AccessLog(const Shared& shared, const Request& request, const Response& res
 template <class Derived>
 class Session {
  public:
-  Session(std::shared_ptr<Shared> shared, std::string peer)
-      : shared_(std::move(shared)), peer_(std::move(peer)) {}
+  Session(std::shared_ptr<Shared> shared, std::string peer) : shared_(std::move(shared)), peer_(std::move(peer)) {}
   ~Session() { shared_->connections.fetch_sub(1); }
 
  protected:
@@ -85,10 +85,9 @@ class Session {
         beast::get_lowest_layer(session->stream()).socket().cancel(ignored);
       }
     });
-    bhttp::async_read(self().stream(), buffer_, *parser_,
-                      [session = self().shared_from_this()](beast::error_code ec, std::size_t) {
-                        session->OnRead(ec);
-                      });
+    bhttp::async_read(
+        self().stream(), buffer_, *parser_,
+        [session = self().shared_from_this()](beast::error_code ec, std::size_t) { session->OnRead(ec); });
   }
 
   void OnRead(beast::error_code ec) {
@@ -118,8 +117,7 @@ class Session {
     request.method = std::string(message.method_string());
     request.target = std::string(message.target());
     for (const auto& field : message) {
-      request.headers.emplace_back(absl::AsciiStrToLower(std::string(field.name_string())),
-                                   std::string(field.value()));
+      request.headers.emplace_back(absl::AsciiStrToLower(std::string(field.name_string())), std::string(field.value()));
     }
     request.body = std::move(message.body());
     request.peer = peer_;
@@ -159,7 +157,7 @@ class Session {
 
   void Write(Response r, bool close, bool counted) {
     auto message = std::make_shared<bhttp::response<bhttp::string_body>>(static_cast<bhttp::status>(r.status),
-                                                                          version_ == 10 ? 10 : 11);
+                                                                         version_ == 10 ? 10 : 11);
     message->set(bhttp::field::server, "parplan");
     if (!r.content_type.empty()) message->set(bhttp::field::content_type, r.content_type);
     for (const auto& [name, value] : r.headers) message->set(name, value);
@@ -168,13 +166,14 @@ class Session {
     message->keep_alive(keep);
     message->prepare_payload();
     beast::get_lowest_layer(self().stream()).expires_after(kWriteTimeout);
-    bhttp::async_write(self().stream(), *message,
-                       [session = self().shared_from_this(), message, keep, counted](beast::error_code ec,
-                                                                                      std::size_t) {
-                         if (counted) session->shared_->in_flight.fetch_sub(1);
-                         if (ec || !keep) return session->self().Close();
-                         session->Read();
-                       });
+    bhttp::async_write(
+        self().stream(), *message,
+        [session = self().shared_from_this(), message, keep, counted](beast::error_code ec, std::size_t) {
+          if (counted) session->shared_->in_flight.fetch_sub(1);
+          if (ec) return session->self().Close();
+          if (!keep) return session->self().Linger();
+          session->Read();
+        });
   }
 
   std::shared_ptr<Shared> shared_;
@@ -201,10 +200,26 @@ class PlainSession : public Session<PlainSession>, public std::enable_shared_fro
     stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
     stream_.socket().close(ignored);
   }
+  // Closes after an answer: stops sending, then reads and drops what the
+  // client still sends (for at most 2 s) so that closing does not reset
+  // the connection before the client has read the answer.
+  void Linger() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.expires_after(std::chrono::seconds(2));
+    Discard();
+  }
 
  private:
   friend class Session<PlainSession>;
+  void Discard() {
+    stream_.async_read_some(asio::buffer(discard_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (ec) return self->Close();
+      self->Discard();
+    });
+  }
   beast::tcp_stream stream_;
+  char discard_[4096];
 };
 
 class TlsSession : public Session<TlsSession>, public std::enable_shared_from_this<TlsSession> {
@@ -226,6 +241,7 @@ class TlsSession : public Session<TlsSession>, public std::enable_shared_from_th
     beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(2));
     stream_.async_shutdown([self = shared_from_this()](beast::error_code) { self->CloseSocket(); });
   }
+  void Linger() { Close(); }
 
  private:
   friend class Session<TlsSession>;
@@ -248,7 +264,7 @@ std::string PeerOf(const tcp::socket& socket) {
 
 class Server::Impl {
  public:
-  explicit Impl(const ServerOptions& options, Router* router) : acceptor_(ioc_) {
+  explicit Impl(const ServerOptions& options, Router* router) : work_(asio::make_work_guard(ioc_)), acceptor_(ioc_) {
     shared_ = std::make_shared<Shared>();
     shared_->options = options;
     shared_->router = router;
@@ -264,8 +280,7 @@ class Server::Impl {
     if (!options.tls_cert_file.empty()) {
       ssl_.emplace(asio::ssl::context::tls_server);
       ssl_->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
-                        asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
-                        asio::ssl::context::no_tlsv1_1);
+                        asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1);
       beast::error_code ec;
       ssl_->use_certificate_chain_file(options.tls_cert_file, ec);
       if (!ec) ssl_->use_private_key_file(options.tls_key_file, asio::ssl::context::pem, ec);
@@ -334,6 +349,9 @@ class Server::Impl {
   std::shared_ptr<Shared> shared_;
   std::optional<asio::ssl::context> ssl_;  // before ioc_: outlives the sessions ioc_ destroys
   asio::io_context ioc_;
+  // Keeps the threads running while a request waits for its answer (no
+  // socket operation pending) after the acceptor has closed.
+  asio::executor_work_guard<asio::io_context::executor_type> work_;
   tcp::acceptor acceptor_;
   std::vector<std::thread> threads_;
 };

@@ -7,7 +7,10 @@
 #include "absl/strings/str_join.h"
 #include "core/util/field_error.h"
 #include "google/protobuf/descriptor.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/util/json_util.h"
+#include "google/protobuf/util/type_resolver_util.h"
 #include "nlohmann/json.hpp"
 
 namespace parplan {
@@ -84,7 +87,7 @@ void CheckValue(const Json& v, const FieldDescriptor& f, const std::string& path
 
 void CheckMessage(const Json& object, const Descriptor& d, const std::string& path, int depth, FieldErrors* errors) {
   for (auto it = object.begin(); it != object.end(); ++it) {
-    const std::string field_path = absl::StrCat(path, ".", it.key());
+    const std::string field_path = path.empty() ? it.key() : absl::StrCat(path, ".", it.key());
     const FieldDescriptor* f = FieldNamed(d, it.key());
     if (f == nullptr) {
       std::vector<std::string> known;
@@ -128,13 +131,32 @@ std::string MessageToJson(const google::protobuf::Message& message, bool pretty)
   options.always_print_primitive_fields = true;
   options.add_whitespace = pretty;
   std::string json;
+  const google::protobuf::DescriptorPool* pool = message.GetDescriptor()->file()->pool();
+  if (pool != google::protobuf::DescriptorPool::generated_pool()) {
+    (void)google::protobuf::util::MessageToJsonString(message, &json, options);
+    return json;
+  }
+  // The printer converts the message's wire form, whose map entries come in
+  // hash order unless serialized deterministically (sorted by key): sorted,
+  // two equal messages print the same bytes whichever door built them.
+  std::string binary;
+  {
+    google::protobuf::io::StringOutputStream raw(&binary);
+    google::protobuf::io::CodedOutputStream coded(&raw);
+    coded.SetSerializationDeterministic(true);
+    message.SerializeToCodedStream(&coded);
+  }
+  static google::protobuf::util::TypeResolver* const resolver =
+      google::protobuf::util::NewTypeResolverForDescriptorPool("type.googleapis.com", pool);
   // Fails only for messages that cannot be printed (e.g. Any with an unknown
   // type), which the API does not use.
-  (void)google::protobuf::util::MessageToJsonString(message, &json, options);
+  (void)google::protobuf::util::BinaryToJsonString(
+      resolver, absl::StrCat("type.googleapis.com/", message.GetDescriptor()->full_name()), binary, &json, options);
   return json;
 }
 
-absl::Status JsonToMessage(absl::string_view json, const std::string& field_name, google::protobuf::Message* message) {
+absl::Status JsonToMessage(absl::string_view json, const std::string& prefix, google::protobuf::Message* message) {
+  const std::string field_name = prefix.empty() ? "request" : prefix;
   // First a check that names the exact field and what it expects; the
   // protobuf parser then catches what is left (e.g. integers out of range).
   const Json parsed = Json::parse(json.begin(), json.end(), nullptr, /*allow_exceptions=*/false);
@@ -143,7 +165,7 @@ absl::Status JsonToMessage(absl::string_view json, const std::string& field_name
     return FieldError(field_name, absl::StrCat(field_name, " = ", Shown(parsed), "; expected a JSON object"));
   }
   FieldErrors errors;
-  CheckMessage(parsed, *message->GetDescriptor(), field_name, 0, &errors);
+  CheckMessage(parsed, *message->GetDescriptor(), prefix, 0, &errors);
   if (!errors.empty()) return errors.ToStatus();
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = false;

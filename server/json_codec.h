@@ -18,10 +18,13 @@ namespace api {
 // `message` as JSON; `pretty` adds newlines and two-space indents.
 std::string MessageToJson(const google::protobuf::Message& message, bool pretty);
 
-// Fills `message` from a JSON object. Unknown fields, wrong types and
-// malformed JSON are INVALID_ARGUMENT with one field violation named
-// `field_name` whose text is the parser's (it names the offending field).
-absl::Status JsonToMessage(absl::string_view json, const std::string& field_name, google::protobuf::Message* message);
+// Fills `message` from a JSON object. Unknown fields and wrong types are
+// INVALID_ARGUMENT with a field violation per field, named by its path under
+// `prefix` ("arguments.config.tp"; bare "config.tp" when `prefix` is empty,
+// as the HTTP door's body is the request itself); malformed JSON and what
+// the protobuf parser alone catches are one violation named `prefix` (or
+// "request" when empty).
+absl::Status JsonToMessage(absl::string_view json, const std::string& prefix, google::protobuf::Message* message);
 
 }  // namespace api
 }  // namespace parplan

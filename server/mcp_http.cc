@@ -102,7 +102,8 @@ Response McpSessions::Handle(const Request& request) {
   Response r;
   r.status = 405;
   r.headers.push_back({"allow", "POST, DELETE"});
-  r.body = R"({"error":{"code":"UNIMPLEMENTED","message":"this server sends no messages of its own: GET /mcp opens no event stream; POST JSON-RPC messages"}})";
+  r.body =
+      R"({"error":{"code":"UNIMPLEMENTED","message":"this server sends no messages of its own: GET /mcp opens no event stream; POST JSON-RPC messages"}})";
   r.log_note = "mcp GET (no stream)";
   return r;
 }

@@ -67,19 +67,20 @@ OrderedJson PlotOperation() {
             {"requestBody", {{"required", true}, {"content", JsonContent("render_config.input")}}},
             {"responses", [] {
                OrderedJson r = ErrorResponses();
-               r["200"] = {{"description", "title, rank_map_svg, memory_svg, step_time_svg, bridge_python, "
-                                           "bridge_cli, reasons"},
+               r["200"] = {{"description",
+                            "title, rank_map_svg, memory_svg, step_time_svg, bridge_python, "
+                            "bridge_cli, reasons"},
                            {"content", {{"application/json", {{"schema", {{"type", "object"}}}}}}}};
                return r;
              }()}}}};
 }
 
 OrderedJson HealthOperation(const char* what) {
-  return {{"get",
-           {{"summary", what},
-            {"security", OrderedJson::array()},
-            {"responses",
-             {{"200", {{"description", "SERVING"}}}, {"503", {{"description", "NOT_SERVING (draining)"}}}}}}}};
+  return {
+      {"get",
+       {{"summary", what},
+        {"security", OrderedJson::array()},
+        {"responses", {{"200", {{"description", "SERVING"}}}, {"503", {{"description", "NOT_SERVING (draining)"}}}}}}}};
 }
 
 }  // namespace
@@ -108,32 +109,33 @@ OrderedJson OpenApiDocument(const std::vector<ToolSchema>& tools) {
           {"responses", std::move(responses)}}}};
   }
   paths["/plot"] = PlotOperation();
-  paths["/mcp"] = {{"post",
-                    {{"summary", "MCP Streamable HTTP endpoint (JSON-RPC 2.0; protocol 2025-11-25 or 2025-06-18)"},
-                     {"requestBody", {{"required", true}, {"content", {{"application/json", {{"schema", {{"type", "object"}}}}}}}}},
-                     {"responses",
-                      {{"200", {{"description", "the JSON-RPC answer (application/json or one SSE event)"}}},
-                       {"202", {{"description", "a notification or response was accepted"}}}}}}}};
+  paths["/mcp"] = {
+      {"post",
+       {{"summary", "MCP Streamable HTTP endpoint (JSON-RPC 2.0; protocol 2025-11-25 or 2025-06-18)"},
+        {"requestBody", {{"required", true}, {"content", {{"application/json", {{"schema", {{"type", "object"}}}}}}}}},
+        {"responses",
+         {{"200", {{"description", "the JSON-RPC answer (application/json or one SSE event)"}}},
+          {"202", {{"description", "a notification or response was accepted"}}}}}}}};
   paths["/healthz"] = HealthOperation("Liveness: the gRPC health of the server");
   paths["/readyz"] = HealthOperation("Readiness: the gRPC health of parplan.v1.Planner");
-  return {{"openapi", "3.1.0"},
-          {"info",
-           {{"title", "parplan"},
-            {"version", "0.1.0"},
-            {"description",
-             "Parallelism planner for Megatron Bridge / Megatron-Core. Every RPC of the gRPC service "
-             "parplan.v1.Planner as POST /v1/<Method> with its proto3 JSON request and answer (proto field "
-             "names; 64-bit integers as decimal strings)."}}},
-          {"paths", std::move(paths)},
-          {"components",
-           {{"schemas", std::move(schemas)},
-            {"securitySchemes", {{"bearer", {{"type", "http"}, {"scheme", "bearer"}}}}}}},
-          {"security", {{{"bearer", OrderedJson::array()}}, OrderedJson::object()}}};
+  return {
+      {"openapi", "3.1.0"},
+      {"info",
+       {{"title", "parplan"},
+        {"version", "0.1.0"},
+        {"description",
+         "Parallelism planner for Megatron Bridge / Megatron-Core. Every RPC of the gRPC service "
+         "parplan.v1.Planner as POST /v1/<Method> with its proto3 JSON request and answer (proto field "
+         "names; 64-bit integers as decimal strings)."}}},
+      {"paths", std::move(paths)},
+      {"components",
+       {{"schemas", std::move(schemas)}, {"securitySchemes", {{"bearer", {{"type", "http"}, {"scheme", "bearer"}}}}}}},
+      {"security", {{{"bearer", OrderedJson::array()}}, OrderedJson::object()}}};
 }
 
 const std::string& PlannerOpenApiText() {
-  static const std::string* const text =
-      new std::string(OpenApiDocument(PlannerToolSchemas()).dump(-1, ' ', false, OrderedJson::error_handler_t::replace));
+  static const std::string* const text = new std::string(
+      OpenApiDocument(PlannerToolSchemas()).dump(-1, ' ', false, OrderedJson::error_handler_t::replace));
   return *text;
 }
 

@@ -56,8 +56,10 @@ void FillRanks(const v1::ExplainLayoutResponse& layout, const v1::ParallelConfig
     figure->ranks.push_back(rank);
   }
   for (FigureRank& rank : figure->ranks) {
-    if (rank.tp_group >= 0) rank.tp_crosses_domain = tp_domains[rank.tp_group].first != tp_domains[rank.tp_group].second;
-    if (rank.ep_group >= 0) rank.ep_crosses_domain = ep_domains[rank.ep_group].first != ep_domains[rank.ep_group].second;
+    if (rank.tp_group >= 0)
+      rank.tp_crosses_domain = tp_domains[rank.tp_group].first != tp_domains[rank.tp_group].second;
+    if (rank.ep_group >= 0)
+      rank.ep_crosses_domain = ep_domains[rank.ep_group].first != ep_domains[rank.ep_group].second;
   }
 }
 
@@ -81,12 +83,21 @@ void FillStages(const v1::EstimateMemoryResponse& memory, PlanFigure* figure) {
 // The step time's parts: compute by kind, then what is exposed beyond it.
 void FillStepParts(const v1::EstimatePerformanceResponse& perf, PlanFigure* figure) {
   const v1::PerformanceBreakdown& b = perf.breakdown();
-  const std::pair<const char*, double> parts[] = {
-      {"gemm", b.gemm_s()},          {"attention", b.attention_s()},     {"moe", b.moe_s()},
-      {"elementwise", b.elementwise_s()}, {"recompute", b.recompute_s()}, {"logits", b.logits_s()},
-      {"overhead", b.overhead_s()},  {"tp comm", b.tp_comm_s()},         {"cp comm", b.cp_comm_s()},
-      {"ep comm", b.ep_comm_s()},    {"dp comm", b.dp_comm_s()},         {"fsdp comm", b.fsdp_comm_s()},
-      {"pp comm", b.pp_comm_s()},    {"bubble", b.bubble_s()},           {"optimizer", b.optimizer_s()}};
+  const std::pair<const char*, double> parts[] = {{"gemm", b.gemm_s()},
+                                                  {"attention", b.attention_s()},
+                                                  {"moe", b.moe_s()},
+                                                  {"elementwise", b.elementwise_s()},
+                                                  {"recompute", b.recompute_s()},
+                                                  {"logits", b.logits_s()},
+                                                  {"overhead", b.overhead_s()},
+                                                  {"tp comm", b.tp_comm_s()},
+                                                  {"cp comm", b.cp_comm_s()},
+                                                  {"ep comm", b.ep_comm_s()},
+                                                  {"dp comm", b.dp_comm_s()},
+                                                  {"fsdp comm", b.fsdp_comm_s()},
+                                                  {"pp comm", b.pp_comm_s()},
+                                                  {"bubble", b.bubble_s()},
+                                                  {"optimizer", b.optimizer_s()}};
   for (const auto& [name, seconds] : parts) figure->step_parts.push_back({name, seconds});
   figure->step_time_s = perf.step_time_s();
 }
@@ -149,8 +160,8 @@ absl::StatusOr<PlanPlot> PlotPlan(const v1::RenderConfigRequest& request) {
   PlanPlot plot;
   PlanFigure& figure = plot.figure;
   const std::string system = placement.system().empty() ? placement.system_spec().gpu_arch() : placement.system();
-  figure.title = absl::StrCat(memory.model().id(), " on ", layout.world_size(), " x ", system, ": ",
-                              Label(config, memory.dp()));
+  figure.title =
+      absl::StrCat(memory.model().id(), " on ", layout.world_size(), " x ", system, ": ", Label(config, memory.dp()));
   figure.world_size = layout.world_size();
   figure.gpus_per_node = layout.gpus_per_node();
   figure.nvlink_domain = layout.nvlink_domain_size();

@@ -45,7 +45,8 @@ absl::Status StartHttp(const ServerOptions& options, RunningServer* running) {
   routes.allowed_origins = options.http_allowed_origins;
   routes.max_mcp_sessions = kMaxMcpHttpSessions;
   std::atomic<bool>* serving = &running->serving;
-  running->router = std::make_unique<http::Router>(routes, running->service->pool(), [serving] { return serving->load(); });
+  running->router =
+      std::make_unique<http::Router>(routes, running->service->pool(), [serving] { return serving->load(); });
   http::ServerOptions transport;
   transport.listen = options.http_listen;
   transport.tls_cert_file = options.tls_cert_file;
@@ -53,8 +54,9 @@ absl::Status StartHttp(const ServerOptions& options, RunningServer* running) {
   transport.max_body_bytes = static_cast<size_t>(options.max_message_bytes);
   transport.read_timeout = std::chrono::milliseconds(options.http_read_timeout_ms);
   transport.max_connections = options.http_max_connections;
-  transport.io_threads =
-      options.http_io_threads > 0 ? options.http_io_threads : std::max(2, static_cast<int>(std::thread::hardware_concurrency()));
+  transport.io_threads = options.http_io_threads > 0
+                             ? options.http_io_threads
+                             : std::max(2, static_cast<int>(std::thread::hardware_concurrency()));
   transport.access_log = options.access_log;
   auto http = http::Server::Start(transport, running->router.get());
   if (!http.ok()) return http.status();

@@ -31,7 +31,7 @@ struct ServerOptions {
   int max_queued_calls = 1024;
   // The HTTP door (server/http_routes.h): off when empty. It shares the
   // worker pool, token, TLS files, message limit and access log.
-  std::string http_listen;                   // host:port; port 0 picks a free one
+  std::string http_listen;                        // host:port; port 0 picks a free one
   std::vector<std::string> http_allowed_origins;  // Origins allowed beyond loopback ones
   int64_t http_read_timeout_ms = kDefaultHttpReadTimeoutMs;
   int http_max_connections = 1024;
@@ -41,11 +41,11 @@ struct ServerOptions {
 struct RunningServer {
   std::unique_ptr<PlannerService> service;
   std::unique_ptr<grpc::Server> server;
-  int port = 0;  // the bound port
+  int port = 0;                          // the bound port
   std::atomic<bool> serving{true};       // false once draining (HTTP /healthz, /readyz)
   std::unique_ptr<http::Router> router;  // when the HTTP door is on
   std::unique_ptr<http::Server> http;
-  int http_port = 0;                     // its bound port
+  int http_port = 0;  // its bound port
 };
 
 // True for 127.0.0.0/8, ::1 and localhost (with a port).

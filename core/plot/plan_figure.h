@@ -31,8 +31,8 @@ struct FigureRank {
   int64_t node = 0;
   int local_gpu = 0;
   int pp_stage = 0;
-  int64_t tp_group = -1;  // ranks with equal ids share a TP group (-1: none / TP=1)
-  int64_t ep_group = -1;  // ranks with equal ids share an EP group (-1: none / EP=1)
+  int64_t tp_group = -1;           // ranks with equal ids share a TP group (-1: none / TP=1)
+  int64_t ep_group = -1;           // ranks with equal ids share an EP group (-1: none / EP=1)
   bool tp_crosses_domain = false;  // its TP group spans more than one NVLink domain
   bool ep_crosses_domain = false;  // its EP group spans more than one NVLink domain
 };
@@ -58,12 +58,12 @@ struct PlanFigure {
   std::string title;  // e.g. "llama3_70b on 64 x h100-sxm: TP=4 PP=4 CP=2 DP=2"
   int64_t world_size = 0;
   int gpus_per_node = 8;
-  int nvlink_domain = 8;           // GPUs per NVLink domain
-  int pp = 1;                      // pipeline stages (colours)
-  std::vector<FigureRank> ranks;   // in rank order; may be the first N of world_size
-  bool ranks_truncated = false;    // the map shows ranks.size() of world_size
-  std::vector<FigureStage> stages; // in pp_rank order
-  int64_t capacity_bytes = 0;      // HBM per GPU; 0 = unknown (no capacity line)
+  int nvlink_domain = 8;            // GPUs per NVLink domain
+  int pp = 1;                       // pipeline stages (colours)
+  std::vector<FigureRank> ranks;    // in rank order; may be the first N of world_size
+  bool ranks_truncated = false;     // the map shows ranks.size() of world_size
+  std::vector<FigureStage> stages;  // in pp_rank order
+  int64_t capacity_bytes = 0;       // HBM per GPU; 0 = unknown (no capacity line)
   int peak_pp_rank = 0;
   std::vector<FigureTimePart> step_parts;  // in display order
   double step_time_s = 0;

@@ -74,16 +74,16 @@ inline constexpr int64_t kMinMessageBytes = 1024;
 inline constexpr int64_t kMaxMessageBytes = int64_t{64} << 20;
 
 // ---- transport (the doors)
-inline constexpr int kDefaultMaxMessageBytes = 4 << 20;  // gRPC request, parplan-server --max-message-bytes
-inline constexpr size_t kMaxMcpLineBytes = 8 << 20;      // one MCP JSON-RPC line
-inline constexpr size_t kMaxHttpHeaderBytes = 16 << 10;  // an HTTP request's start line and headers
+inline constexpr int kDefaultMaxMessageBytes = 4 << 20;      // gRPC request, parplan-server --max-message-bytes
+inline constexpr size_t kMaxMcpLineBytes = 8 << 20;          // one MCP JSON-RPC line
+inline constexpr size_t kMaxHttpHeaderBytes = 16 << 10;      // an HTTP request's start line and headers
 inline constexpr int64_t kDefaultHttpReadTimeoutMs = 10000;  // a whole HTTP request, from its first byte
 inline constexpr int64_t kMaxHttpReadTimeoutMs = 300000;
-inline constexpr int64_t kMaxHttpConnections = 100000;   // parplan-server --http-max-connections
-inline constexpr size_t kMaxMcpHttpSessions = 1024;      // live MCP sessions over HTTP (least recent ended first)
-inline constexpr size_t kMaxStatusMessageBytes = 2048;   // an error's message (gRPC metadata is 8 KiB)
-inline constexpr size_t kMaxFieldViolations = 16;        // per error answer
-inline constexpr size_t kMaxViolationBytes = 240;        // per field violation's description
+inline constexpr int64_t kMaxHttpConnections = 100000;  // parplan-server --http-max-connections
+inline constexpr size_t kMaxMcpHttpSessions = 1024;     // live MCP sessions over HTTP (least recent ended first)
+inline constexpr size_t kMaxStatusMessageBytes = 2048;  // an error's message (gRPC metadata is 8 KiB)
+inline constexpr size_t kMaxFieldViolations = 16;       // per error answer
+inline constexpr size_t kMaxViolationBytes = 240;       // per field violation's description
 
 }  // namespace parplan
 

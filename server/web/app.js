@@ -104,16 +104,29 @@
 
   // ---------------------------------------------------------------- HTTP
 
+  // The bearer token for servers started with one: typed into #token (shown
+  // after the first 401) and kept for this tab only.
+  function bearerToken() {
+    const field = document.getElementById('token');
+    if (field && field.value) sessionStorage.setItem('parplan-token', field.value);
+    return sessionStorage.getItem('parplan-token') || '';
+  }
+
+  function askForToken() {
+    sessionStorage.removeItem('parplan-token');
+    const wrap = document.getElementById('token-field');
+    if (wrap) wrap.hidden = false;
+  }
+
   // POSTs `body` as JSON to `path`; resolves with the parsed answer, rejects
   // with an ApiError on a non-2xx status (or a body that is not JSON).
   async function post(path, body) {
     let res;
     try {
-      res = await fetch(path, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-        body: JSON.stringify(body || {}),
-      });
+      const headers = { 'Content-Type': 'application/json', Accept: 'application/json' };
+      const token = bearerToken();
+      if (token) headers.Authorization = 'Bearer ' + token;
+      res = await fetch(path, { method: 'POST', headers, body: JSON.stringify(body || {}) });
     } catch (e) {
       throw new ApiError(0, { error: { code: 'UNAVAILABLE', message: 'cannot reach the server (' + e.message + ')' } });
     }
@@ -124,6 +137,7 @@
     } catch (e) {
       json = null;
     }
+    if (res.status === 401) askForToken();
     if (!res.ok) {
       throw new ApiError(res.status, json || { error: { message: 'HTTP ' + res.status + ': ' + text.slice(0, 300) } });
     }

@@ -21,8 +21,7 @@ int ServeStdio(std::FILE* in, std::FILE* out, std::FILE* log) {
     std::optional<std::string> reply;
     std::string note;
     if (oversize) {
-      reply = JsonRpcError(-32600,
-                         absl::StrCat("Invalid Request: message over ", kMaxMcpLineBytes, " bytes"));
+      reply = JsonRpcError(-32600, absl::StrCat("Invalid Request: message over ", kMaxMcpLineBytes, " bytes"));
       note = "mcp oversize message rejected";
     } else {
       reply = session.HandleLine(line, &note);

@@ -22,7 +22,7 @@ namespace parplan {
 namespace testing_http {
 
 struct Reply {
-  int status = 0;  // 0: no answer (connection closed or timed out)
+  int status = 0;                                            // 0: no answer (connection closed or timed out)
   std::vector<std::pair<std::string, std::string>> headers;  // names lower-case
   std::string body;
   std::string Header(const std::string& name) const {
@@ -83,7 +83,8 @@ class Connection {
     size_t length = 0;
     while (line_end != std::string::npos && line_end < head.size()) {
       const size_t next = head.find("\r\n", line_end + 2);
-      const std::string line = head.substr(line_end + 2, next == std::string::npos ? std::string::npos : next - line_end - 2);
+      const std::string line =
+          head.substr(line_end + 2, next == std::string::npos ? std::string::npos : next - line_end - 2);
       const size_t colon = line.find(':');
       if (colon != std::string::npos) {
         std::string name = line.substr(0, colon);
@@ -121,7 +122,8 @@ class Connection {
 
  private:
   bool Fill(std::chrono::steady_clock::time_point deadline) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return false;
     pollfd p{fd_, POLLIN, 0};
     if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) return false;

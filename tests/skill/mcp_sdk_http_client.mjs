@@ -16,8 +16,9 @@ const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit:
 try {
   await client.connect(transport);
 } catch (error) {
-  if (expect === "401" && String(error).includes("401")) {
-    console.log(`sdk http client: refused without the token (${String(error).slice(0, 80)})`);
+  // The SDK's StreamableHTTPError carries the HTTP status as `code`.
+  if (expect === "401" && error.code === 401 && String(error).includes("UNAUTHENTICATED")) {
+    console.log(`sdk http client: refused without the token (HTTP ${error.code}: ${String(error).slice(0, 90)})`);
     process.exit(0);
   }
   fail(`connect: ${error}`);

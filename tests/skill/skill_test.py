@@ -58,15 +58,17 @@ check(os.path.isfile(os.path.join(installed, "SKILL.md")), "install put SKILL.md
 check(os.access(os.path.join(installed, "bin", "parplan"), os.X_OK), "install linked bin/parplan")
 
 # ---------------------------------------------------------------- a gRPC server for the identity check
-server = subprocess.Popen([server_bin, "--listen", "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                          text=True)
-address = None
+server = subprocess.Popen([server_bin, "--listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0"],
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+address = http_address = None
 for line in server.stdout:
-    found = re.search(r"listening on (\S+)", line)
-    if found:
-        address = found.group(1)
+    found = re.search(r"^parplan-server (http )?listening on (\S+)", line)
+    if found and found.group(1):
+        http_address = found.group(2)
         break
-check(address is not None, f"server listening on {address}")
+    if found:
+        address = found.group(2)
+check(address is not None and http_address is not None, f"server listening on {address} and {http_address}")
 
 
 def mcp_call(tool, arguments):
@@ -173,6 +175,16 @@ check(run.returncode == 0 and run.stdout.startswith("128 "), f"README Python sni
 node = open(os.path.join(src, "tests", "skill", "mcp_sdk_client.mjs"), encoding="utf-8").read()
 node_snippet = re.search(r"// --- README snippet begins\n(.*?)// --- README snippet ends", node, re.S).group(1)
 check(node_snippet.strip() in readme, "README's Node MCP snippet is the one tests/skill/mcp_sdk_client.mjs runs")
+node = open(os.path.join(src, "tests", "skill", "mcp_sdk_http_client.mjs"), encoding="utf-8").read()
+node_snippet = re.search(r"// --- README snippet begins\n(.*?)// --- README snippet ends", node, re.S).group(1)
+check(node_snippet.strip() in readme, "README's remote MCP snippet is the one tests/skill/mcp_sdk_http_client.mjs runs")
+
+# ---------------------------------------------------------------- README: curl over HTTP
+for curl_block in re.findall(r"<!-- test: curl-http -->\n```sh\n(.*?)\n```", readme, re.S):
+    command = curl_block.replace("127.0.0.1:8080", http_address)
+    run = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=60)
+    check(run.returncode == 0 and '"min_gpus":"128"' in run.stdout, f"README curl example: {run.stdout[:120]} {run.stderr[-200:]}")
+check("<!-- test: curl-http -->" in readme, "README has the curl example")
 
 server.terminate()
 server.wait(timeout=30)

@@ -1,0 +1,337 @@
+// The HTTP door's routes without sockets (server/http_routes.h): status
+// codes, the token, Origin checks, content types, static files, health,
+// the pool's back-pressure and MCP Streamable HTTP sessions.
+#include "server/http_routes.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <future>
+#include <mutex>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "server/api_methods.h"
+#include "server/openapi.h"
+
+namespace parplan {
+namespace http {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr const char* kToken = "0123456789abcdef-token";
+
+Request Post(const std::string& target, const std::string& body,
+             std::vector<std::pair<std::string, std::string>> headers = {}) {
+  Request r;
+  r.method = "POST";
+  r.target = target;
+  r.body = body;
+  r.headers = {{"content-type", "application/json"}};
+  for (auto& h : headers) r.headers.push_back(std::move(h));
+  return r;
+}
+
+Request Get(const std::string& target) {
+  Request r;
+  r.method = "GET";
+  r.target = target;
+  return r;
+}
+
+class RoutesTest : public ::testing::Test {
+ protected:
+  explicit RoutesTest(std::string token = "") {
+    RouterOptions options;
+    options.auth_token = std::move(token);
+    options.allowed_origins = {"https://chat.example.com"};
+    options.max_mcp_sessions = 3;
+    router_ = std::make_unique<Router>(options, &pool_, [this] { return serving_.load(); });
+  }
+
+  // The router's answer, waiting for pool work.
+  Response Answer(Request request) {
+    std::promise<Response> promise;
+    router_->Handle(std::move(request), [&promise](Response r) { promise.set_value(std::move(r)); });
+    return promise.get_future().get();
+  }
+
+  std::string Initialize() {
+    Response r = Answer(
+        Post("/mcp", R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}})",
+             {{"accept", "application/json, text/event-stream"}}));
+    EXPECT_EQ(r.status, 200) << r.body;
+    for (const auto& [k, v] : r.headers) {
+      if (k == "mcp-session-id") return v;
+    }
+    ADD_FAILURE() << "no mcp-session-id";
+    return "";
+  }
+
+  WorkPool pool_{1, 1};
+  std::atomic<bool> serving_{true};
+  std::unique_ptr<Router> router_;
+};
+
+class TokenRoutesTest : public RoutesTest {
+ protected:
+  TokenRoutesTest() : RoutesTest(kToken) {}
+};
+
+std::string HeaderOf(const Response& r, const std::string& name) {
+  for (const auto& [k, v] : r.headers) {
+    if (k == name) return v;
+  }
+  return "";
+}
+
+TEST(OriginAllowedTest, LoopbackAndListedOnly) {
+  const std::vector<std::string> listed = {"https://chat.example.com"};
+  for (const char* ok : {"http://localhost", "http://localhost:3000", "http://127.0.0.1:8080", "https://127.0.0.2",
+                         "http://[::1]:5173", "https://chat.example.com"}) {
+    EXPECT_TRUE(OriginAllowed(ok, listed)) << ok;
+  }
+  for (const char* bad :
+       {"null", "http://evil.example", "http://localhost.evil.example", "http://127.0.0.1.evil.example",
+        "http://127.0.0.1:80@evil.example", "https://chat.example.com:444", "http://[::1].evil",
+        "http://localhost:", "http://127.0.0.1:12a", "https://chat.example.com.evil"}) {
+    EXPECT_FALSE(OriginAllowed(bad, listed)) << bad;
+  }
+}
+
+TEST_F(RoutesTest, CallsEveryMethodTheTableHas) {
+  Response r = Answer(Post("/v1/MinGpus", R"({"config":{"tp":1,"pp":4,"ep":32}})"));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.content_type, "application/json");
+  EXPECT_EQ(Json::parse(r.body)["min_gpus"], "128");
+  EXPECT_EQ(HeaderOf(r, "cache-control"), "no-store");
+  EXPECT_EQ(HeaderOf(r, "x-content-type-options"), "nosniff");
+  r = Answer(
+      Post("/v1/Recommend", R"({"model":{"id":"llama3_8b"},"placement":{"system":"h100-sxm","gpus":8},"top_k":1})"));
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(Json::parse(r.body)["plans"].size(), 1u);
+}
+
+TEST_F(RoutesTest, ErrorsCarryTheCodeAndTheFields) {
+  Response r = Answer(Post("/v1/Validate", R"({"model":{"id":"llama3_8b"},"config":{"tp":"eight"}})"));
+  EXPECT_EQ(r.status, 400);
+  Json error = Json::parse(r.body)["error"];
+  EXPECT_EQ(error["code"], "INVALID_ARGUMENT");
+  EXPECT_EQ(error["field_violations"][0]["field"], "config.tp");
+
+  r = Answer(Post("/v1/GetModel", R"({"model":{"id":"llama9_900b"}})"));
+  EXPECT_EQ(r.status, 404);
+  EXPECT_EQ(Json::parse(r.body)["error"]["code"], "NOT_FOUND");
+
+  r = Answer(Post("/v1/MinGpus", "{not json"));
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(Json::parse(r.body)["error"]["field_violations"][0]["field"], "request");
+  r = Answer(Post("/v1/MinGpus", R"({"config":{"tp":-1}})"));
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(Json::parse(r.body)["error"]["field_violations"][0]["field"], "config.tp");
+
+  r = Answer(Post("/v1/NoSuchMethod", "{}"));
+  EXPECT_EQ(r.status, 404);
+  EXPECT_NE(r.body.find("MinGpus"), std::string::npos);  // lists the methods
+
+  Request get = Get("/v1/MinGpus");
+  r = Answer(get);
+  EXPECT_EQ(r.status, 405);
+  EXPECT_EQ(HeaderOf(r, "allow"), "POST");
+
+  Request text = Post("/v1/MinGpus", "{}");
+  text.headers = {{"content-type", "text/plain"}};
+  r = Answer(text);
+  EXPECT_EQ(r.status, 415);
+  text.headers = {{"content-type", "Application/JSON; charset=utf-8"}};
+  EXPECT_EQ(Answer(text).status, 200);
+
+  r = Answer(Post("/v1/MinGpus", "{}", {{"x-timeout-ms", "soon"}}));
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(Json::parse(r.body)["error"]["field_violations"][0]["field"], "x-timeout-ms");
+}
+
+TEST_F(RoutesTest, StaticFilesAreExactPathsOnly) {
+  Response page = Answer(Get("/"));
+  EXPECT_EQ(page.status, 200);
+  EXPECT_EQ(page.content_type, "text/html; charset=utf-8");
+  EXPECT_NE(HeaderOf(page, "content-security-policy").find("default-src 'self'"), std::string::npos);
+  EXPECT_EQ(Answer(Get("/index.html")).body, page.body);
+  EXPECT_EQ(Answer(Get("/app.js")).content_type, "text/javascript; charset=utf-8");
+  EXPECT_EQ(Answer(Get("/style.css")).status, 200);
+  for (const char* path :
+       {"/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/app.js/../../../etc/passwd", "//etc/passwd",
+        "/index.html%00", "/..%2fetc%2fpasswd", "/web/app.js", "/server/web/index.html", "/./app.js", "/APP.JS"}) {
+    Response r = Answer(Get(path));
+    EXPECT_EQ(r.status, 404) << path;
+    EXPECT_EQ(r.body.find("root:"), std::string::npos) << path;
+  }
+  Request post = Post("/app.js", "{}");
+  EXPECT_EQ(Answer(post).status, 405);
+}
+
+TEST_F(RoutesTest, HealthFollowsTheServingState) {
+  EXPECT_EQ(Answer(Get("/healthz")).status, 200);
+  EXPECT_EQ(Answer(Get("/readyz")).body, R"({"status":"SERVING"})");
+  serving_ = false;
+  EXPECT_EQ(Answer(Get("/healthz")).status, 503);
+  EXPECT_EQ(Answer(Get("/readyz")).body, R"({"status":"NOT_SERVING"})");
+}
+
+TEST_F(RoutesTest, OpenApiDescribesEveryMethod) {
+  Response r = Answer(Get("/openapi.json"));
+  ASSERT_EQ(r.status, 200);
+  Json doc = Json::parse(r.body);
+  EXPECT_EQ(doc["openapi"], "3.1.0");
+  for (const auto& method : api::ApiMethods()) {
+    const std::string path = "/v1/" + method.rpc;
+    ASSERT_TRUE(doc["paths"].contains(path)) << path;
+    const std::string ref = doc["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"];
+    const std::string name = ref.substr(ref.rfind('/') + 1);
+    EXPECT_TRUE(doc["components"]["schemas"].contains(name)) << ref;
+  }
+  // Every reference resolves inside the document.
+  std::function<void(const Json&)> check = [&](const Json& node) {
+    if (node.is_object()) {
+      for (const auto& [key, value] : node.items()) {
+        if (key == "$ref") {
+          const std::string ref = value;
+          ASSERT_EQ(ref.rfind("#/components/schemas/", 0), 0u) << ref;
+          EXPECT_TRUE(doc["components"]["schemas"].contains(ref.substr(21))) << ref;
+        } else {
+          check(value);
+        }
+      }
+    } else if (node.is_array()) {
+      for (const auto& value : node) check(value);
+    }
+  };
+  check(doc);
+}
+
+TEST_F(RoutesTest, OriginsOutsideTheAllowListAreRefused) {
+  for (const char* path : {"/v1/MinGpus", "/mcp", "/plot"}) {
+    Response r = Answer(Post(path, "{}", {{"origin", "http://evil.example"}}));
+    EXPECT_EQ(r.status, 403) << path;
+    EXPECT_EQ(Json::parse(r.body)["error"]["code"], "PERMISSION_DENIED");
+  }
+  EXPECT_EQ(Answer(Post("/v1/MinGpus", "{}", {{"origin", "http://127.0.0.1:8080"}})).status, 200);
+  EXPECT_EQ(Answer(Post("/v1/MinGpus", "{}", {{"origin", "https://chat.example.com"}})).status, 200);
+}
+
+TEST_F(TokenRoutesTest, TheTokenGuardsTheApiButNotThePageOrHealth) {
+  Response r = Answer(Post("/v1/MinGpus", "{}"));
+  EXPECT_EQ(r.status, 401);
+  EXPECT_EQ(HeaderOf(r, "www-authenticate"), "Bearer");
+  EXPECT_EQ(Answer(Post("/v1/MinGpus", "{}", {{"authorization", "Bearer wrong"}})).status, 401);
+  EXPECT_EQ(Answer(Post("/mcp", "{}")).status, 401);
+  EXPECT_EQ(Answer(Post("/plot", "{}")).status, 401);
+  EXPECT_EQ(Answer(Post("/v1/MinGpus", "{}", {{"authorization", std::string("Bearer ") + kToken}})).status, 200);
+  EXPECT_EQ(Answer(Get("/")).status, 200);
+  EXPECT_EQ(Answer(Get("/readyz")).status, 200);
+  EXPECT_EQ(Answer(Get("/openapi.json")).status, 200);
+}
+
+TEST_F(RoutesTest, AFullPoolAnswers429) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool release = false;
+  auto block = [&] {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return release; });
+  };
+  ASSERT_TRUE(pool_.TrySubmit(block));  // the worker
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(pool_.TrySubmit(block));  // the one queue slot
+  Response r =
+      Answer(Post("/v1/Recommend", R"({"model":{"id":"llama3_8b"},"placement":{"system":"h100-sxm","gpus":8}})"));
+  EXPECT_EQ(r.status, 429);
+  EXPECT_EQ(Json::parse(r.body)["error"]["code"], "RESOURCE_EXHAUSTED");
+  EXPECT_EQ(HeaderOf(r, "retry-after"), "1");
+  // Short calls do not queue behind searches.
+  EXPECT_EQ(Answer(Post("/v1/MinGpus", "{}")).status, 200);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    release = true;
+  }
+  cv.notify_all();
+}
+
+TEST_F(RoutesTest, PlotAnswersPicturesAndSvg) {
+  const std::string body =
+      R"({"model":{"id":"llama3_70b"},"placement":{"system":"h100-sxm","gpus":64},"config":{"tp":4,"pp":4}})";
+  Response r = Answer(Post("/plot", body));
+  ASSERT_EQ(r.status, 200) << r.body;
+  Json plot = Json::parse(r.body);
+  EXPECT_NE(plot["rank_map_svg"].get<std::string>().find("<svg"), std::string::npos);
+  EXPECT_NE(plot["bridge_python"].get<std::string>().find("tensor_model_parallel_size = 4"), std::string::npos);
+  r = Answer(Post("/plot.svg?figure=memory", body));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.content_type, "image/svg+xml");
+  EXPECT_EQ(r.body.rfind("<svg", 0), 0u);
+  EXPECT_EQ(Answer(Post("/plot.svg?figure=pie", body)).status, 400);
+  r = Answer(Post("/plot", R"({"model":{"id":"llama3_70b"},"placement":{"gpus":64},"config":{"tp":4}})"));
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(Json::parse(r.body)["error"]["field_violations"][0]["field"], "placement.system");
+  r = Answer(
+      Post("/plot", R"({"model":{"id":"llama3_70b"},"placement":{"system":"h100-sxm","gpus":64},"config":{"tp":3}})"));
+  EXPECT_EQ(r.status, 400) << r.body;
+}
+
+TEST_F(RoutesTest, McpSessionsFollowStreamableHttp) {
+  const std::string id = Initialize();
+  ASSERT_EQ(id.size(), 32u);
+  const std::string list = R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})";
+  // No session header, then an unknown session.
+  Response r = Answer(Post("/mcp", list));
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(Json::parse(r.body)["error"]["code"], -32600);
+  EXPECT_EQ(Answer(Post("/mcp", list, {{"mcp-session-id", "ffffffffffffffffffffffffffffffff"}})).status, 404);
+  // An unsupported protocol version header.
+  EXPECT_EQ(Answer(Post("/mcp", list, {{"mcp-session-id", id}, {"mcp-protocol-version", "1999-01-01"}})).status, 400);
+  // A notification is accepted with no body.
+  r = Answer(Post("/mcp", R"({"jsonrpc":"2.0","method":"notifications/initialized"})", {{"mcp-session-id", id}}));
+  EXPECT_EQ(r.status, 202);
+  EXPECT_TRUE(r.body.empty());
+  // A request: JSON, or one SSE event when only SSE is accepted.
+  r = Answer(Post("/mcp", list, {{"mcp-session-id", id}, {"mcp-protocol-version", "2025-06-18"}}));
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(Json::parse(r.body)["result"]["tools"].size(), api::ApiMethods().size());
+  r = Answer(Post("/mcp", R"({"jsonrpc":"2.0","id":3,"method":"ping"})",
+                  {{"mcp-session-id", id}, {"accept", "text/event-stream"}}));
+  EXPECT_EQ(r.content_type, "text/event-stream");
+  EXPECT_EQ(r.body, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}\n\n");
+  // A tools/call that searches runs on the pool and answers the same JSON.
+  r = Answer(Post(
+      "/mcp",
+      R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"recommend","arguments":{"model":{"id":"llama3_8b"},"placement":{"system":"h100-sxm","gpus":8},"top_k":1}}})",
+      {{"mcp-session-id", id}}));
+  ASSERT_EQ(r.status, 200);
+  EXPECT_FALSE(Json::parse(r.body)["result"]["isError"].get<bool>());
+  // Bad bodies.
+  EXPECT_EQ(Answer(Post("/mcp", "[1,2]", {{"mcp-session-id", id}})).status, 400);
+  EXPECT_EQ(Answer(Post("/mcp", "{nope", {{"mcp-session-id", id}})).status, 400);
+  EXPECT_EQ(Answer(Post("/mcp", list, {{"mcp-session-id", id}, {"accept", "text/html"}})).status, 406);
+  // GET opens no stream; DELETE ends the session.
+  Request get = Get("/mcp");
+  EXPECT_EQ(Answer(get).status, 405);
+  Request del;
+  del.method = "DELETE";
+  del.target = "/mcp";
+  del.headers = {{"mcp-session-id", id}};
+  EXPECT_EQ(Answer(del).status, 204);
+  EXPECT_EQ(Answer(del).status, 404);
+  EXPECT_EQ(Answer(Post("/mcp", list, {{"mcp-session-id", id}})).status, 404);
+}
+
+TEST_F(RoutesTest, McpSessionsAreBounded) {
+  const std::string first = Initialize();
+  for (int i = 0; i < 5; ++i) Initialize();
+  EXPECT_EQ(router_->mcp_sessions().size(), 3u);
+  EXPECT_EQ(Answer(Post("/mcp", R"({"jsonrpc":"2.0","id":2,"method":"ping"})", {{"mcp-session-id", first}})).status,
+            404);
+}
+
+}  // namespace
+}  // namespace http
+}  // namespace parplan
