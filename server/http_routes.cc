@@ -265,6 +265,11 @@ bool Router::Route(const Request& request, const std::function<void(Response)>& 
     return true;
   }
   if (!Admit(request, out)) return true;
+  if (!serving_()) {  // as gRPC refuses new calls once shutting down
+    *out = ErrorResponse(absl::UnavailableError("the server is shutting down; retry on another replica"));
+    out->headers.push_back({"retry-after", "1"});
+    return true;
+  }
   if (absl::StartsWith(path, "/v1/")) return CallMethod(request, path.substr(4), respond, out);
   if (path == "/plot" || path == "/plot.svg") return Plot(request, path == "/plot.svg", respond, out);
   if (request.method == "POST" && !IsJson(request)) {

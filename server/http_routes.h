@@ -14,7 +14,8 @@
 // otherwise) and refuse an Origin header that is not a loopback origin or
 // on the allow-list (403: DNS-rebinding protection). Searches, large
 // layouts and plots run on the shared worker pool (429 when its queue is
-// full); the rest answer on the caller's thread.
+// full); the rest answer on the caller's thread. Once the server drains,
+// new API requests are refused with 503 (requests already running finish).
 #ifndef PARPLAN_SERVER_HTTP_ROUTES_H_
 #define PARPLAN_SERVER_HTTP_ROUTES_H_
 

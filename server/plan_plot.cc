@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "core/util/field_error.h"
 #include "core/util/limits.h"
@@ -113,6 +114,15 @@ absl::Status RuleErrors(const google::protobuf::RepeatedPtrField<v1::Violation>&
   return errors.ToStatus();
 }
 
+// The first of `reasons` that mentions `word` (the headline of an answer
+// whose reasons start with its assumptions), else the first.
+std::string FirstWith(const google::protobuf::RepeatedPtrField<std::string>& reasons, absl::string_view word) {
+  for (const std::string& r : reasons) {
+    if (absl::StrContains(r, word)) return r;
+  }
+  return reasons.empty() ? "" : reasons[0];
+}
+
 std::string Label(const v1::ParallelConfig& c, int64_t dp) {
   return absl::StrFormat("TP=%d PP=%d%s CP=%d EP=%d DP=%d MBS=%d", c.tp(), c.pp(),
                          c.vpp() > 1 ? absl::StrFormat(" VPP=%d", c.vpp()) : "", c.cp(), c.ep(), dp, c.mbs());
@@ -173,8 +183,8 @@ absl::StatusOr<PlanPlot> PlotPlan(const v1::RenderConfigRequest& request) {
   plot.bridge_python = rendered.bridge_python();
   plot.bridge_cli = rendered.bridge_cli();
   for (const std::string& r : layout.reasons()) plot.reasons.push_back(r);
-  if (!memory.reasons().empty()) plot.reasons.push_back(memory.reasons(0));
-  if (!perf.reasons().empty()) plot.reasons.push_back(perf.reasons(0));
+  plot.reasons.push_back(FirstWith(memory.reasons(), "peak"));
+  plot.reasons.push_back(FirstWith(perf.reasons(), "tokens/s"));
   return plot;
 }
 
@@ -194,7 +204,8 @@ absl::StatusOr<std::string> PlanPlotSvg(const PlanPlot& plot, const std::string&
   if (figure == "ranks") return RankMapSvg(plot.figure);
   if (figure == "memory") return MemorySvg(plot.figure);
   if (figure == "time") return StepTimeSvg(plot.figure);
-  return FieldError(field, absl::StrCat("= \"", figure.substr(0, 64), "\"; allowed: all, ranks, memory, time"));
+  return FieldError(field,
+                    absl::StrCat("\"", figure.substr(0, 64), "\" is not a figure; allowed: all, ranks, memory, time"));
 }
 
 }  // namespace api

@@ -504,14 +504,24 @@
 
   // ---------------------------------------------------------------- start
 
+  let catalogLoaded = false;
+
   async function start() {
     els.form.addEventListener('submit', (e) => {
       e.preventDefault();
-      runPlan();
+      // A server with a token refuses the first catalog load: load it once
+      // the token has been typed.
+      if (catalogLoaded) runPlan();
+      else loadCatalog();
     });
     els.pythonTab.addEventListener('click', () => showBridge('python'));
     els.cliTab.addEventListener('click', () => showBridge('cli'));
     els.copy.addEventListener('click', onCopy);
+    await loadCatalog();
+  }
+
+  // Fills the model and system lists, then runs the plan the URL asks for.
+  async function loadCatalog() {
     setState('loading', 'Loading models and systems…');
     let models;
     let systems;
@@ -521,8 +531,10 @@
       showError(e, 'Loading models and systems');
       return;
     }
+    clearError();
     fillModels(models.models || []);
     fillSystems(systems.systems || []);
+    catalogLoaded = true;
     const run = applyUrl();
     if (run) {
       await runPlan();

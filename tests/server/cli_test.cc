@@ -317,5 +317,41 @@ TEST_F(CliTest, SystemShowsEachFiguresSourceAndTakesOverrides) {
   EXPECT_NE(err.find("hbm_gb"), std::string::npos) << err;
 }
 
+TEST_F(CliTest, PlotWritesTheSvgThePageShows) {
+  const std::string path = ::testing::TempDir() + "/cli_plot.svg";
+  std::string out, err;
+  ASSERT_EQ(Run({"plot", "--model", "llama3_70b", "--system", "h100-sxm", "--gpus", "64", "--tp", "4", "--pp", "4",
+                 "--out", path},
+                &out, &err),
+            0)
+      << err;
+  EXPECT_NE(out.find("wrote " + path), std::string::npos) << out;
+  EXPECT_NE(out.find("TP=4 PP=4"), std::string::npos) << out;
+  std::ifstream in(path);
+  const std::string svg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t cells = 0, bars = 0;
+  for (size_t at = svg.find("class=\"rank-cell"); at != std::string::npos; at = svg.find("class=\"rank-cell", at + 1))
+    ++cells;
+  for (size_t at = svg.find("class=\"stage-bar"); at != std::string::npos; at = svg.find("class=\"stage-bar", at + 1))
+    ++bars;
+  EXPECT_EQ(cells, 64u);
+  EXPECT_EQ(bars, 4u);
+  // One picture to stdout.
+  ASSERT_EQ(
+      Run({"plot", "--model", "llama3_70b", "--system", "h100-sxm", "--gpus", "64", "--tp", "4", "--figure", "memory"},
+          &out, &err),
+      0);
+  EXPECT_EQ(out.rfind("<svg", 0), 0u);
+  EXPECT_EQ(out.find("rank-cell"), std::string::npos);
+  // Bad input names the flag.
+  EXPECT_EQ(Run({"plot", "--model", "llama3_70b", "--gpus", "64", "--tp", "4"}, &out, &err), 2);
+  EXPECT_NE(err.find("placement.system"), std::string::npos) << err;
+  EXPECT_EQ(Run({"plot", "--model", "llama3_70b", "--system", "h100-sxm", "--figure", "pie"}, &out, &err), 2);
+  EXPECT_NE(err.find("--figure"), std::string::npos) << err;
+  EXPECT_EQ(
+      Run({"plot", "--model", "llama3_70b", "--system", "h100-sxm", "--out", "/nonexistent-dir/x.svg"}, &out, &err), 1);
+  EXPECT_NE(err.find("--out"), std::string::npos) << err;
+}
+
 }  // namespace
 }  // namespace parplan

@@ -176,6 +176,11 @@ TEST_F(RoutesTest, HealthFollowsTheServingState) {
   serving_ = false;
   EXPECT_EQ(Answer(Get("/healthz")).status, 503);
   EXPECT_EQ(Answer(Get("/readyz")).body, R"({"status":"NOT_SERVING"})");
+  // A draining server refuses new API calls (UNAVAILABLE) and still serves the page.
+  Response r = Answer(Post("/v1/MinGpus", "{}"));
+  EXPECT_EQ(r.status, 503);
+  EXPECT_EQ(Json::parse(r.body)["error"]["code"], "UNAVAILABLE");
+  EXPECT_EQ(Answer(Get("/")).status, 200);
 }
 
 TEST_F(RoutesTest, OpenApiDescribesEveryMethod) {
