@@ -100,6 +100,35 @@ Response StaticFile(const WebAsset& asset) {
   return r;
 }
 
+bool IsListedOrigin(absl::string_view origin, const std::vector<std::string>& allowed) {
+  for (const std::string& a : allowed) {
+    if (origin == a) return true;
+  }
+  return false;
+}
+
+// The answer to a CORS preflight: 204 with what a listed origin may send,
+// 403 for any other origin (loopback pages are same-origin: no preflight).
+Response Preflight(const Request& request, const std::vector<std::string>& allowed) {
+  const absl::string_view origin = request.Header("origin");
+  if (!IsListedOrigin(origin, allowed)) {
+    return ErrorResponse(absl::PermissionDeniedError(absl::StrCat(
+        "Origin \"", origin.substr(0, 128), "\" is not allowed; start the server with --http-allow-origin")));
+  }
+  Response r;
+  r.status = 204;
+  r.content_type.clear();
+  r.headers = {{"access-control-allow-origin", std::string(origin)},
+               {"access-control-allow-methods", "GET, POST, DELETE"},
+               {"access-control-allow-headers",
+                "Content-Type, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID, X-Timeout-Ms"},
+               {"access-control-expose-headers", "Mcp-Session-Id, WWW-Authenticate, Retry-After"},
+               {"access-control-max-age", "600"},
+               {"vary", "Origin"}};
+  r.log_note = "preflight";
+  return r;
+}
+
 }  // namespace
 
 bool OriginAllowed(absl::string_view origin, const std::vector<std::string>& allowed) {
@@ -157,14 +186,21 @@ bool Router::Admit(const Request& request, Response* out) const {
 }
 
 bool Router::RunOnPool(std::function<Response()> work, const std::function<void(Response)>& respond, Response* out) {
-  if (pool_->TrySubmit([work = std::move(work), respond]() { respond(work()); })) return false;
+  auto task = [this, work = std::move(work), respond]() {
+    if (abandoned_.load()) {
+      respond(ErrorResponse(absl::UnavailableError("the server stopped before this call ran; retry")));
+      return;
+    }
+    respond(work());
+  };
+  if (pool_->TrySubmit(std::move(task))) return false;
   *out = ErrorResponse(absl::ResourceExhaustedError(
       absl::StrCat("server busy: ", pool_->max_queued(), " long calls are already waiting; retry with backoff")));
   out->headers.push_back({"retry-after", "1"});
   return true;
 }
 
-bool Router::CallMethod(const Request& request, absl::string_view rpc, const std::function<void(Response)>& respond,
+bool Router::CallMethod(Request& request, absl::string_view rpc, const std::function<void(Response)>& respond,
                         Response* out) {
   const api::ApiMethod* method = api::FindApiMethod(rpc);
   if (method == nullptr) {
@@ -185,7 +221,7 @@ bool Router::CallMethod(const Request& request, absl::string_view rpc, const std
     *out = ErrorResponse(deadline.status());
     return true;
   }
-  auto run = [method, body = request.body, caller = *deadline]() {
+  auto run = [method, body = std::move(request.body), caller = *deadline]() {
     std::unique_ptr<google::protobuf::Message> req(method->request->New());
     std::unique_ptr<google::protobuf::Message> resp(method->response->New());
     Response r;
@@ -207,7 +243,7 @@ bool Router::CallMethod(const Request& request, absl::string_view rpc, const std
   return true;
 }
 
-bool Router::Plot(const Request& request, bool svg, const std::function<void(Response)>& respond, Response* out) {
+bool Router::Plot(Request& request, bool svg, const std::function<void(Response)>& respond, Response* out) {
   if (request.method != "POST") {
     *out = MethodNotAllowed("POST");
     return true;
@@ -217,7 +253,7 @@ bool Router::Plot(const Request& request, bool svg, const std::function<void(Res
     return true;
   }
   const std::string figure = svg ? std::string(QueryValue(request.target, "figure")) : "";
-  auto run = [body = request.body, svg, figure]() {
+  auto run = [body = std::move(request.body), svg, figure]() {
     v1::RenderConfigRequest req;
     Response r;
     const absl::Status parsed = api::JsonToMessage(body, "", &req);
@@ -238,9 +274,13 @@ bool Router::Plot(const Request& request, bool svg, const std::function<void(Res
   return RunOnPool(std::move(run), respond, out);
 }
 
-bool Router::Route(const Request& request, const std::function<void(Response)>& respond, Response* out) {
-  const absl::string_view path = request.Path();
-  const bool get = request.method == "GET";
+bool Router::Route(Request& request, const std::function<void(Response)>& respond, Response* out) {
+  const std::string path(request.Path());
+  const bool get = request.method == "GET" || request.method == "HEAD";
+  if (request.method == "OPTIONS" && request.HasHeader("origin")) {
+    *out = Preflight(request, options_.allowed_origins);
+    return true;
+  }
   if (path == "/healthz" || path == "/readyz") {
     *out = get ? Health(serving_()) : MethodNotAllowed("GET");
     return true;
@@ -277,16 +317,28 @@ bool Router::Route(const Request& request, const std::function<void(Response)>& 
     return true;
   }
   if (request.method == "POST" && McpSessions::NeedsPool(request.body)) {
-    return RunOnPool([this, request]() { return mcp_.Handle(request); }, respond, out);
+    auto shared = std::make_shared<Request>(std::move(request));
+    return RunOnPool([this, shared]() { return mcp_.Handle(*shared); }, respond, out);
   }
   *out = mcp_.Handle(request);
   return true;
 }
 
 void Router::Handle(Request request, std::function<void(Response)> respond) {
-  // Every answer: no sniffing, no caching of API answers.
-  auto finish = [respond = std::move(respond)](Response r) {
+  // Every answer: no sniffing, no caching of API answers; CORS headers for
+  // an allowed non-loopback origin.
+  std::string cors_origin;
+  if (request.HasHeader("origin") && request.method != "OPTIONS" &&
+      IsListedOrigin(request.Header("origin"), options_.allowed_origins)) {
+    cors_origin = std::string(request.Header("origin"));
+  }
+  auto finish = [respond = std::move(respond), cors_origin](Response r) {
     r.headers.push_back({"x-content-type-options", "nosniff"});
+    if (!cors_origin.empty()) {
+      r.headers.push_back({"access-control-allow-origin", cors_origin});
+      r.headers.push_back({"access-control-expose-headers", "Mcp-Session-Id, WWW-Authenticate, Retry-After"});
+      r.headers.push_back({"vary", "Origin"});
+    }
     if (r.content_type.rfind("text/html", 0) != 0 && r.content_type.rfind("text/css", 0) != 0 &&
         r.content_type.rfind("text/javascript", 0) != 0) {
       r.headers.push_back({"cache-control", "no-store"});

@@ -12,13 +12,16 @@
 //   GET /, /app.js, /style.css  the web page (server/web_assets.h)
 // /v1, /plot and /mcp need the bearer token when one is configured (401
 // otherwise) and refuse an Origin header that is not a loopback origin or
-// on the allow-list (403: DNS-rebinding protection). Searches, large
+// on the allow-list (403: DNS-rebinding protection); a listed origin gets
+// CORS headers and its preflights (OPTIONS) are answered. HEAD is answered
+// wherever GET is. Searches, large
 // layouts and plots run on the shared worker pool (429 when its queue is
 // full); the rest answer on the caller's thread. Once the server drains,
 // new API requests are refused with 503 (requests already running finish).
 #ifndef PARPLAN_SERVER_HTTP_ROUTES_H_
 #define PARPLAN_SERVER_HTTP_ROUTES_H_
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -56,13 +59,16 @@ class Router {
 
   const McpSessions& mcp_sessions() const { return mcp_; }
 
+  // From now on, work still queued on the pool answers 503 without running
+  // (the server is going away and its grace period is over).
+  void Abandon() { abandoned_.store(true); }
+
  private:
   // The route's answer when it can be given now; runs pool work and
   // returns false when the answer will come through `respond` later.
-  bool Route(const Request& request, const std::function<void(Response)>& respond, Response* out);
-  bool CallMethod(const Request& request, absl::string_view rpc, const std::function<void(Response)>& respond,
-                  Response* out);
-  bool Plot(const Request& request, bool svg, const std::function<void(Response)>& respond, Response* out);
+  bool Route(Request& request, const std::function<void(Response)>& respond, Response* out);
+  bool CallMethod(Request& request, absl::string_view rpc, const std::function<void(Response)>& respond, Response* out);
+  bool Plot(Request& request, bool svg, const std::function<void(Response)>& respond, Response* out);
   // Queues `work` on the pool (its answer goes to `respond`); false with a
   // 429 in `out` when the queue is full.
   bool RunOnPool(std::function<Response()> work, const std::function<void(Response)>& respond, Response* out);
@@ -74,6 +80,7 @@ class Router {
   WorkPool* const pool_;
   const std::function<bool()> serving_;
   McpSessions mcp_;
+  std::atomic<bool> abandoned_{false};
 };
 
 }  // namespace http

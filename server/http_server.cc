@@ -47,13 +47,19 @@ void AccessLog(const Shared& shared, const Request& request, const Response& res
                std::chrono::steady_clock::time_point start) {
   if (!shared.options.access_log) return;
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  std::string path(request.Path().substr(0, 128));
-  for (char& c : path) {
-    if (!absl::ascii_isgraph(static_cast<unsigned char>(c))) c = '?';
-  }
+  // Request data in the log is printable ASCII only: no forged lines.
+  auto printable = [](absl::string_view text, size_t limit, bool spaces) {
+    std::string out(text.substr(0, limit));
+    for (char& c : out) {
+      const auto u = static_cast<unsigned char>(c);
+      if (!absl::ascii_isgraph(u) && !(spaces && c == ' ')) c = '?';
+    }
+    return out;
+  };
   std::fprintf(stderr, "access door=http method=%s path=%s status=%d latency_ms=%.3f peer=%s%s%s\n",
-               request.method.substr(0, 16).c_str(), path.c_str(), response.status, ms, request.peer.c_str(),
-               response.log_note.empty() ? "" : " note=", response.log_note.c_str());
+               printable(request.method, 16, false).c_str(), printable(request.Path(), 128, false).c_str(),
+               response.status, ms, request.peer.c_str(),
+               response.log_note.empty() ? "" : " note=", printable(response.log_note, 200, true).c_str());
 }
 
 // One connection: reads a request, hands it to the router, writes the
@@ -123,6 +129,7 @@ class Session {
     request.peer = peer_;
     keep_alive_ = message.keep_alive();
     version_ = message.version();
+    head_ = message.method() == bhttp::verb::head;
     shared_->in_flight.fetch_add(1);
     const auto start = std::chrono::steady_clock::now();
     auto session = self().shared_from_this();
@@ -148,6 +155,7 @@ class Session {
                                              message));
     keep_alive_ = false;
     version_ = 11;
+    head_ = false;
     if (shared_->options.access_log) {
       std::fprintf(stderr, "access door=http rejected status=%d peer=%s reason=%s\n", status, peer_.c_str(),
                    message.c_str());
@@ -161,10 +169,14 @@ class Session {
     message->set(bhttp::field::server, "parplan");
     if (!r.content_type.empty()) message->set(bhttp::field::content_type, r.content_type);
     for (const auto& [name, value] : r.headers) message->set(name, value);
-    message->body() = std::move(r.body);
     const bool keep = keep_alive_ && !close && !shared_->draining.load();
     message->keep_alive(keep);
-    message->prepare_payload();
+    if (head_) {  // the GET answer's headers, its length, no body
+      message->content_length(r.body.size());
+    } else {
+      message->body() = std::move(r.body);
+      message->prepare_payload();
+    }
     beast::get_lowest_layer(self().stream()).expires_after(kWriteTimeout);
     bhttp::async_write(
         self().stream(), *message,
@@ -183,6 +195,7 @@ class Session {
   std::optional<asio::steady_timer> timer_;
   bool timed_out_ = false;
   bool keep_alive_ = true;
+  bool head_ = false;  // the request was HEAD
   unsigned version_ = 11;
 };
 
@@ -270,9 +283,13 @@ class Server::Impl {
     shared_->router = router;
   }
 
-  ~Impl() {
+  ~Impl() { Stop(); }
+
+  void Stop() {
     ioc_.stop();
-    for (std::thread& t : threads_) t.join();
+    for (std::thread& t : threads_) {
+      if (t.joinable()) t.join();
+    }
   }
 
   absl::Status Start() {
@@ -368,6 +385,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
 int Server::port() const { return impl_->port_; }
 void Server::Drain(std::chrono::milliseconds grace) { impl_->Drain(grace); }
 int Server::in_flight() const { return impl_->shared_->in_flight.load(); }
+void Server::Stop() { impl_->Stop(); }
 
 }  // namespace http
 }  // namespace parplan

@@ -47,6 +47,10 @@ class Server {
   void Drain(std::chrono::milliseconds grace);
   // Requests read and not yet answered.
   int in_flight() const;
+  // Stops the threads: no request reaches the router after this returns.
+  // Answers still to come (from the worker pool) are dropped with their
+  // connections when the server is destroyed.
+  void Stop();
 
   class Impl;
 

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/util/field_error.h"
+#include "core/util/limits.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
@@ -125,6 +126,28 @@ void CheckMessage(const Json& object, const Descriptor& d, const std::string& pa
 
 }  // namespace
 
+bool JsonNestedWithin(absl::string_view json, int max_depth) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return false;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return true;
+}
+
 std::string MessageToJson(const google::protobuf::Message& message, bool pretty) {
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
@@ -157,6 +180,9 @@ std::string MessageToJson(const google::protobuf::Message& message, bool pretty)
 
 absl::Status JsonToMessage(absl::string_view json, const std::string& prefix, google::protobuf::Message* message) {
   const std::string field_name = prefix.empty() ? "request" : prefix;
+  if (!JsonNestedWithin(json, kMaxJsonDepth)) {
+    return FieldError(field_name, absl::StrCat(field_name, ": JSON nested deeper than ", kMaxJsonDepth, " levels"));
+  }
   // First a check that names the exact field and what it expects; the
   // protobuf parser then catches what is left (e.g. integers out of range).
   const Json parsed = Json::parse(json.begin(), json.end(), nullptr, /*allow_exceptions=*/false);

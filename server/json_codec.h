@@ -15,6 +15,12 @@
 namespace parplan {
 namespace api {
 
+// True when no array or object in `json` is nested deeper than `max_depth`
+// (strings and escapes skipped). Checked before parsing untrusted JSON: the
+// JSON library copies and prints recursively, so a document nested 100,000
+// deep would overflow the stack.
+bool JsonNestedWithin(absl::string_view json, int max_depth);
+
 // `message` as JSON; `pretty` adds newlines and two-space indents.
 std::string MessageToJson(const google::protobuf::Message& message, bool pretty);
 
@@ -23,7 +29,8 @@ std::string MessageToJson(const google::protobuf::Message& message, bool pretty)
 // `prefix` ("arguments.config.tp"; bare "config.tp" when `prefix` is empty,
 // as the HTTP door's body is the request itself); malformed JSON and what
 // the protobuf parser alone catches are one violation named `prefix` (or
-// "request" when empty).
+// "request" when empty). A document nested deeper than kMaxJsonDepth is
+// refused before it is parsed.
 absl::Status JsonToMessage(absl::string_view json, const std::string& prefix, google::protobuf::Message* message);
 
 }  // namespace api

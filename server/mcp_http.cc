@@ -6,7 +6,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "nlohmann/json.hpp"
+#include "core/util/limits.h"
 #include "server/api_methods.h"
+#include "server/json_codec.h"
 #include "server/tool_schemas.h"
 
 namespace parplan {
@@ -50,6 +52,7 @@ size_t McpSessions::size() const {
 }
 
 bool McpSessions::NeedsPool(absl::string_view body) {
+  if (!api::JsonNestedWithin(body, kMaxJsonDepth)) return false;
   const Json message = Json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
   if (!message.is_object() || message.value("method", Json()) != "tools/call") return false;
   const Json params = message.value("params", Json());
@@ -63,10 +66,11 @@ bool McpSessions::NeedsPool(absl::string_view body) {
   return false;
 }
 
-std::string McpSessions::Start() {
+std::shared_ptr<mcp::McpSession> McpSessions::Start(std::string* id) {
   std::random_device random;
-  std::string id;
-  for (int i = 0; i < 4; ++i) absl::StrAppend(&id, absl::StrFormat("%08x", random()));
+  id->clear();
+  for (int i = 0; i < 4; ++i) absl::StrAppend(id, absl::StrFormat("%08x", random()));
+  auto session = std::make_shared<mcp::McpSession>();
   const auto now = std::chrono::steady_clock::now();
   std::lock_guard<std::mutex> lock(mu_);
   for (auto it = sessions_.begin(); it != sessions_.end();) {
@@ -79,8 +83,13 @@ std::string McpSessions::Start() {
     }
     sessions_.erase(oldest);
   }
-  sessions_[id] = Entry{std::make_shared<mcp::McpSession>(), now};
-  return id;
+  sessions_[*id] = Entry{session, now};
+  return session;
+}
+
+void McpSessions::End(const std::string& id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  sessions_.erase(id);
 }
 
 std::shared_ptr<mcp::McpSession> McpSessions::Find(const std::string& id) {
@@ -124,17 +133,19 @@ Response McpSessions::Post(const Request& request) {
   if (!AcceptsAnswer(request)) {
     return RpcError(406, -32600, "Not Acceptable: the client must accept application/json or text/event-stream");
   }
+  if (!api::JsonNestedWithin(request.body, kMaxJsonDepth)) {
+    return RpcError(400, -32600, absl::StrCat("Invalid Request: JSON nested deeper than ", kMaxJsonDepth, " levels"));
+  }
   const Json message = Json::parse(request.body, nullptr, /*allow_exceptions=*/false);
   if (message.is_discarded()) return RpcError(400, -32700, "Parse error: the body is not JSON");
   if (!message.is_object()) {
     return RpcError(400, -32600, "Invalid Request: one JSON-RPC message per POST (batches are not supported)");
   }
-  const bool initialize = message.value("method", Json()) == "initialize";
+  const bool initialize = message.contains("method") && message["method"] == "initialize";
   std::string id(request.Header("mcp-session-id"));
   std::shared_ptr<mcp::McpSession> session;
   if (initialize) {
-    id = Start();
-    session = Find(id);
+    session = Start(&id);
   } else {
     if (request.HasHeader("mcp-protocol-version")) {
       const absl::string_view version = request.Header("mcp-protocol-version");
@@ -152,7 +163,11 @@ Response McpSessions::Post(const Request& request) {
   }
   Response r;
   std::optional<std::string> reply = session->HandleLine(request.body, &r.log_note);
-  r.headers.push_back({"mcp-session-id", id});
+  if (initialize && (!reply.has_value() || !Json::parse(*reply, nullptr, false).contains("result"))) {
+    End(id);  // a failed initialize starts no session
+  } else {
+    r.headers.push_back({"mcp-session-id", id});
+  }
   if (!reply.has_value()) {  // a notification or a response: accepted, nothing to say
     r.status = 202;
     r.content_type.clear();

@@ -51,8 +51,10 @@ class McpSessions {
   // The session named by the request's Mcp-Session-Id, refreshed; nullptr
   // when unknown or expired.
   std::shared_ptr<mcp::McpSession> Find(const std::string& id);
-  // A new session's id.
-  std::string Start();
+  // A new session (its id in `id`), ending the least recently used one when
+  // the table is full.
+  std::shared_ptr<mcp::McpSession> Start(std::string* id);
+  void End(const std::string& id);
 
   struct Entry {
     std::shared_ptr<mcp::McpSession> session;

@@ -108,6 +108,11 @@ std::optional<std::string> McpSession::HandleLine(absl::string_view line, std::s
     }
   };
   if (absl::StripAsciiWhitespace(line).empty()) return std::nullopt;
+  if (!api::JsonNestedWithin(line, kMaxJsonDepth)) {
+    note("invalid request");
+    return ErrorReply(nullptr, kInvalidRequest,
+                      absl::StrCat("Invalid Request: JSON nested deeper than ", kMaxJsonDepth, " levels"));
+  }
   const Json message = Json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
   if (message.is_discarded()) {
     note("parse error");

@@ -126,8 +126,13 @@ void StopServer(RunningServer* server, double grace_seconds) {
   if (server->http) server->http->Drain(grace);
   server->server->Shutdown(deadline);
   server->server->Wait();
-  // The pool's last answers go to HTTP connections: the pool (in the
-  // service) ends first, then the routes, then the HTTP threads.
+  // Order matters: no HTTP request may reach the routes once they are gone,
+  // and the pool's last answers go to the routes and the HTTP connections.
+  // So: stop the HTTP threads, tell the routes to answer what is still
+  // queued with 503 instead of running it, end the pool (it runs its queue),
+  // then free the routes and the connections.
+  if (server->http) server->http->Stop();
+  if (server->router) server->router->Abandon();
   server->server.reset();
   server->service.reset();
   server->router.reset();

@@ -67,8 +67,9 @@ class Connection {
     return true;
   }
 
-  // Reads one response (Content-Length framed), waiting at most `timeout`.
-  Reply Read(std::chrono::milliseconds timeout = std::chrono::milliseconds(30000)) {
+  // Reads one response (Content-Length framed; no body after a HEAD request
+  // when `head_request`), waiting at most `timeout`.
+  Reply Read(std::chrono::milliseconds timeout = std::chrono::milliseconds(30000), bool head_request = false) {
     Reply reply;
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     size_t header_end;
@@ -97,6 +98,7 @@ class Connection {
       line_end = next;
     }
     buffer_.erase(0, header_end + 4);
+    if (head_request) length = 0;
     while (buffer_.size() < length) {
       if (!Fill(deadline)) break;
     }

@@ -124,6 +124,12 @@ TEST_F(HttpDoorTest, ErrorsMapToHttpStatuses) {
 TEST_F(HttpDoorTest, KeepAliveAndChunkedBodies) {
   Start();
   Connection c(port_);
+  // HEAD: the GET answer's length, no body; the connection stays usable.
+  ASSERT_TRUE(c.Send("HEAD /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n"));
+  Reply head = c.Read(std::chrono::milliseconds(5000), /*head=*/true);
+  EXPECT_EQ(head.status, 200);
+  EXPECT_GT(std::stol(head.Header("content-length")), 10000);
+  EXPECT_TRUE(head.body.empty());
   for (int i = 0; i < 3; ++i) {
     ASSERT_TRUE(c.Send(RequestBytes("POST", "/v1/MinGpus", R"({"config":{"tp":2}})")));
     EXPECT_EQ(c.Read().status, 200);

@@ -329,6 +329,55 @@ TEST_F(RoutesTest, McpSessionsFollowStreamableHttp) {
   EXPECT_EQ(Answer(Post("/mcp", list, {{"mcp-session-id", id}})).status, 404);
 }
 
+TEST_F(RoutesTest, DeeplyNestedJsonIsRefusedBeforeParsing) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  Response r = Answer(Post("/v1/MinGpus", deep));
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(r.body.find("nested deeper than 64"), std::string::npos) << r.body;
+  r = Answer(Post("/v1/Validate", R"({"model":)" + std::string(5000, '[') + std::string(5000, ']') + "}"));
+  EXPECT_EQ(r.status, 400);
+  const std::string id = Initialize();
+  r = Answer(Post("/mcp", R"({"method":)" + std::string(100000, '[') + std::string(100000, ']') + "}",
+                  {{"mcp-session-id", id}}));
+  EXPECT_EQ(r.status, 400);
+  // Brackets inside strings do not count.
+  r = Answer(Post("/v1/ListModels", R"({"filter":")" + std::string(200, '[') + R"("})"));
+  EXPECT_EQ(r.status, 200) << r.body;
+}
+
+TEST_F(RoutesTest, HeadAndCors) {
+  Request head = Get("/healthz");
+  head.method = "HEAD";
+  EXPECT_EQ(Answer(head).status, 200);
+  head.target = "/";
+  EXPECT_EQ(Answer(head).status, 200);
+  // A listed origin: preflight, then CORS headers on the answer.
+  Request preflight = Get("/mcp");
+  preflight.method = "OPTIONS";
+  preflight.headers = {{"origin", "https://chat.example.com"}, {"access-control-request-method", "POST"}};
+  Response r = Answer(preflight);
+  EXPECT_EQ(r.status, 204);
+  EXPECT_EQ(HeaderOf(r, "access-control-allow-origin"), "https://chat.example.com");
+  EXPECT_NE(HeaderOf(r, "access-control-allow-headers").find("Mcp-Session-Id"), std::string::npos);
+  r = Answer(Post("/v1/MinGpus", "{}", {{"origin", "https://chat.example.com"}}));
+  EXPECT_EQ(HeaderOf(r, "access-control-allow-origin"), "https://chat.example.com");
+  EXPECT_NE(HeaderOf(r, "access-control-expose-headers").find("Mcp-Session-Id"), std::string::npos);
+  // Any other origin: no preflight, no CORS headers.
+  preflight.headers = {{"origin", "http://evil.example"}};
+  EXPECT_EQ(Answer(preflight).status, 403);
+  r = Answer(Post("/v1/MinGpus", "{}", {{"origin", "http://127.0.0.1:9999"}}));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(HeaderOf(r, "access-control-allow-origin"), "");
+}
+
+TEST_F(RoutesTest, AbandonedWorkAnswers503WithoutRunning) {
+  router_->Abandon();
+  Response r =
+      Answer(Post("/v1/Recommend", R"({"model":{"id":"llama3_8b"},"placement":{"system":"h100-sxm","gpus":8}})"));
+  EXPECT_EQ(r.status, 503);
+  EXPECT_EQ(Json::parse(r.body)["error"]["code"], "UNAVAILABLE");
+}
+
 TEST_F(RoutesTest, McpSessionsAreBounded) {
   const std::string first = Initialize();
   for (int i = 0; i < 5; ++i) Initialize();

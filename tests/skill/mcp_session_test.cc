@@ -180,6 +180,17 @@ TEST(McpSessionTest, StdioLoopAnswersEachLineSkipsOversizeAndEndsAtEof) {
   std::fclose(log);
 }
 
+TEST(McpSessionDepthTest, DeeplyNestedMessagesAreRefusedBeforeParsing) {
+  McpSession session;
+  const std::string deep =
+      R"({"jsonrpc":"2.0","id":1,"method":)" + std::string(100000, '[') + std::string(100000, ']') + "}";
+  auto reply = session.HandleLine(deep);
+  ASSERT_TRUE(reply.has_value());
+  const Json answer = Json::parse(*reply);
+  EXPECT_EQ(answer["error"]["code"], -32600);
+  EXPECT_NE(answer["error"]["message"].get<std::string>().find("nested deeper than 64"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace mcp
 }  // namespace parplan
