@@ -76,7 +76,7 @@ inline constexpr int64_t kMaxMessageBytes = int64_t{64} << 20;
 // ---- transport (the doors)
 inline constexpr int kDefaultMaxMessageBytes = 4 << 20;      // gRPC request, parplan-server --max-message-bytes
 inline constexpr size_t kMaxMcpLineBytes = 8 << 20;          // one MCP JSON-RPC line
-inline constexpr int kMaxJsonDepth = 64;                  // nesting of any JSON document read (requests, MCP)
+inline constexpr int kMaxJsonDepth = 64;                     // nesting of any JSON document read (requests, MCP)
 inline constexpr size_t kMaxHttpHeaderBytes = 16 << 10;      // an HTTP request's start line and headers
 inline constexpr int64_t kDefaultHttpReadTimeoutMs = 10000;  // a whole HTTP request, from its first byte
 inline constexpr int64_t kMaxHttpReadTimeoutMs = 300000;
