@@ -90,3 +90,26 @@ if [[ "${PARPLAN_UPDATE_SCREENSHOT:-}" == 1 ]]; then
   echo "updated docs/web_page.png"
 fi
 grep -q "access door=http method=POST path=/plot status=200" "$work/server.err" || { echo "the page never plotted"; exit 1; }
+
+# A server with a token: the page loads, its first call gets 401, and it
+# shows the error and the token field.
+kill "$pid"
+PARPLAN_AUTH_TOKEN=web-page-test-token-0123456789 "$server" --listen 127.0.0.1:0 --http-listen 127.0.0.1:0 \
+  >"$work/locked.out" 2>"$work/locked.err" &
+pid=$!
+port=
+for _ in $(seq 200); do
+  port=$(sed -n 's/^parplan-server http listening on 127.0.0.1:\([0-9]*\)$/\1/p' "$work/locked.out")
+  [[ -n "$port" ]] && break
+  sleep 0.05
+done
+[[ -n "$port" ]] || { cat "$work/locked.err"; echo "parplan-server (token) did not start"; exit 1; }
+chrome --dump-dom "http://127.0.0.1:$port/" >"$work/locked.html"
+python3 - "$work/locked.html" <<'PY'
+import re, sys
+dom = open(sys.argv[1]).read()
+field = re.search(r'<div[^>]*id="token-field"[^>]*>', dom)
+assert field and "hidden" not in field.group(0), f"token field not shown: {field.group(0) if field else None}"
+assert 'data-state="error"' in dom and "UNAUTHENTICATED" in dom, "the 401 is not shown"
+print("web page with a token server: 401 shown, token field visible")
+PY
