@@ -53,6 +53,19 @@ Response UnsupportedType(const Request& request) {
   return r;
 }
 
+// True for a POST with a JSON body; otherwise false with 405 or 415 in `out`.
+bool IsJsonPost(const Request& request, Response* out) {
+  if (request.method != "POST") {
+    *out = MethodNotAllowed("POST");
+    return false;
+  }
+  if (!IsJson(request)) {
+    *out = UnsupportedType(request);
+    return false;
+  }
+  return true;
+}
+
 // The caller's deadline from X-Timeout-Ms (1..kMaxClientTimeoutMs), or
 // absl::InfiniteFuture() without one.
 absl::StatusOr<absl::Time> CallerDeadline(const Request& request) {
@@ -88,6 +101,12 @@ Response Health(bool serving) {
   return r;
 }
 
+Response OpenApi() {
+  Response r;
+  r.body = api::PlannerOpenApiText();
+  return r;
+}
+
 Response StaticFile(const WebAsset& asset) {
   Response r;
   r.content_type = std::string(asset.content_type);
@@ -98,6 +117,14 @@ Response StaticFile(const WebAsset& asset) {
   r.headers.push_back({"x-frame-options", "DENY"});
   r.headers.push_back({"referrer-policy", "no-referrer"});
   return r;
+}
+
+// The response headers a listed origin's page may read.
+constexpr const char* kExposedHeaders = "Mcp-Session-Id, WWW-Authenticate, Retry-After";
+
+Response ForbiddenOrigin(absl::string_view origin) {
+  return ErrorResponse(absl::PermissionDeniedError(absl::StrCat(
+      "Origin \"", origin.substr(0, 128), "\" is not allowed; start the server with --http-allow-origin for it")));
 }
 
 bool IsListedOrigin(absl::string_view origin, const std::vector<std::string>& allowed) {
@@ -111,10 +138,7 @@ bool IsListedOrigin(absl::string_view origin, const std::vector<std::string>& al
 // 403 for any other origin (loopback pages are same-origin: no preflight).
 Response Preflight(const Request& request, const std::vector<std::string>& allowed) {
   const absl::string_view origin = request.Header("origin");
-  if (!IsListedOrigin(origin, allowed)) {
-    return ErrorResponse(absl::PermissionDeniedError(absl::StrCat(
-        "Origin \"", origin.substr(0, 128), "\" is not allowed; start the server with --http-allow-origin")));
-  }
+  if (!IsListedOrigin(origin, allowed)) return ForbiddenOrigin(origin);
   Response r;
   r.status = 204;
   r.content_type.clear();
@@ -122,7 +146,7 @@ Response Preflight(const Request& request, const std::vector<std::string>& allow
                {"access-control-allow-methods", "GET, POST, DELETE"},
                {"access-control-allow-headers",
                 "Content-Type, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID, X-Timeout-Ms"},
-               {"access-control-expose-headers", "Mcp-Session-Id, WWW-Authenticate, Retry-After"},
+               {"access-control-expose-headers", kExposedHeaders},
                {"access-control-max-age", "600"},
                {"vary", "Origin"}};
   r.log_note = "preflight";
@@ -132,9 +156,7 @@ Response Preflight(const Request& request, const std::vector<std::string>& allow
 }  // namespace
 
 bool OriginAllowed(absl::string_view origin, const std::vector<std::string>& allowed) {
-  for (const std::string& a : allowed) {
-    if (origin == a) return true;
-  }
+  if (IsListedOrigin(origin, allowed)) return true;
   const size_t scheme = origin.find("://");
   if (scheme == absl::string_view::npos) return false;
   absl::string_view host = origin.substr(scheme + 3);
@@ -169,9 +191,7 @@ Router::Router(RouterOptions options, WorkPool* pool, std::function<bool()> serv
 
 bool Router::Admit(const Request& request, Response* out) const {
   if (request.HasHeader("origin") && !OriginAllowed(request.Header("origin"), options_.allowed_origins)) {
-    *out = ErrorResponse(absl::PermissionDeniedError(
-        absl::StrCat("Origin \"", request.Header("origin").substr(0, 128),
-                     "\" is not allowed; start the server with --http-allow-origin for it")));
+    *out = ForbiddenOrigin(request.Header("origin"));
     return false;
   }
   if (!expected_authorization_.empty() &&
@@ -208,14 +228,7 @@ bool Router::CallMethod(Request& request, absl::string_view rpc, const std::func
         absl::NotFoundError(absl::StrCat("no method \"", rpc.substr(0, 64), "\"; methods: ", MethodNames())));
     return true;
   }
-  if (request.method != "POST") {
-    *out = MethodNotAllowed("POST");
-    return true;
-  }
-  if (!IsJson(request)) {
-    *out = UnsupportedType(request);
-    return true;
-  }
+  if (!IsJsonPost(request, out)) return true;
   auto deadline = CallerDeadline(request);
   if (!deadline.ok()) {
     *out = ErrorResponse(deadline.status());
@@ -225,7 +238,6 @@ bool Router::CallMethod(Request& request, absl::string_view rpc, const std::func
     std::unique_ptr<google::protobuf::Message> req(method->request->New());
     std::unique_ptr<google::protobuf::Message> resp(method->response->New());
     Response r;
-    r.log_note = method->rpc;
     if (absl::Now() > caller) {
       r = ErrorResponse(absl::DeadlineExceededError("deadline passed while queued behind other searches"));
     } else if (absl::Status s = api::JsonToMessage(body, "", req.get()); !s.ok()) {
@@ -244,14 +256,7 @@ bool Router::CallMethod(Request& request, absl::string_view rpc, const std::func
 }
 
 bool Router::Plot(Request& request, bool svg, const std::function<void(Response)>& respond, Response* out) {
-  if (request.method != "POST") {
-    *out = MethodNotAllowed("POST");
-    return true;
-  }
-  if (!IsJson(request)) {
-    *out = UnsupportedType(request);
-    return true;
-  }
+  if (!IsJsonPost(request, out)) return true;
   const std::string figure = svg ? std::string(QueryValue(request.target, "figure")) : "";
   auto run = [body = std::move(request.body), svg, figure]() {
     v1::RenderConfigRequest req;
@@ -286,11 +291,7 @@ bool Router::Route(Request& request, const std::function<void(Response)>& respon
     return true;
   }
   if (path == "/openapi.json") {
-    if (!get) {
-      *out = MethodNotAllowed("GET");
-      return true;
-    }
-    out->body = api::PlannerOpenApiText();
+    *out = get ? OpenApi() : MethodNotAllowed("GET");
     return true;
   }
   if (const WebAsset* asset = FindWebAsset(path); asset != nullptr) {
@@ -336,7 +337,7 @@ void Router::Handle(Request request, std::function<void(Response)> respond) {
     r.headers.push_back({"x-content-type-options", "nosniff"});
     if (!cors_origin.empty()) {
       r.headers.push_back({"access-control-allow-origin", cors_origin});
-      r.headers.push_back({"access-control-expose-headers", "Mcp-Session-Id, WWW-Authenticate, Retry-After"});
+      r.headers.push_back({"access-control-expose-headers", kExposedHeaders});
       r.headers.push_back({"vary", "Origin"});
     }
     if (r.content_type.rfind("text/html", 0) != 0 && r.content_type.rfind("text/css", 0) != 0 &&

@@ -100,7 +100,9 @@ class Session {
     timer_->cancel();
     const bool got_some = parser_->got_some();
     if (timed_out_) {
-      if (got_some) return Reject(408, "the request was not complete within the read timeout");
+      if (got_some) {
+        return Reject(408, absl::DeadlineExceededError("the request was not complete within the read timeout"));
+      }
       return self().Close();
     }
     if (ec == bhttp::error::end_of_stream || ec == asio::error::connection_reset || ec == asio::error::eof ||
@@ -108,12 +110,14 @@ class Session {
       return self().Close();
     }
     if (ec == bhttp::error::body_limit) {
-      return Reject(413, absl::StrCat("the body is over ", shared_->options.max_body_bytes, " bytes"));
+      return Reject(413, absl::ResourceExhaustedError(
+                             absl::StrCat("the body is over ", shared_->options.max_body_bytes, " bytes")));
     }
     if (ec == bhttp::error::header_limit) {
-      return Reject(431, absl::StrCat("the headers are over ", kMaxHttpHeaderBytes, " bytes"));
+      return Reject(431,
+                    absl::ResourceExhaustedError(absl::StrCat("the headers are over ", kMaxHttpHeaderBytes, " bytes")));
     }
-    if (ec) return Reject(400, absl::StrCat("malformed HTTP request: ", ec.message()));
+    if (ec) return Reject(400, absl::InvalidArgumentError(absl::StrCat("malformed HTTP request: ", ec.message())));
     Dispatch(parser_->release());
   }
 
@@ -145,20 +149,18 @@ class Session {
     });
   }
 
-  // Answers an unreadable request with `status` and closes.
-  void Reject(int status, const std::string& message) {
+  // Answers an unreadable request with HTTP `status` and `error`'s JSON,
+  // and closes.
+  void Reject(int status, const absl::Status& error) {
     Response r;
     r.status = status;
-    r.body = api::ErrorJsonText(absl::Status(status == 408   ? absl::StatusCode::kDeadlineExceeded
-                                             : status == 400 ? absl::StatusCode::kInvalidArgument
-                                                             : absl::StatusCode::kResourceExhausted,
-                                             message));
+    r.body = api::ErrorJsonText(error);
     keep_alive_ = false;
     version_ = 11;
     head_ = false;
     if (shared_->options.access_log) {
       std::fprintf(stderr, "access door=http rejected status=%d peer=%s reason=%s\n", status, peer_.c_str(),
-                   message.c_str());
+                   std::string(error.message()).c_str());
     }
     Write(std::move(r), /*close=*/true, /*counted=*/false);
   }

@@ -8,6 +8,7 @@
 #include "nlohmann/json.hpp"
 #include "core/util/limits.h"
 #include "server/api_methods.h"
+#include "server/error_json.h"
 #include "server/json_codec.h"
 #include "server/tool_schemas.h"
 
@@ -16,8 +17,6 @@ namespace http {
 namespace {
 
 using Json = nlohmann::json;
-
-constexpr const char* kSupportedVersions[] = {"2025-11-25", "2025-06-18"};
 
 // A JSON-RPC error answer carried with an HTTP error status.
 Response RpcError(int status, int code, const std::string& message) {
@@ -87,9 +86,9 @@ std::shared_ptr<mcp::McpSession> McpSessions::Start(std::string* id) {
   return session;
 }
 
-void McpSessions::End(const std::string& id) {
+bool McpSessions::End(const std::string& id) {
   std::lock_guard<std::mutex> lock(mu_);
-  sessions_.erase(id);
+  return sessions_.erase(id) > 0;
 }
 
 std::shared_ptr<mcp::McpSession> McpSessions::Find(const std::string& id) {
@@ -111,8 +110,8 @@ Response McpSessions::Handle(const Request& request) {
   Response r;
   r.status = 405;
   r.headers.push_back({"allow", "POST, DELETE"});
-  r.body =
-      R"({"error":{"code":"UNIMPLEMENTED","message":"this server sends no messages of its own: GET /mcp opens no event stream; POST JSON-RPC messages"}})";
+  r.body = api::ErrorJsonText(absl::UnimplementedError(
+      "this server sends no messages of its own: GET /mcp opens no event stream; POST JSON-RPC messages"));
   r.log_note = "mcp GET (no stream)";
   return r;
 }
@@ -120,8 +119,7 @@ Response McpSessions::Handle(const Request& request) {
 Response McpSessions::Delete(const Request& request) {
   const std::string id(request.Header("mcp-session-id"));
   if (id.empty()) return RpcError(400, -32600, "Bad Request: DELETE /mcp needs the Mcp-Session-Id header");
-  std::lock_guard<std::mutex> lock(mu_);
-  if (sessions_.erase(id) == 0) return RpcError(404, -32001, "Session not found");
+  if (!End(id)) return RpcError(404, -32001, "Session not found");
   Response r;
   r.status = 204;
   r.content_type.clear();
@@ -133,13 +131,13 @@ Response McpSessions::Post(const Request& request) {
   if (!AcceptsAnswer(request)) {
     return RpcError(406, -32600, "Not Acceptable: the client must accept application/json or text/event-stream");
   }
-  if (!api::JsonNestedWithin(request.body, kMaxJsonDepth)) {
-    return RpcError(400, -32600, absl::StrCat("Invalid Request: JSON nested deeper than ", kMaxJsonDepth, " levels"));
-  }
-  const Json message = Json::parse(request.body, nullptr, /*allow_exceptions=*/false);
-  if (message.is_discarded()) return RpcError(400, -32700, "Parse error: the body is not JSON");
-  if (!message.is_object()) {
-    return RpcError(400, -32600, "Invalid Request: one JSON-RPC message per POST (batches are not supported)");
+  nlohmann::ordered_json message;
+  if (std::optional<std::string> error = mcp::ReadMessage(request.body, &message)) {
+    Response r;
+    r.status = 400;
+    r.body = *std::move(error);
+    r.log_note = "mcp rejected: unreadable message";
+    return r;
   }
   const bool initialize = message.contains("method") && message["method"] == "initialize";
   std::string id(request.Header("mcp-session-id"));
@@ -149,9 +147,7 @@ Response McpSessions::Post(const Request& request) {
   } else {
     if (request.HasHeader("mcp-protocol-version")) {
       const absl::string_view version = request.Header("mcp-protocol-version");
-      bool known = false;
-      for (const char* v : kSupportedVersions) known = known || version == v;
-      if (!known) {
+      if (!mcp::IsSupportedProtocolVersion(version)) {
         return RpcError(400, -32600,
                         absl::StrCat("Bad Request: MCP-Protocol-Version \"", version.substr(0, 32),
                                      "\" is not supported; supported: 2025-11-25, 2025-06-18"));
@@ -162,8 +158,8 @@ Response McpSessions::Post(const Request& request) {
     if (session == nullptr) return RpcError(404, -32001, "Session not found (ended or expired): initialize again");
   }
   Response r;
-  std::optional<std::string> reply = session->HandleLine(request.body, &r.log_note);
-  if (initialize && (!reply.has_value() || !Json::parse(*reply, nullptr, false).contains("result"))) {
+  std::optional<std::string> reply = session->HandleMessage(message, &r.log_note);
+  if (initialize && session->protocol_version().empty()) {
     End(id);  // a failed initialize starts no session
   } else {
     r.headers.push_back({"mcp-session-id", id});

@@ -54,7 +54,8 @@ class McpSessions {
   // A new session (its id in `id`), ending the least recently used one when
   // the table is full.
   std::shared_ptr<mcp::McpSession> Start(std::string* id);
-  void End(const std::string& id);
+  // Ends session `id`; false when there is none.
+  bool End(const std::string& id);
 
   struct Entry {
     std::shared_ptr<mcp::McpSession> session;

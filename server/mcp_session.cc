@@ -45,10 +45,7 @@ Json Initialize(const Json& params, std::string* agreed) {
   if (params.is_object() && params.contains("protocolVersion") && params["protocolVersion"].is_string()) {
     asked = params["protocolVersion"].get<std::string>();
   }
-  *agreed = kLatestVersion;
-  for (const char* v : kSupportedVersions) {
-    if (asked == v) *agreed = v;
-  }
+  *agreed = IsSupportedProtocolVersion(asked) ? asked : kLatestVersion;
   return Json{
       {"protocolVersion", *agreed},
       {"capabilities", {{"tools", {{"listChanged", false}}}}},
@@ -100,30 +97,53 @@ std::string CallTool(const Json& id, const Json& params, absl::Duration budget, 
 
 }  // namespace
 
+std::optional<std::string> ReadMessage(absl::string_view text, Json* message, std::string* why) {
+  auto fail = [why](int code, std::string what, std::string error) -> std::optional<std::string> {
+    if (why != nullptr) *why = std::move(what);
+    return ErrorReply(nullptr, code, error);
+  };
+  if (!api::JsonNestedWithin(text, kMaxJsonDepth)) {
+    return fail(kInvalidRequest, "invalid request",
+                absl::StrCat("Invalid Request: JSON nested deeper than ", kMaxJsonDepth, " levels"));
+  }
+  *message = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (message->is_discarded()) return fail(kParseError, "parse error", "Parse error: the message is not JSON");
+  if (!message->is_object()) {
+    return fail(kInvalidRequest, "invalid request",
+                message->is_array() ? "Invalid Request: batches are not supported; send one message at a time"
+                                    : "Invalid Request: a message is a JSON object");
+  }
+  return std::nullopt;
+}
+
+bool IsSupportedProtocolVersion(absl::string_view version) {
+  for (const char* v : kSupportedVersions) {
+    if (version == v) return true;
+  }
+  return false;
+}
+
 std::optional<std::string> McpSession::HandleLine(absl::string_view line, std::string* log) {
+  const absl::Time start = absl::Now();
+  if (absl::StripAsciiWhitespace(line).empty()) return std::nullopt;
+  Json message;
+  std::string why;
+  if (std::optional<std::string> error = ReadMessage(line, &message, &why)) {
+    if (log != nullptr) {
+      *log = absl::StrFormat("mcp %s %.2f ms", why, absl::ToDoubleMilliseconds(absl::Now() - start));
+    }
+    return error;
+  }
+  return HandleMessage(message, log);
+}
+
+std::optional<std::string> McpSession::HandleMessage(const Json& message, std::string* log) {
   const absl::Time start = absl::Now();
   auto note = [&](const std::string& what) {
     if (log != nullptr) {
       *log = absl::StrFormat("mcp %s %.2f ms", what, absl::ToDoubleMilliseconds(absl::Now() - start));
     }
   };
-  if (absl::StripAsciiWhitespace(line).empty()) return std::nullopt;
-  if (!api::JsonNestedWithin(line, kMaxJsonDepth)) {
-    note("invalid request");
-    return ErrorReply(nullptr, kInvalidRequest,
-                      absl::StrCat("Invalid Request: JSON nested deeper than ", kMaxJsonDepth, " levels"));
-  }
-  const Json message = Json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
-  if (message.is_discarded()) {
-    note("parse error");
-    return ErrorReply(nullptr, kParseError, "Parse error: the line is not JSON");
-  }
-  if (!message.is_object()) {
-    note("invalid request");
-    return ErrorReply(nullptr, kInvalidRequest,
-                      message.is_array() ? "Invalid Request: batches are not supported; send one message per line"
-                                         : "Invalid Request: a message is a JSON object");
-  }
   const bool has_id = message.contains("id") && (message["id"].is_string() || message["id"].is_number_integer());
   const Json id = has_id ? message["id"] : Json(nullptr);
   if (!message.contains("method")) {

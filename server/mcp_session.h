@@ -19,6 +19,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "core/util/limits.h"
+#include "nlohmann/json.hpp"
 
 namespace parplan {
 namespace mcp {
@@ -33,6 +34,9 @@ class McpSession {
   // lines. `log` (may be empty) receives one line for stderr describing it.
   std::optional<std::string> HandleLine(absl::string_view line, std::string* log = nullptr);
 
+  // HandleLine for a message already read (ReadMessage): a JSON object.
+  std::optional<std::string> HandleMessage(const nlohmann::ordered_json& message, std::string* log = nullptr);
+
   // The protocol version agreed by initialize ("" before it).
   const std::string& protocol_version() const { return protocol_version_; }
 
@@ -44,6 +48,16 @@ class McpSession {
 // A JSON-RPC error answer with a null id (for a message that could not be
 // read as a request), compact.
 std::string JsonRpcError(int code, const std::string& message);
+
+// Reads one JSON-RPC message into `message`. Returns the error answer when
+// it cannot be read (-32700 not JSON; -32600 nested deeper than
+// kMaxJsonDepth, a batch, or not an object), with `why` (may be null) a
+// short description for the log; nothing when `message` holds an object.
+std::optional<std::string> ReadMessage(absl::string_view text, nlohmann::ordered_json* message,
+                                       std::string* why = nullptr);
+
+// Whether this server speaks MCP protocol `version` (2025-11-25, 2025-06-18).
+bool IsSupportedProtocolVersion(absl::string_view version);
 
 }  // namespace mcp
 }  // namespace parplan

@@ -123,6 +123,17 @@ std::string FirstWith(const google::protobuf::RepeatedPtrField<std::string>& rea
   return reasons.empty() ? "" : reasons[0];
 }
 
+// A request of type Req (any config-shaped request) for this model,
+// placement and config.
+template <typename Req>
+Req PlanRequest(const v1::ModelRef& model, const v1::Placement& placement, const v1::ParallelConfig& config) {
+  Req request;
+  *request.mutable_model() = model;
+  *request.mutable_placement() = placement;
+  *request.mutable_config() = config;
+  return request;
+}
+
 std::string Label(const v1::ParallelConfig& c, int64_t dp) {
   return absl::StrFormat("TP=%d PP=%d%s CP=%d EP=%d DP=%d MBS=%d", c.tp(), c.pp(),
                          c.vpp() > 1 ? absl::StrFormat(" VPP=%d", c.vpp()) : "", c.cp(), c.ep(), dp, c.mbs());
@@ -134,38 +145,35 @@ absl::StatusOr<PlanPlot> PlotPlan(const v1::RenderConfigRequest& request) {
   if (request.placement().system().empty() && request.placement().system_spec().gpu_arch().empty()) {
     return FieldError("placement.system", "a plot needs a system (HBM, nodes, NVLink domains); e.g. \"h100-sxm\"");
   }
-  v1::EstimateMemoryRequest memory_request;
-  *memory_request.mutable_model() = request.model();
-  *memory_request.mutable_placement() = request.placement();
-  *memory_request.mutable_config() = request.config();
+  const v1::ModelRef& model = request.model();
   v1::EstimateMemoryResponse memory;
-  if (absl::Status s = EstimateMemory(memory_request, &memory); !s.ok()) return s;
+  if (absl::Status s =
+          EstimateMemory(PlanRequest<v1::EstimateMemoryRequest>(model, request.placement(), request.config()), &memory);
+      !s.ok()) {
+    return s;
+  }
   if (absl::Status s = RuleErrors(memory.violations()); !s.ok() && !memory.has_nearest_valid_split()) return s;
   // Everything below uses the config the memory answer resolved (defaults
   // filled, the nearest valid split when that was the only error).
   const v1::ParallelConfig& config = memory.resolved_config();
   v1::Placement placement = request.placement();
-  v1::EstimatePerformanceRequest perf_request;
-  *perf_request.mutable_model() = request.model();
-  *perf_request.mutable_placement() = placement;
-  *perf_request.mutable_config() = config;
   v1::EstimatePerformanceResponse perf;
-  if (absl::Status s = EstimatePerformance(perf_request, &perf); !s.ok()) return s;
+  if (absl::Status s =
+          EstimatePerformance(PlanRequest<v1::EstimatePerformanceRequest>(model, placement, config), &perf);
+      !s.ok()) {
+    return s;
+  }
   placement.set_gpus(memory.dp() * config.tp() * config.cp() * config.pp());
-  v1::ExplainLayoutRequest layout_request;
-  *layout_request.mutable_model() = request.model();
-  *layout_request.mutable_placement() = placement;
-  *layout_request.mutable_config() = config;
+  auto layout_request = PlanRequest<v1::ExplainLayoutRequest>(model, placement, config);
   layout_request.set_max_ranks(static_cast<int32_t>(kMaxRanksListed));
   v1::ExplainLayoutResponse layout;
   if (absl::Status s = ExplainLayout(layout_request, &layout); !s.ok()) return s;
   if (absl::Status s = RuleErrors(layout.violations()); !s.ok()) return s;
-  v1::RenderConfigRequest render_request;
-  *render_request.mutable_model() = request.model();
-  *render_request.mutable_placement() = placement;
-  *render_request.mutable_config() = config;
   v1::RenderConfigResponse rendered;
-  if (absl::Status s = RenderConfig(render_request, &rendered); !s.ok()) return s;
+  if (absl::Status s = RenderConfig(PlanRequest<v1::RenderConfigRequest>(model, placement, config), &rendered);
+      !s.ok()) {
+    return s;
+  }
 
   PlanPlot plot;
   PlanFigure& figure = plot.figure;

@@ -19,15 +19,23 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-"$server" --listen 127.0.0.1:0 --http-listen 127.0.0.1:0 >"$work/server.out" 2>"$work/server.err" &
-pid=$!
-port=
-for _ in $(seq 200); do
-  port=$(sed -n 's/^parplan-server http listening on 127.0.0.1:\([0-9]*\)$/\1/p' "$work/server.out")
-  [[ -n "$port" ]] && break
-  sleep 0.05
-done
-[[ -n "$port" ]] || { cat "$work/server.err"; echo "parplan-server did not start"; exit 1; }
+# Starts parplan-server (HTTP on a free port) logging to $work/NAME.out and
+# .err; sets pid and port.
+start_server() {
+  local name=$1
+  "$server" --listen 127.0.0.1:0 --http-listen 127.0.0.1:0 >"$work/$name.out" 2>"$work/$name.err" &
+  pid=$!
+  port=
+  for _ in $(seq 200); do
+    port=$(sed -n 's/^parplan-server http listening on 127.0.0.1:\([0-9]*\)$/\1/p' "$work/$name.out")
+    [[ -n "$port" ]] && return
+    sleep 0.05
+  done
+  cat "$work/$name.err"
+  echo "parplan-server ($name) did not start"
+  exit 1
+}
+start_server server
 url="http://127.0.0.1:$port/?model=llama3_70b&system=h100-sxm&gpus=64&run=1"
 chrome() {
   timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --hide-scrollbars \
@@ -94,16 +102,7 @@ grep -q "access door=http method=POST path=/plot status=200" "$work/server.err" 
 # A server with a token: the page loads, its first call gets 401, and it
 # shows the error and the token field.
 kill "$pid"
-PARPLAN_AUTH_TOKEN=web-page-test-token-0123456789 "$server" --listen 127.0.0.1:0 --http-listen 127.0.0.1:0 \
-  >"$work/locked.out" 2>"$work/locked.err" &
-pid=$!
-port=
-for _ in $(seq 200); do
-  port=$(sed -n 's/^parplan-server http listening on 127.0.0.1:\([0-9]*\)$/\1/p' "$work/locked.out")
-  [[ -n "$port" ]] && break
-  sleep 0.05
-done
-[[ -n "$port" ]] || { cat "$work/locked.err"; echo "parplan-server (token) did not start"; exit 1; }
+PARPLAN_AUTH_TOKEN=web-page-test-token-0123456789 start_server locked
 chrome --dump-dom "http://127.0.0.1:$port/" >"$work/locked.html"
 python3 - "$work/locked.html" <<'PY'
 import re, sys
