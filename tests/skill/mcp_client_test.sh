@@ -52,7 +52,8 @@ timeout 120 node "$dir/mcp_sdk_client.mjs" "$cli"
 cp "$src/tests/skill/mcp_sdk_http_client.mjs" "$dir/"
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
-# Starts parplan-server with HTTP on a free port; prints the HTTP port.
+# Starts parplan-server with HTTP on a free port and sets `port` to it (in
+# this shell, not a subshell, so that the EXIT trap knows every pid).
 start_server() {
   local out="$dir/server.$1.out"
   shift
@@ -60,18 +61,18 @@ start_server() {
   pids+=($!)
   for _ in $(seq 100); do
     port=$(sed -n 's/^parplan-server http listening on 127.0.0.1:\([0-9]*\)$/\1/p' "$out")
-    [[ -n "$port" ]] && { echo "$port"; return; }
+    [[ -n "$port" ]] && return
     sleep 0.1
   done
   echo "parplan-server did not start:" >&2; cat "$out.err" >&2; exit 1
 }
-open_port=$(start_server open)
-timeout 120 node "$dir/mcp_sdk_http_client.mjs" "http://127.0.0.1:$open_port/mcp"
+start_server open
+timeout 120 node "$dir/mcp_sdk_http_client.mjs" "http://127.0.0.1:$port/mcp"
 token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
 PARPLAN_AUTH_TOKEN=$token
 export PARPLAN_AUTH_TOKEN
-locked_port=$(start_server locked)
+start_server locked
 unset PARPLAN_AUTH_TOKEN
-timeout 120 node "$dir/mcp_sdk_http_client.mjs" "http://127.0.0.1:$locked_port/mcp" "$token"
-timeout 60 node "$dir/mcp_sdk_http_client.mjs" "http://127.0.0.1:$locked_port/mcp" "" 401
+timeout 120 node "$dir/mcp_sdk_http_client.mjs" "http://127.0.0.1:$port/mcp" "$token"
+timeout 60 node "$dir/mcp_sdk_http_client.mjs" "http://127.0.0.1:$port/mcp" "" 401
 echo "sdk http client: ok"
