@@ -7,10 +7,10 @@
 //                                the initializer for core/perf/perf_params.cc
 //
 // The fit minimises the mean squared log error with coordinate descent over
-// the free parameters: GEMM efficiency per GPU generation and precision, the
-// GEMM size at half efficiency, attention efficiency, expert-GEMM tokens at
-// half efficiency, element-wise HBM passes and the exposed fraction of each
-// communication. Nothing is fitted per model or per row.
+// the parameters kernels cannot tell: the host's launch time per module, the
+// MoE synchronisation and per-expert launch, and the exposed fraction of
+// each communication. Kernel rates are measured, not fitted; nothing is
+// fitted per model or per row.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -52,31 +52,15 @@ struct Knob {
 };
 
 // The fitted parameters and their physical ranges (core/perf/README.md).
-// Kernel ceilings may move only within +-12% of their published prior; an
-// architecture/precision with no rows in the fit stays at its prior.
+// Kernel rates are not among them: they are measured
+// (core/perf/kernel_rates.cc, bench/kernel_accuracy_bench).
 std::vector<Knob> Knobs() {
   std::vector<Knob> k;
-  static const char* names[3][3] = {{"ampere.bf16", "ampere.fp8", "ampere.fp4"},
-                                    {"hopper.bf16", "hopper.fp8", "hopper.fp4"},
-                                    {"blackwell.bf16", "blackwell.fp8", "blackwell.fp4"}};
-  const PerfParams prior;
-  for (int a = 0; a < 3; ++a) {
-    for (int q = 0; q < 3; ++q) {
-      const double v = prior.gemm_ceiling[a][q];
-      k.push_back(
-          {names[a][q], [a, q](PerfParams* p) { return &p->gemm_ceiling[a][q]; }, v * 0.6, std::min(0.95, v * 1.2)});
-    }
-  }
-  k.push_back({"attention_ceiling.hopper", [](PerfParams* p) { return &p->attention_ceiling[1]; }, 0.35, 0.8});
-  k.push_back({"attention_ceiling.blackwell", [](PerfParams* p) { return &p->attention_ceiling[2]; }, 0.35, 0.8});
-  k.push_back({"kernel_overhead_us", [](PerfParams* p) { return &p->kernel_overhead_us; }, 0, 10});
-  k.push_back({"grouped_gemm_share", [](PerfParams* p) { return &p->grouped_gemm_share; }, 0.3, 1.0});
-  k.push_back({"mamba_scan_efficiency", [](PerfParams* p) { return &p->mamba_scan_efficiency; }, 0.02, 0.5});
-  k.push_back({"hbm_efficiency", [](PerfParams* p) { return &p->hbm_efficiency; }, 0.4, 0.92});
   k.push_back({"host_module_us", [](PerfParams* p) { return &p->host_module_us; }, 50, 1500});
   k.push_back({"host_moe_us", [](PerfParams* p) { return &p->host_moe_us; }, 0, 3000});
   k.push_back({"moe_sync_us", [](PerfParams* p) { return &p->moe_sync_us; }, 0, 500});
   k.push_back({"expert_launch_us", [](PerfParams* p) { return &p->expert_launch_us; }, 1, 30});
+  k.push_back({"link_efficiency", [](PerfParams* p) { return &p->link_efficiency; }, 0.6, 0.95});
   k.push_back({"tp_exposed", [](PerfParams* p) { return &p->tp_exposed; }, 0.3, 1});
   k.push_back({"tp_exposed_overlap", [](PerfParams* p) { return &p->tp_exposed_overlap; }, 0.05, 0.6});
   k.push_back({"cp_exposed", [](PerfParams* p) { return &p->cp_exposed; }, 0.05, 1});
@@ -142,15 +126,7 @@ Summary Summarize(std::vector<double> errors) {
 }
 
 void PrintInitializer(const PerfParams& p) {
-  for (int a = 0; a < 3; ++a) {
-    for (int q = 0; q < 3; ++q) std::printf("    p.gemm_ceiling[%d][%d] = %.4f;\n", a, q, p.gemm_ceiling[a][q]);
-  }
-  for (int a = 0; a < 3; ++a) std::printf("    p.attention_ceiling[%d] = %.4f;\n", a, p.attention_ceiling[a]);
-  std::printf("    p.kernel_overhead_us = %.2f;\n    p.grouped_gemm_share = %.4f;\n", p.kernel_overhead_us,
-              p.grouped_gemm_share);
-  std::printf("    p.mamba_scan_efficiency = %.4f;\n    p.hbm_efficiency = %.4f;\n", p.mamba_scan_efficiency,
-              p.hbm_efficiency);
-  std::printf("    p.expert_launch_us = %.2f;\n", p.expert_launch_us);
+  std::printf("    p.expert_launch_us = %.2f;\n    p.link_efficiency = %.4f;\n", p.expert_launch_us, p.link_efficiency);
   std::printf("    p.host_module_us = %.2f;\n    p.host_moe_us = %.2f;\n    p.moe_sync_us = %.2f;\n", p.host_module_us,
               p.host_moe_us, p.moe_sync_us);
   std::printf("    p.tp_exposed = %.4f;\n    p.tp_exposed_overlap = %.4f;\n    p.cp_exposed = %.4f;\n", p.tp_exposed,

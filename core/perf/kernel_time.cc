@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/perf/perf_model.h"
-
 namespace parplan {
 namespace {
 
@@ -15,6 +13,22 @@ struct Tile {
   double rows, cols, rate;
 };
 constexpr Tile kTiles[] = {{128, 256, 1.0}, {128, 128, 0.9}, {64, 128, 0.75}};
+
+constexpr double kAttentionBlock = 128;  // queries per CTA and keys per step (cuDNN / FlashAttention on Hopper)
+
+// Sum over queries j = 0..q-1 of min(cap, j + first): the keys each query
+// sees when the first sees `first` and each next one more, up to `cap`.
+double SumOfCappedRamp(double q, double first, double cap) {
+  if (q <= 0) return 0;
+  if (first >= cap) return q * cap;
+  const double uncapped = std::min(q, cap - first + 1);
+  return uncapped * first + uncapped * (uncapped - 1) / 2 + (q - uncapped) * cap;
+}
+
+// Keys query `first`-th sees, and the cap, for a causal call.
+double VisibleCap(const AttentionCall& c, double k_len) {
+  return c.window > 0 ? std::min(c.window, k_len) : k_len;
+}
 
 }  // namespace
 
@@ -36,23 +50,25 @@ int SmCount(const SystemSpec& s) {
   }
 }
 
-Device MakeDevice(const SystemSpec& s, Precision precision, const PerfParams& p) {
+Device MakeDevice(const SystemSpec& s, Precision precision) {
   Device d;
   d.arch = ArchIndex(s);
   d.sm_count = SmCount(s);
-  d.peak_flops = PeakTflops(s, precision) * 1e12;
+  d.rates = MeasuredKernelRates(d.arch);
   d.peak_bf16_flops = s.bf16_dense_tflops * 1e12;
-  d.hbm_bytes_per_s = s.hbm_bw_tbps * 1e12 * p.hbm_efficiency;
+  d.hbm_peak_bytes_per_s = s.hbm_bw_tbps * 1e12;
   // A precision the GPU lacks runs at the one it falls back to (PeakTflops).
   int prec = 0;
+  double peak = s.bf16_dense_tflops;
   if (IsFp4(precision) && s.fp4_dense_tflops > 0) {
     prec = 2;
+    peak = s.fp4_dense_tflops;
   } else if ((IsFp4(precision) || IsFp8(precision)) && s.fp8_dense_tflops > 0) {
     prec = 1;
+    peak = s.fp8_dense_tflops;
   }
-  d.gemm_ceiling = p.gemm_ceiling[d.arch][prec];
-  d.grouped_share = p.grouped_gemm_share;
-  d.kernel_overhead_s = p.kernel_overhead_us * 1e-6;
+  d.peak_flops = peak * 1e12;
+  d.gemm_ceiling = d.rates.gemm_ceiling[prec];
   d.operand_bytes = prec == 2 ? 0.5 + 1.0 / 16 : prec == 1 ? 1.0 : 2.0;
   if (prec > 0) d.quantize_bytes = 2.0 + 2.0 * d.operand_bytes + (precision == Precision::kFp8Cs ? 2.0 : 0.0);
   return d;
@@ -72,41 +88,96 @@ double GemmSeconds(double m, double n, double k, double count, const Device& d, 
     const double busy = tiles * split / (waves * d.sm_count);
     best_rate = std::max(best_rate, t.rate * useful * busy);
   }
-  const double ceiling = d.gemm_ceiling * (count > 1 ? d.grouped_share : 1.0);
-  const double compute = flops / (d.peak_flops * ceiling * best_rate);
-  // Operands in the GEMM precision, the output as the caller says.
+  const double compute = flops / (d.peak_flops * d.gemm_ceiling * best_rate);
+  // Operands in the GEMM precision, the output as the caller says; a GEMM
+  // streams them at the streaming kernels' share of HBM.
   const double bytes = ((m * k + k * n) * d.operand_bytes + m * n * output_bytes) * count;
-  return std::max(compute, bytes / d.hbm_bytes_per_s) + count * d.kernel_overhead_s;
+  return std::max(compute, bytes / d.StreamBytesPerS()) + d.rates.gemm_launch_us * 1e-6;
+}
+
+double LoopedGemmSeconds(double m, double n, double k, double count, const Device& d, double output_bytes) {
+  return count > 0 ? count * GemmSeconds(m, n, k, 1, d, output_bytes) : 0;
 }
 
 TrainingGemm TrainingGemmSeconds(double m, double n, double k, double count, const Device& d) {
   TrainingGemm t;
   if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return t;
-  const double quantize_kernels = d.quantize_bytes > 0 ? count * d.kernel_overhead_s : 0.0;
-  t.forward = GemmSeconds(m, n, k, count, d) + MemorySeconds(m * k * count * d.quantize_bytes, d) + quantize_kernels;
-  t.backward = GemmSeconds(m, k, n, count, d) + GemmSeconds(k, n, m, count, d, 8.0) +
-               MemorySeconds(m * n * count * d.quantize_bytes, d) + quantize_kernels;
+  // One fused cast-transpose kernel per quantized input (all experts at once).
+  auto quantize = [&](double elements) {
+    return d.quantize_bytes > 0 ? StreamSeconds(elements * d.quantize_bytes, d) : 0.0;
+  };
+  t.forward = GemmSeconds(m, n, k, count, d) + quantize(m * k * count);
+  t.backward = GemmSeconds(m, k, n, count, d) + GemmSeconds(k, n, m, count, d, 8.0) + quantize(m * n * count);
   return t;
 }
 
-double MemorySeconds(double bytes, const Device& d) { return bytes > 0 ? bytes / d.hbm_bytes_per_s : 0; }
+double StreamSeconds(double bytes, const Device& d, double kernels) {
+  if (bytes <= 0) return 0;
+  return bytes / d.StreamBytesPerS() + kernels * d.rates.elementwise_launch_us * 1e-6;
+}
 
-AttentionSeconds FlashAttentionSeconds(double tokens, double keys, double heads, double qk_dim, double v_dim,
-                                       double block, const Device& d, const PerfParams& p) {
-  AttentionSeconds a;
-  if (tokens <= 0 || keys <= 0 || heads <= 0) return a;
-  const double head_dim = std::max(qk_dim, v_dim);
-  // Tensor-core use grows with the head dimension (FlashAttention-3, Fig. 5:
-  // H100 bf16 forward ~500 TFLOP/s at 64, ~650-750 at 128, ~750 at 256).
-  const double head_share = head_dim / (head_dim + p.attention_head_dim_half);
-  const double reference = 128.0 / (128.0 + p.attention_head_dim_half);
-  constexpr double kHalfBlock = 230;  // query tokens per call at half the long-sequence rate
-  const double length_share = block / (block + kHalfBlock);
-  const double forward_rate = d.peak_bf16_flops * p.attention_ceiling[d.arch] * head_share / reference * length_share;
-  const double forward_flops = 2.0 * tokens * keys * heads * (qk_dim + v_dim);
-  a.forward = forward_flops / forward_rate;
-  a.backward = 2.5 * forward_flops / (forward_rate * p.attention_backward_ratio);
-  return a;
+PassSeconds NormSeconds(double elements, const Device& d) {
+  PassSeconds p;
+  if (elements <= 0) return p;
+  p.forward = 2.0 * 2.0 * elements / d.ReductionBytesPerS() + d.rates.elementwise_launch_us * 1e-6;
+  p.backward = d.rates.norm_backward_ratio * p.forward;
+  return p;
+}
+
+double AdamSeconds(double params, const Device& d) {
+  if (params <= 0) return 0;
+  return params * d.rates.adam_bytes_per_param / (d.hbm_peak_bytes_per_s * d.rates.adam_efficiency) +
+         d.rates.elementwise_launch_us * 1e-6;
+}
+
+PassSeconds GeluSeconds(double elements, const Device& d) {
+  PassSeconds p;
+  if (elements <= 0) return p;
+  p.forward = 2.0 * 2.0 * elements / (d.hbm_peak_bytes_per_s * d.rates.gelu_efficiency) + d.rates.elementwise_launch_us * 1e-6;
+  p.backward = StreamSeconds(3.0 * 2.0 * elements, d);
+  return p;
+}
+
+double AttentionForwardFlops(const AttentionCall& c) {
+  if (c.heads <= 0 || c.q_len <= 0 || c.k_len <= 0 || c.batch <= 0) return 0;
+  const double scores = c.causal ? SumOfCappedRamp(c.q_len, c.k_len - c.q_len + 1, VisibleCap(c, c.k_len))
+                                 : c.q_len * c.k_len;
+  return 2.0 * scores * c.heads * c.batch * (c.qk_dim + c.v_dim);
+}
+
+PassSeconds FusedAttentionSeconds(const AttentionCall& c, const Device& d) {
+  PassSeconds p;
+  if (c.heads <= 0 || c.q_len <= 0 || c.k_len <= 0 || c.batch <= 0) return p;
+  const KernelRates& r = d.rates;
+  // Work units: one per (query block, key block) pair the mask keeps.
+  const double q_blocks = std::ceil(c.q_len / kAttentionBlock);
+  const double k_blocks = std::ceil(c.k_len / kAttentionBlock);
+  double per_row_units = 0, longest = 0;
+  if (c.causal) {
+    const double cap = std::ceil(VisibleCap(c, c.k_len) / kAttentionBlock) + (c.window > 0 ? 1 : 0);
+    const double cap_blocks = std::min(k_blocks, cap);
+    per_row_units = SumOfCappedRamp(q_blocks, k_blocks - q_blocks + 1, cap_blocks);
+    longest = cap_blocks;
+  } else {
+    per_row_units = q_blocks * k_blocks;
+    longest = k_blocks;
+  }
+  const double units = per_row_units * c.heads * c.batch;
+  const double makespan = std::max(units / d.sm_count + r.attention_tail * longest, longest);
+  const double head_dim = (c.qk_dim + c.v_dim) / 2;
+  const double head_share =
+      (head_dim / (head_dim + r.attention_head_dim_half)) / (128.0 / (128.0 + r.attention_head_dim_half));
+  const double unit_flops = 2.0 * kAttentionBlock * kAttentionBlock * (c.qk_dim + c.v_dim);
+  const double sm_rate = d.peak_bf16_flops * head_share / d.sm_count;
+  p.forward = makespan * unit_flops / (sm_rate * r.attention_forward) + r.attention_forward_us * 1e-6;
+  // Backward: recompute S and P, then dV, dP, dQ, dK (2.5x the forward
+  // FLOPs); its preprocessing reads O and dO, and dQ accumulates in fp32
+  // before a conversion kernel writes it in bf16.
+  const double rows = c.q_len * c.heads * c.batch;
+  const double bytes = rows * (2.0 * c.v_dim * 2.0 + c.qk_dim * (4.0 + 4.0 + 2.0));
+  p.backward = 2.5 * makespan * unit_flops / (sm_rate * r.attention_backward) + bytes / d.StreamBytesPerS() +
+               r.attention_backward_us * 1e-6;
+  return p;
 }
 
 }  // namespace parplan

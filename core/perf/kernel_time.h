@@ -1,36 +1,41 @@
 // Time of single GPU kernels from their shapes: GEMMs (tile and wave
-// quantization over the SMs, a roofline against HBM), fused attention (by
-// head dimension and keys per query) and memory-bound kernels (bytes moved).
-// The rates come from the system (peak, HBM bandwidth, SM count) and from
-// ceilings measured on real kernels (PerfParams, core/perf/README.md).
+// quantization over the SMs, a roofline against HBM), cuDNN fused attention
+// (causal work per query block spread over the SMs), and memory-bound
+// kernels (bytes moved at the measured streaming or reduction rate). The
+// rates come from the system (peaks, HBM bandwidth, SM count) and from
+// kernel measurements (core/perf/kernel_rates.h); nothing here is fitted
+// to step times. bench/kernel_accuracy_bench holds every function against
+// the measured H200 tables.
 #ifndef PARPLAN_CORE_PERF_KERNEL_TIME_H_
 #define PARPLAN_CORE_PERF_KERNEL_TIME_H_
 
 #include <cstdint>
 
 #include "core/config/precision.h"
+#include "core/perf/kernel_rates.h"
 #include "core/system/system_spec.h"
 
 namespace parplan {
-
-struct PerfParams;
 
 // The GPU as the kernel timings see it.
 struct Device {
   int arch = 1;  // 0 = Ampere, 1 = Hopper, 2 = Blackwell
   int sm_count = 132;
-  double peak_flops = 0;            // dense tensor FLOP/s at the GEMM precision
-  double peak_bf16_flops = 0;       // attention runs in bf16
-  double hbm_bytes_per_s = 0;       // achievable (peak x hbm_efficiency)
-  double gemm_ceiling = 0.7;        // largest fraction of peak a large GEMM reaches at this precision
-  double grouped_share = 0.85;      // a grouped GEMM's ceiling relative to a dense one
-  double kernel_overhead_s = 3e-6;  // fixed GPU time per GEMM or quantization kernel
-  double operand_bytes = 2;         // bytes per GEMM operand element (bf16 2, FP8 1, FP4 0.5 plus scales)
+  double peak_flops = 0;       // dense tensor FLOP/s at the GEMM precision
+  double peak_bf16_flops = 0;  // attention runs in bf16
+  double hbm_peak_bytes_per_s = 0;
+  double gemm_ceiling = 0.7;  // largest fraction of peak a large GEMM sustains at this precision
+  double operand_bytes = 2;   // bytes per GEMM operand element (bf16 2, FP8 1, FP4 0.5 plus scales)
   // HBM bytes per input element to quantize a bf16 GEMM input into the GEMM
   // precision for both operand layouts (row-wise for this GEMM, column-wise
   // for the weight gradient): read 2 B, write 2 x operand bytes, plus one
-  // more read for current scaling's amax pass (Transformer Engine); 0 in bf16.
+  // more read for current scaling's amax pass (Transformer Engine's fused
+  // cast-transpose); 0 in bf16.
   double quantize_bytes = 0;
+  KernelRates rates;  // measured kernel rates of the architecture
+  // Seconds per byte of streaming and reduction kernels.
+  double StreamBytesPerS() const { return hbm_peak_bytes_per_s * rates.stream_efficiency; }
+  double ReductionBytesPerS() const { return hbm_peak_bytes_per_s * rates.reduction_efficiency; }
 };
 
 // Arch index of `system`: ampere 0, hopper 1, blackwell (and anything newer) 2.
@@ -40,50 +45,83 @@ int ArchIndex(const SystemSpec& system);
 // flagship (A100 108, H100 SXM 132, B200 148; NVIDIA architecture whitepapers).
 int SmCount(const SystemSpec& system);
 
-// The device for GEMMs at `precision` on `system`.
-Device MakeDevice(const SystemSpec& system, Precision precision, const PerfParams& params);
+// The device for GEMMs at `precision` on `system`, with its architecture's
+// measured kernel rates.
+Device MakeDevice(const SystemSpec& system, Precision precision);
 
-// Seconds of `count` independent GEMMs C[m x n] = A[m x k] B[k x n] (a
-// grouped GEMM when count > 1: the tiles of all problems share the waves).
-// The kernel picks the output tile (128x256, 128x128 or 64x128) that
-// finishes first; compute runs at ceiling x peak x (useful share of the
+// Seconds of one GEMM kernel C[m x n] = A[m x k] B[k x n], or of one grouped
+// kernel over `count` such problems (their tiles share the waves; one
+// launch). The kernel picks the output tile (128x256, 128x128 or 64x128)
+// that finishes first; compute runs at ceiling x peak x (useful share of the
 // padded tiles) x (share of the last wave's SMs kept busy; fewer tiles than
-// SMs split K over more of them), and never faster
-// than reading A and B and writing C once from HBM (`output_bytes` per
-// element of C: 2 for bf16, 8 for a weight gradient accumulated into the fp32
-// main_grad, read and written). Zero for empty shapes.
+// SMs split K over more of them), and never faster than reading A and B and
+// writing C once from HBM (`output_bytes` per element of C: 2 for bf16, 8
+// for a weight gradient accumulated into the fp32 main_grad, read and
+// written). Zero for empty shapes.
 double GemmSeconds(double m, double n, double k, double count, const Device& device, double output_bytes = 2);
 
+// `count` separate GEMM kernels of one shape (one launch each).
+double LoopedGemmSeconds(double m, double n, double k, double count, const Device& device, double output_bytes = 2);
+
 // Forward and backward seconds of one GEMM Y[m x n] = X[m x k] W[k x n] in
-// training: the forward (with quantizing X), the data gradient dX = dY W^T
-// (m x k x n) and the weight gradient dW = X^T dY (k x n x m) (with
-// quantizing dY; accumulated into fp32 main_grad, Megatron's
-// gradient_accumulation_fusion). Weights are quantized once per step, not counted.
+// training (grouped over `count` experts when count > 1): the forward (with
+// quantizing X), the data gradient dX = dY W^T (m x k x n) and the weight
+// gradient dW = X^T dY (k x n x m) (with quantizing dY; accumulated into
+// fp32 main_grad, Megatron's gradient_accumulation_fusion). Weights are
+// quantized once per step, not counted.
 struct TrainingGemm {
   double forward = 0;
   double backward = 0;
 };
 TrainingGemm TrainingGemmSeconds(double m, double n, double k, double count, const Device& device);
 
-// Seconds to move `bytes` through HBM (read + write) at the achievable rate.
-double MemorySeconds(double bytes, const Device& device);
+// Seconds of `kernels` streaming kernels (copies, adds, activations, casts)
+// moving `bytes` through HBM (reads + writes) in all.
+double StreamSeconds(double bytes, const Device& device, double kernels = 1);
 
-// Fused (flash) attention of `tokens` queries, each attending to `keys`
-// keys on average (causal: about half the sequence; the kernel skips masked
-// blocks), `heads` query heads on this GPU, head dims `qk_dim` and `v_dim`.
-// Forward: 2 GEMMs (QK^T, PV); backward: 5 of them (recompute of S, dV, dP,
-// dQ, dK), at the attention ceiling scaled by the head dimension (small
-// heads use the tensor cores less well: FlashAttention-2/3 papers).
-struct AttentionSeconds {
+// Forward and backward of memory-bound work.
+struct PassSeconds {
   double forward = 0;
   double backward = 0;
 };
-// `block` is the query length of one kernel call (the sequence, or one of a
-// CP rank's two load-balanced chunks): short calls run slower (FlashAttention-3
-// forward, d=128, H100: 430 / 517 / 566 / 590 / 614 / 621 TFLOP/s at 512 /
-// 1k / 2k / 4k / 8k / 16k, i.e. about block / (block + 230)).
-AttentionSeconds FlashAttentionSeconds(double tokens, double keys, double heads, double qk_dim, double v_dim,
-                                       double block, const Device& device, const PerfParams& params);
+
+// A RMSNorm or LayerNorm over `elements` bf16 values (tokens x width): the
+// forward reads and writes them at the reduction rate; the backward moves
+// norm_backward_ratio times that (measured).
+PassSeconds NormSeconds(double elements, const Device& device);
+
+// GeLU over `elements` bf16 values: the forward reads and writes them at the
+// measured GeLU rate; the backward reads x and dy and writes dx, streaming.
+PassSeconds GeluSeconds(double elements, const Device& device);
+
+// Fused AdamW over `params` fp32 parameters (Megatron's optimizer step).
+double AdamSeconds(double params, const Device& device);
+
+// One cuDNN fused attention call: `batch` independent sequences (or CP
+// chunk pairs) of `heads` query heads, q_len queries against k_len keys.
+// Causal: the queries are the last q_len of the keys (bottom-right aligned);
+// `window` > 0 limits each query to the last `window` keys.
+struct AttentionCall {
+  double batch = 1;
+  double heads = 0;
+  double q_len = 0;
+  double k_len = 0;
+  bool causal = true;
+  double window = 0;
+  double qk_dim = 128;
+  double v_dim = 128;
+};
+
+// Forward: each (head, 128-query block) is one unit of work per 128-key
+// block it sees; the units spread over the SMs, and the longest block adds
+// its tail (attention_tail of it) beyond the even spread, at
+// attention_forward x bf16 peak x head-dimension share per SM, plus a fixed
+// time per call. Backward: 2.5x the forward FLOPs at attention_backward,
+// plus reading O and dO and the fp32 dQ accumulator, plus its fixed time.
+PassSeconds FusedAttentionSeconds(const AttentionCall& call, const Device& device);
+
+// Useful FLOPs of `call`'s forward (2 GEMMs over the unmasked scores).
+double AttentionForwardFlops(const AttentionCall& call);
 
 }  // namespace parplan
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/perf/flops.h"
 #include "core/perf/perf_model.h"
 
 namespace parplan {
@@ -21,12 +20,19 @@ struct Builder {
     t->forward[i] += g.forward;
     t->backward[i] += g.backward;
   }
-  // An element-wise kernel moving `bytes` forward; its backward reads the
-  // saved input and the incoming gradient and writes the outgoing one (2x).
-  void Memory(LayerPart part, double bytes) {
+  // Streaming kernels moving `forward_bytes` forward (`kernels` of them) and
+  // `backward_ratio` times that backward.
+  void Stream(LayerPart part, double forward_bytes, double backward_ratio, double kernels = 1) {
     const int i = static_cast<int>(part);
-    t->forward[i] += MemorySeconds(bytes, d);
-    t->backward[i] += MemorySeconds(2 * bytes, d);
+    t->forward[i] += StreamSeconds(forward_bytes, d, kernels);
+    t->backward[i] += StreamSeconds(backward_ratio * forward_bytes, d, kernels);
+  }
+  // `count` RMSNorm / LayerNorm kernels over `elements` values each.
+  void Norm(LayerPart part, double elements, double count = 1) {
+    const int i = static_cast<int>(part);
+    const PassSeconds n = NormSeconds(elements, d);
+    t->forward[i] += count * n.forward;
+    t->backward[i] += count * n.backward;
   }
 };
 
@@ -87,7 +93,10 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
   const double tokens = static_cast<double>(c.seq_length) * c.mbs / c.cp;
   const double local = c.sp ? tokens / tp : tokens;
   const double gate = m.gated_linear_unit ? 2.0 : 1.0;
-  const double act_passes = m.gated_linear_unit ? 3.0 : 2.0;  // SwiGLU reads 2 and writes 1; GeLU 1 and 1
+  // Fused SwiGLU reads 2 and writes 1 forward, reads 3 and writes 2
+  // backward; GeLU reads 1 and writes 1, then reads 2 and writes 1.
+  const double act_passes = m.gated_linear_unit ? 3.0 : 2.0;
+  const double act_backward = m.gated_linear_unit ? 5.0 / 3.0 : 1.5;
 
   const bool attention =
       kind == LayerKind::kDenseTransformer || kind == LayerKind::kMoeTransformer || kind == LayerKind::kAttentionOnly;
@@ -96,9 +105,10 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
   const int modules = (attention ? 1 : 0) + (dense_mlp || moe ? 1 : 0) + (kind == LayerKind::kMamba ? 1 : 0);
   t.moe = moe;
 
-  // One pre-norm and one residual add per module.
-  b.Memory(LayerPart::kNorms, modules * 2 * h * local * kActivationBytes);
-  b.Memory(LayerPart::kOtherElementwise, modules * 3 * h * local * kActivationBytes);
+  // One pre-norm and one residual add per module; the add's backward sums
+  // the two incoming gradients (the same three passes).
+  b.Norm(LayerPart::kNorms, h * local, modules);
+  for (int i = 0; i < modules; ++i) b.Stream(LayerPart::kOtherElementwise, 3 * h * local * kActivationBytes, 1.0);
 
   if (attention) {
     double heads = m.num_attention_heads / tp, qk_dim = 0, v_dim = 0, kv_width = 0;
@@ -110,14 +120,14 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
         // multi_latent_attention.py builds them "duplicated").
         b.Gemm(LayerPart::kAttentionProjections, tokens, m.q_lora_rank, h);
         b.Gemm(LayerPart::kMlaUpProjections, tokens, heads * qk_dim, m.q_lora_rank);
-        b.Memory(LayerPart::kNorms, 2 * m.q_lora_rank * tokens * kActivationBytes);
+        b.Norm(LayerPart::kNorms, m.q_lora_rank * tokens);
       } else {
         b.Gemm(LayerPart::kAttentionProjections, tokens, heads * qk_dim, h);
       }
       b.Gemm(LayerPart::kAttentionProjections, tokens, m.kv_lora_rank + m.qk_pos_emb_head_dim, h);
       b.Gemm(LayerPart::kMlaUpProjections, tokens, heads * (m.qk_head_dim + m.v_head_dim), m.kv_lora_rank);
-      b.Memory(LayerPart::kNorms, 2 * m.kv_lora_rank * tokens * kActivationBytes);
-      b.Memory(LayerPart::kOtherElementwise, 2 * heads * 2 * m.qk_pos_emb_head_dim * tokens * kActivationBytes);
+      b.Norm(LayerPart::kNorms, m.kv_lora_rank * tokens);
+      b.Stream(LayerPart::kOtherElementwise, 2 * heads * 2 * m.qk_pos_emb_head_dim * tokens * kActivationBytes, 1.0);
       b.Gemm(LayerPart::kAttentionProjections, tokens, h, heads * v_dim);
       kv_width = heads * (qk_dim + v_dim);
     } else {
@@ -126,8 +136,8 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
       qk_dim = v_dim = d_head;
       b.Gemm(LayerPart::kAttentionProjections, tokens, (heads + 2 * groups) * d_head, h);
       b.Gemm(LayerPart::kAttentionProjections, tokens, h, heads * d_head);
-      // Rotary embedding on Q and K.
-      b.Memory(LayerPart::kOtherElementwise, 2 * (heads + groups) * d_head * tokens * kActivationBytes);
+      // Fused rotary embedding on Q and K (reads and writes them; its backward the same on their gradients).
+      b.Stream(LayerPart::kOtherElementwise, 2 * (heads + groups) * d_head * tokens * kActivationBytes, 1.0);
       kv_width = 2 * groups * d_head;
     }
     if (c.unfused_attention) {
@@ -139,16 +149,40 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
       const double batches = c.mbs * heads;
       b.Gemm(LayerPart::kCoreAttention, s_len, s_len, qk_dim, batches);
       b.Gemm(LayerPart::kCoreAttention, s_len, v_dim, s_len, batches);
-      b.Memory(LayerPart::kCoreAttention, 2 * s_len * s_len * batches * kActivationBytes);
+      b.Stream(LayerPart::kCoreAttention, 2 * s_len * s_len * batches * kActivationBytes, 2.0);
     } else {
-      const double keys = KeysPerQuery(m, index, c.seq_length);
-      // Context parallelism splits each rank's queries into two chunks
-      // (load balancing for the causal mask) run per ring step.
-      const double block =
-          c.cp > 1 ? static_cast<double>(c.seq_length) / (2 * c.cp) : static_cast<double>(c.seq_length);
-      const AttentionSeconds a = FlashAttentionSeconds(tokens, keys, heads, qk_dim, v_dim, block, d, P);
+      // cuDNN fused attention calls of one microbatch. Without CP: the
+      // causal sequence (or each chunk of chunked local attention). With
+      // CP, Transformer Engine's ring on the load-balanced chunks: the
+      // rank's own 2 chunks causally, then per step its queries against
+      // half of a peer's keys (or half its queries against all of them)
+      // without a mask (context_parallel.py AttnFuncWithCPAndKVP2P).
+      const double s_len = static_cast<double>(c.seq_length);
+      AttentionCall call;
+      call.batch = static_cast<double>(c.mbs);
+      call.heads = heads;
+      call.qk_dim = qk_dim;
+      call.v_dim = v_dim;
+      call.q_len = call.k_len = s_len / c.cp;
+      if (IsLocalAttentionLayer(m, index) && c.cp == 1) {
+        if (m.attention_chunk_size > 0 && m.attention_chunk_size < c.seq_length) {
+          call.q_len = call.k_len = static_cast<double>(m.attention_chunk_size);
+          call.batch *= s_len / call.q_len;
+        } else if (m.attention_chunk_size == 0) {
+          call.window = static_cast<double>(m.window_size) + 1;
+        }
+      }
+      const PassSeconds a = FusedAttentionSeconds(call, d);
       t.forward[static_cast<int>(LayerPart::kCoreAttention)] += a.forward;
       t.backward[static_cast<int>(LayerPart::kCoreAttention)] += a.backward;
+      if (c.cp > 1) {
+        AttentionCall step = call;
+        step.causal = false;
+        step.k_len = call.q_len / 2;
+        const PassSeconds p = FusedAttentionSeconds(step, d);
+        t.forward[static_cast<int>(LayerPart::kCoreAttention)] += (c.cp - 1) * p.forward;
+        t.backward[static_cast<int>(LayerPart::kCoreAttention)] += (c.cp - 1) * p.backward;
+      }
     }
     t.cp_chunk_bytes = tokens * kv_width * kActivationBytes;
   }
@@ -156,7 +190,13 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
     const double f = static_cast<double>(m.ffn_hidden_size);
     b.Gemm(LayerPart::kMlp, tokens, gate * f / tp, h);
     b.Gemm(LayerPart::kMlp, tokens, h, f / tp);
-    b.Memory(LayerPart::kMlpActivation, act_passes * f / tp * tokens * kActivationBytes);
+    if (m.gated_linear_unit) {
+      b.Stream(LayerPart::kMlpActivation, act_passes * f / tp * tokens * kActivationBytes, act_backward);
+    } else {
+      const PassSeconds g = GeluSeconds(f / tp * tokens, d);
+      t.forward[static_cast<int>(LayerPart::kMlpActivation)] += g.forward;
+      t.backward[static_cast<int>(LayerPart::kMlpActivation)] += g.backward;
+    }
   }
   if (moe) {
     const double experts = static_cast<double>(m.num_moe_experts);
@@ -164,14 +204,14 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
     const double etp = static_cast<double>(c.etp);
     // Router on the sequence-parallel tokens, then its scores and top-k.
     b.Gemm(LayerPart::kMoeRouting, local, experts, h);
-    b.Memory(LayerPart::kMoeRouting, 6 * experts * local * 4.0);
+    b.Stream(LayerPart::kMoeRouting, 6 * experts * local * 4.0, 2.0, 4);
     // Permute each token into its top-k expert slots and back; with more
     // than one local expert the all-to-all's output is sorted by expert and
     // unsorted before the combine (Megatron MoEAlltoAllTokenDispatcher
     // sort_chunks_by_idxs): two more copies of every routed hidden vector.
     const double pairs = local * topk;
-    b.Memory(LayerPart::kMoeRouting, 2 * (local + pairs) * h * kActivationBytes);
-    if (c.ep > 1 && experts / c.ep > 1) b.Memory(LayerPart::kMoeRouting, 2 * 2 * pairs * h * kActivationBytes);
+    b.Stream(LayerPart::kMoeRouting, 2 * (local + pairs) * h * kActivationBytes, 1.0, 2);
+    if (c.ep > 1 && experts / c.ep > 1) b.Stream(LayerPart::kMoeRouting, 2 * 2 * pairs * h * kActivationBytes, 1.0, 2);
     // Balanced routing: each local expert receives the EP group's pairs / E,
     // gathered over its ETP group.
     const double local_experts = std::max(1.0, experts / c.ep);
@@ -184,12 +224,13 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
     }
     b.Gemm(LayerPart::kExpertGemms, per_expert, gate * ffn / etp, width, local_experts);
     b.Gemm(LayerPart::kExpertGemms, per_expert, width, ffn / etp, local_experts);
-    b.Memory(LayerPart::kMoeActivation, act_passes * ffn * pairs * kActivationBytes);
+    b.Stream(LayerPart::kMoeActivation, act_passes * ffn / etp * per_expert * local_experts * kActivationBytes,
+             act_backward);
     if (m.moe_shared_expert_intermediate_size > 0) {
       const double s = static_cast<double>(m.moe_shared_expert_intermediate_size);
       b.Gemm(LayerPart::kSharedExperts, tokens, gate * s / tp, h);
       b.Gemm(LayerPart::kSharedExperts, tokens, h, s / tp);
-      b.Memory(LayerPart::kSharedExperts, act_passes * s / tp * tokens * kActivationBytes);
+      b.Stream(LayerPart::kSharedExperts, act_passes * s / tp * tokens * kActivationBytes, act_backward);
     }
     if (c.ep > 1) {
       t.ep_all_to_alls = 2;
@@ -204,8 +245,8 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
     b.Gemm(LayerPart::kMambaProjections, tokens, (2 * d_in + 2 * groups * state + heads) / tp, h);
     b.Gemm(LayerPart::kMambaProjections, tokens, h, d_in / tp);
     // Causal conv1d over x, B, C and the gated norm on the output.
-    b.Memory(LayerPart::kOtherElementwise, 2 * (d_in + 2 * groups * state) / tp * tokens * kActivationBytes);
-    b.Memory(LayerPart::kNorms, 3 * d_in / tp * tokens * kActivationBytes);
+    b.Stream(LayerPart::kOtherElementwise, 2 * (d_in + 2 * groups * state) / tp * tokens * kActivationBytes, 2.0);
+    b.Norm(LayerPart::kNorms, d_in / tp * tokens);
     // Chunked SSD scan: intra-chunk C B^T and its product with X, chunk states
     // in and out (Dao & Gu 2024, Mamba-2 Sec. 6), against reading x, B, C, dt
     // and writing y and the fp32 chunk states.
@@ -217,13 +258,14 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
                          ((3 * d_in + 4 * groups * state + heads) * kActivationBytes +
                           3 * d_in * state / kMambaChunk * 4 + 2 * kMambaChunk * groups * 4) /
                          tp;
-    const double forward = std::max(flops / (d.peak_bf16_flops * P.mamba_scan_efficiency), MemorySeconds(bytes, d));
+    const double forward =
+        std::max(flops / (d.peak_bf16_flops * d.rates.mamba_scan_efficiency), StreamSeconds(bytes, d, 5));
     t.forward[static_cast<int>(LayerPart::kMambaScan)] += forward;
     t.backward[static_cast<int>(LayerPart::kMambaScan)] += 2.5 * forward;
   }
   if (mtp) {
     // MTP depth: norms of the hidden state and the next token's embedding, and the 2h -> h projection.
-    b.Memory(LayerPart::kNorms, 2 * 2 * h * local * kActivationBytes);
+    b.Norm(LayerPart::kNorms, h * local, 2);
     b.Gemm(LayerPart::kAttentionProjections, tokens, h / tp, 2 * h);
   }
   if (c.tp > 1) {

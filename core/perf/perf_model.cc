@@ -104,8 +104,8 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
   const int64_t mb = std::max<int64_t>(1, c.gbs / (c.mbs * dp));
   e.microbatches = mb;
   e.peak_tflops = PeakTflops(sys, c.precision);
-  const Device device = MakeDevice(sys, c.precision, P);
-  const Device logits_device = MakeDevice(sys, Precision::kBf16, P);
+  const Device device = MakeDevice(sys, c.precision);
+  const Device logits_device = MakeDevice(sys, Precision::kBf16);
   const double h = static_cast<double>(m.hidden_size);
   const double tokens = static_cast<double>(c.seq_length) * c.mbs / c.cp;
   e.flops = ModelFlopsPerToken(m, c.seq_length, c.tp, c.mtp_num_layers);
@@ -213,7 +213,7 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
       st.logits += g.forward + g.backward;
       st.backward += g.backward;
       // Softmax cross-entropy over the logits (fp32), forward and backward.
-      st.logits += MemorySeconds(3 * tokens * vocab / c.tp * 4.0 * (1 + plan.mtp_layers[r]), device);
+      st.logits += StreamSeconds(3 * tokens * vocab / c.tp * 4.0 * (1 + plan.mtp_layers[r]), device, 2);
     }
     if (c.fsdp) {
       // Embedding and output layer (bf16), also FSDP units.
@@ -289,10 +289,12 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
   b.dp_comm_s = c.fsdp                  ? 0.0
                 : c.overlap_grad_reduce ? Exposed(dp_s, P.dp_exposed, P.overlap_window, slowest.backward * mb)
                                         : dp_s;
-  // Optimizer: Adam reads and writes master weights, moments, gradients and weights of its shard.
+  // Optimizer: fused Adam over the fp32 master weights, moments and
+  // gradients of its shard, then the bf16 weights written back.
   const double shard_dense = c.distributed_optimizer || c.fsdp ? dp * c.cp : 1;
   const double shard_expert = c.distributed_optimizer || c.fsdp ? edp : 1;
-  b.optimizer_s = MemorySeconds(2.0 * 18.0 * (dense_local / shard_dense + expert_local / shard_expert), device);
+  const double shard_params = dense_local / shard_dense + expert_local / shard_expert;
+  b.optimizer_s = AdamSeconds(shard_params, device) + StreamSeconds(2.0 * shard_params, device);
 
   e.step_time_s = b.compute_s + b.tp_comm_s + b.cp_comm_s + b.ep_comm_s + b.dp_comm_s + b.pp_comm_s + b.fsdp_comm_s +
                   b.bubble_s + b.optimizer_s;
@@ -303,9 +305,11 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
   e.assumptions.push_back(absl::StrFormat(
       "GEMMs timed from their shapes: large ones at %.0f%% of the %.0f TFLOP/s %s peak, less for tiles and waves "
       "that do not fill the %d SMs, never faster than HBM allows; the slowest stage's dense GEMMs average %.0f%% of "
-      "peak. Fused attention forward at %.0f%% of the bf16 peak (head dim 128), backward at %.0f%% of that rate.",
+      "peak. Fused attention (cuDNN) at %.0f%% of the bf16 peak forward and %.0f%% backward per busy SM (head dim "
+      "128), with the causal mask's uneven blocks spread over the SMs. Kernel rates are measured "
+      "(core/perf/kernel_rates.cc), not fitted.",
       100 * device.gemm_ceiling, e.peak_tflops, PrecisionName(c.precision), device.sm_count, 100 * e.gemm_efficiency,
-      100 * P.attention_ceiling[device.arch], 100 * P.attention_backward_ratio));
+      100 * device.rates.attention_forward, 100 * device.rates.attention_backward));
   if (m.num_moe_experts > 0) {
     const double per_expert = tokens / (c.sp ? c.tp : 1) * m.moe_router_topk * c.ep * c.etp / m.num_moe_experts;
     e.assumptions.push_back(absl::StrFormat(
@@ -314,11 +318,12 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
         static_cast<int>(std::max<int64_t>(1, m.num_moe_experts / c.ep)), per_expert));
   }
   e.assumptions.push_back(absl::StrFormat(
-      "Norms, activations and other element-wise kernels from the bytes they move at %.0f%% of HBM bandwidth. The "
+      "Norms from the bytes they move at %.0f%% of HBM bandwidth, activations and other element-wise kernels at "
+      "%.0f%%. The "
       "host issues each module's kernels in %.0f us per microbatch (%.0f us more for an MoE module) unless CUDA "
       "graphs capture it (cuda_graph_impl %s); a layer takes the longer of its GPU and host time, and an MoE layer "
       "idles %.0f us after its token-count sync unless the whole iteration is graphed.",
-      100 * P.hbm_efficiency, P.host_module_us, P.host_moe_us, c.cuda_graph_impl, P.moe_sync_us));
+      100 * device.rates.reduction_efficiency, 100 * device.rates.stream_efficiency, P.host_module_us, P.host_moe_us, c.cuda_graph_impl, P.moe_sync_us));
   e.assumptions.push_back(absl::StrFormat(
       "Collectives at %.0f%% of line rate (NVLink %.0f GB/s inside the %d-GPU domain%s, scale-out %.0f GB/s per GPU "
       "outside; rings across hosts share each domain's NICs) plus %.0f us (NVLink) / %.0f us (network) per ring "

@@ -19,24 +19,12 @@
 
 namespace parplan {
 
-// Parameters of the model. Kernel ceilings are priors taken from published
-// kernel measurements per GPU architecture (index 0 Ampere, 1 Hopper, 2
-// Blackwell) and precision (0 bf16, 1 FP8, 2 FP4); the fit may move them
-// only inside a narrow band around the measurement and leaves an
-// architecture with no calibration rows at its prior. Everything else is
-// shared across GPUs. Ranges and sources: core/perf/README.md.
+// The parameters kernels cannot tell, fitted per step on published runs
+// (bench/perf_accuracy_bench --fit) inside physical ranges: the host's
+// launch time, MoE synchronisation, link efficiency and what overlap leaves
+// exposed. Kernel rates are not here: they are measured
+// (core/perf/kernel_rates.h). Ranges and sources: core/perf/README.md.
 struct PerfParams {
-  double gemm_ceiling[3][3] = {{0.80, 0.80, 0.80}, {0.72, 0.68, 0.68}, {0.72, 0.68, 0.62}};
-  // GPU-side fixed time of every GEMM (and FP8 quantization) kernel: start,
-  // prologue, the last wave's tail; a grouped GEMM pays it per expert
-  // (Transformer Engine GroupedLinear issues one GEMM per expert).
-  double kernel_overhead_us = 3;
-  double grouped_gemm_share = 0.85;                  // grouped (expert) GEMM ceiling / dense ceiling (DeepGEMM tables)
-  double attention_ceiling[3] = {0.65, 0.65, 0.65};  // fused attention forward at head dim 128, fraction of bf16 peak
-  double attention_backward_ratio = 0.75;            // backward rate / forward rate (FlashAttention-2/3)
-  double attention_head_dim_half = 48;               // rate ~ d / (d + this): smaller heads use tensor cores less
-  double mamba_scan_efficiency = 0.2;                // chunked SSD scan matmuls, fraction of bf16 peak
-  double hbm_efficiency = 0.8;                       // element-wise kernels' share of the HBM bandwidth
   // The host side. Megatron issues every kernel from Python: a module's
   // forward + backward costs the host this long per microbatch unless CUDA
   // graphs replay it; the GPU waits when its own work is shorter (a layer

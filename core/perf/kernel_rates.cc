@@ -1,0 +1,79 @@
+#include "core/perf/kernel_rates.h"
+
+namespace parplan {
+namespace {
+
+// Hopper: H100 SXM / H200 SXM (same SMs and clocks), from the H200 kernel
+// tables in tests/data/h200_kernels (2026-12-04, sustained clocks at 700 W).
+// bench/kernel_accuracy_bench evaluates every row; core/perf/README.md lists
+// how each value follows from them.
+KernelRates Hopper() {
+  KernelRates r;
+  r.gemm_ceiling[0] = 0.71;  // gemm.csv bf16: layer GEMMs 640-720 TFLOP/s of 989
+  r.gemm_ceiling[1] = 0.67;  // gemm.csv fp8_tensorwise: 1,250-1,350 TFLOP/s of 1,979
+  r.gemm_ceiling[2] = 0.67;  // no FP4 on Hopper: runs as FP8
+  r.gemm_launch_us = 5;      // gemm.csv: 512^3 takes 8 us
+  r.attention_forward = 0.60;  // attention.csv cudnn fwd, d=128, 8K-32K: 590-650 TFLOP/s
+  r.attention_backward = 0.52;  // attention.csv cudnn bwd, d=128, 8K-32K: 500-560 TFLOP/s
+  r.attention_forward_us = 6;
+  r.attention_backward_us = 40;
+  r.attention_tail = 0.25;
+  r.stream_efficiency = 0.85;     // elementwise.csv copy/add: 3.2-4.3 TB/s of 4.8
+  r.reduction_efficiency = 0.55;  // elementwise.csv rms_norm/layer_norm: 2.3-2.9 TB/s
+  r.elementwise_launch_us = 5;
+  r.gelu_efficiency = 0.63;      // elementwise.csv gelu: 2.8-3.1 TB/s
+  // recompute_parts_and_fp8.csv: eager RMSNorm/LayerNorm backward, less the
+  // x.grad accumulation the measurement includes, 2.1-2.5x the forward.
+  r.norm_backward_ratio = 2.3;
+  r.adam_bytes_per_param = 28;  // step_parts.csv: fused AdamW 8.06 ps/param = 28 B at 3.47 TB/s of 4.8
+  r.adam_efficiency = 0.72;
+  return r;
+}
+
+// Short benchmark runs overstate what a training step sustains (see Blackwell below).
+constexpr double kSustainedOverBurst = 0.87;
+
+// Ampere (A100): published measurements, derated to sustained clocks. GEMM: 0.87 of the bf16 peak for
+// large shapes (S. Bekman, ml-engineering "Maximum Achievable Matmul FLOPS"
+// table, A100 SXM bf16 271 of 312 TFLOP/s; no FP8). Attention:
+// FlashAttention-2 (Dao 2023, Fig. 4-6): forward up to 73%, backward up to
+// 63% of the A100 peak at head dim 128. Memory-bound kernels: Hopper's measured shares.
+KernelRates Ampere() {
+  KernelRates r = Hopper();
+  r.gemm_ceiling[0] = r.gemm_ceiling[1] = r.gemm_ceiling[2] = 0.87 * kSustainedOverBurst;
+  r.attention_forward = 0.70 * kSustainedOverBurst;
+  r.attention_backward = 0.60 * kSustainedOverBurst;
+  return r;
+}
+
+// Blackwell (B200/GB200/B300/GB300): published measurements, derated from
+// burst to sustained clocks. GEMM: 0.78 of the bf16 and 0.76 of the FP8
+// dense peak (ml-engineering MAMF table, B200; GB200 0.73 / 0.72), measured
+// in short runs; the H200 tables show what a short run overstates: the same
+// FP8 GEMM ran at 1,528 TFLOP/s on a cold GPU and 1,305-1,348 sustained
+// (recompute_parts_and_fp8.csv vs gemm.csv, README there), a factor 0.87
+// applied here. FP4: no published sustained NVFP4 GEMM measurement was
+// found; FP8's share is used (an assumption, named in core/perf/README.md).
+// Attention: FlashAttention-4 / cuDNN on B200, forward about 1,600 TFLOP/s
+// of 2,250 (0.71) in a benchmark run, derated the same way; backward at
+// Hopper's measured backward/forward ratio. Memory-bound kernels: Hopper's
+// measured shares of the HBM peak.
+KernelRates Blackwell() {
+  KernelRates r = Hopper();
+  r.gemm_ceiling[0] = 0.78 * kSustainedOverBurst;
+  r.gemm_ceiling[1] = 0.76 * kSustainedOverBurst;
+  r.gemm_ceiling[2] = 0.76 * kSustainedOverBurst;
+  r.attention_forward = 0.71 * kSustainedOverBurst;
+  r.attention_backward = r.attention_forward * 0.52 / 0.60;
+  return r;
+}
+
+}  // namespace
+
+const KernelRates& MeasuredKernelRates(int arch) {
+  static const KernelRates rates[3] = {Ampere(), Hopper(), Blackwell()};
+  if (arch <= 0) return rates[0];
+  return arch == 1 ? rates[1] : rates[2];
+}
+
+}  // namespace parplan

@@ -1,0 +1,53 @@
+// Kernel rates of one GPU architecture, measured on kernels, never fitted to
+// step times: GEMM ceilings by precision, fused attention forward/backward,
+// memory-bound kernels' share of HBM bandwidth, fixed per-kernel times.
+// Hopper from the H200 tables in tests/data/h200_kernels (bench
+// kernel_accuracy_bench checks every row); Ampere and Blackwell from
+// published kernel measurements until a table exists for them. Each value
+// and its source: core/perf/README.md ("Kernel rates").
+#ifndef PARPLAN_CORE_PERF_KERNEL_RATES_H_
+#define PARPLAN_CORE_PERF_KERNEL_RATES_H_
+
+namespace parplan {
+
+struct KernelRates {
+  // Largest fraction of the dense peak a large GEMM sustains, by operand
+  // precision (0 bf16, 1 FP8, 2 FP4), at the clocks a busy GPU holds.
+  double gemm_ceiling[3] = {0.7, 0.7, 0.7};
+  double gemm_launch_us = 4;  // fixed GPU time of one GEMM kernel (start, prologue, epilogue)
+  // cuDNN fused attention (what Transformer Engine runs), head dim 128:
+  // fraction of the bf16 peak one SM sustains inside a long causal call.
+  double attention_forward = 0.6;
+  double attention_backward = 0.5;
+  double attention_forward_us = 6;    // fixed time per forward call
+  double attention_backward_us = 40;  // per backward call: its 3-4 kernels (dO.O, dQ accumulate and convert)
+  // Causal attention hands the last query block the most key blocks; this
+  // share of that longest block's time shows beyond the even spread over SMs.
+  double attention_tail = 0.25;
+  double attention_head_dim_half = 48;  // rate ~ d / (d + this), relative to d = 128
+  // Memory-bound kernels: share of the HBM peak for streaming kernels
+  // (copies, adds, activations, casts) and for row reductions (norms).
+  double stream_efficiency = 0.85;
+  double reduction_efficiency = 0.55;
+  double gelu_efficiency = 0.63;  // GeLU (erf) forward: more arithmetic per byte than a copy
+  double elementwise_launch_us = 4;
+  // Norm backward: dx from x and dy, and the weight-gradient partial sums
+  // and their reduction, as a multiple of the forward's time.
+  double norm_backward_ratio = 2.3;
+  // Fused AdamW (torch.optim.AdamW fused=True, the kernel Megatron's
+  // optimizer runs): HBM bytes per parameter it moves at the streaming rate:
+  // fp32 param, grad, two moments read, three written (28 B), at its own
+  // share of the HBM peak (multi-tensor apply reaches less than a copy).
+  double adam_bytes_per_param = 28;
+  double adam_efficiency = 0.72;
+  // Chunked SSD scan of Mamba-2, fraction of the bf16 peak (no table yet).
+  double mamba_scan_efficiency = 0.2;
+};
+
+// The rates of architecture `arch` (0 Ampere, 1 Hopper, 2 Blackwell; any
+// other index gets Blackwell's).
+const KernelRates& MeasuredKernelRates(int arch);
+
+}  // namespace parplan
+
+#endif  // PARPLAN_CORE_PERF_KERNEL_RATES_H_
