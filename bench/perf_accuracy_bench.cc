@@ -214,11 +214,14 @@ int main(int argc, char** argv) {
   if (mode == "--fit") {
     std::vector<const CalibrationRow*> all;
     // Diagnostics: PARPLAN_FIT_ONLY=<model id> fits on that model's rows only,
-    // PARPLAN_FIT_EXCLUDE=<model id> on all the others.
+    // PARPLAN_FIT_EXCLUDE=<model id> on all the others, PARPLAN_FIT_ARCH=<hopper|blackwell> on one generation.
     const char* only = std::getenv("PARPLAN_FIT_ONLY");
     const char* exclude = std::getenv("PARPLAN_FIT_EXCLUDE");
+    const char* arch = std::getenv("PARPLAN_FIT_ARCH");  // fit on one GPU generation's rows only
     for (const auto& r : rows) {
-      if ((only == nullptr || r.model_id == only) && (exclude == nullptr || r.model_id != exclude)) all.push_back(&r);
+      if ((only == nullptr || r.model_id == only) && (exclude == nullptr || r.model_id != exclude) &&
+          (arch == nullptr || r.system.gpu_arch == arch))
+        all.push_back(&r);
     }
     const PerfParams fitted = Fit(all);
     std::printf("# fitted on %zu rows, mean squared log error %.4f -> %.4f\n", all.size(),

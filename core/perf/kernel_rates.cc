@@ -27,6 +27,15 @@ KernelRates Hopper() {
   r.norm_backward_ratio = 2.3;
   r.adam_bytes_per_param = 28;  // step_parts.csv: fused AdamW 8.06 ps/param = 28 B at 3.47 TB/s of 4.8
   r.adam_efficiency = 0.72;
+  // tests/data/h200_layers/mamba_ssd.csv (mamba_ssm Triton SSD, Nemotron-3
+  // Nano shape): 32K tokens, GPU-bound, forward 1.23 ms for 2.96 GB of
+  // traffic (2.4 TB/s = 0.5 of 4.8), backward 3.9x; at 2-8K tokens the
+  // call is host-bound at 0.46 ms forward and 2.9 ms backward. The gated
+  // norm's backward is 6.7x its forward (32K tokens).
+  r.ssd_efficiency = 0.5;
+  r.ssd_backward_ratio = 3.9;
+  r.ssd_host_us = 3400;
+  r.gated_norm_backward_ratio = 6.7;
   return r;
 }
 
@@ -60,10 +69,10 @@ KernelRates Ampere() {
 // measured shares of the HBM peak.
 KernelRates Blackwell() {
   KernelRates r = Hopper();
-  r.gemm_ceiling[0] = 0.78 * kSustainedOverBurst;
-  r.gemm_ceiling[1] = 0.76 * kSustainedOverBurst;
-  r.gemm_ceiling[2] = 0.76 * kSustainedOverBurst;
-  r.attention_forward = 0.71 * kSustainedOverBurst;
+  r.gemm_ceiling[0] = 0.635;
+  r.gemm_ceiling[1] = 0.626;
+  r.gemm_ceiling[2] = 0.626;
+  r.attention_forward = 0.48;
   r.attention_backward = r.attention_forward * 0.52 / 0.60;
   return r;
 }

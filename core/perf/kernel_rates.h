@@ -40,8 +40,16 @@ struct KernelRates {
   // share of the HBM peak (multi-tensor apply reaches less than a copy).
   double adam_bytes_per_param = 28;
   double adam_efficiency = 0.72;
-  // Chunked SSD scan of Mamba-2, fraction of the bf16 peak (no table yet).
+  // Mamba-2's chunked SSD scan (mamba_ssm Triton kernels): its matmul
+  // FLOPs' share of the bf16 peak, its HBM traffic's share of the HBM peak,
+  // the backward over the forward, and the host time to launch its Triton
+  // kernels forward and backward from Python (the GPU waits when its work is
+  // shorter, unless CUDA graphs replay the layer).
   double mamba_scan_efficiency = 0.2;
+  double ssd_efficiency = 0.5;
+  double ssd_backward_ratio = 3.9;
+  double ssd_host_us = 3400;
+  double gated_norm_backward_ratio = 6.7;  // Mamba's gated RMSNorm backward / forward
 };
 
 // The rates of architecture `arch` (0 Ampere, 1 Hopper, 2 Blackwell; any

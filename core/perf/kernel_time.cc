@@ -99,15 +99,18 @@ double LoopedGemmSeconds(double m, double n, double k, double count, const Devic
   return count > 0 ? count * GemmSeconds(m, n, k, 1, d, output_bytes) : 0;
 }
 
-TrainingGemm TrainingGemmSeconds(double m, double n, double k, double count, const Device& d) {
+TrainingGemm TrainingGemmSeconds(double m, double n, double k, double count, const Device& d, bool looped) {
   TrainingGemm t;
   if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return t;
   // One fused cast-transpose kernel per quantized input (all experts at once).
   auto quantize = [&](double elements) {
     return d.quantize_bytes > 0 ? StreamSeconds(elements * d.quantize_bytes, d) : 0.0;
   };
-  t.forward = GemmSeconds(m, n, k, count, d) + quantize(m * k * count);
-  t.backward = GemmSeconds(m, k, n, count, d) + GemmSeconds(k, n, m, count, d, 8.0) + quantize(m * n * count);
+  auto gemm = [&](double gm, double gn, double gk, double out_bytes) {
+    return looped ? LoopedGemmSeconds(gm, gn, gk, count, d, out_bytes) : GemmSeconds(gm, gn, gk, count, d, out_bytes);
+  };
+  t.forward = gemm(m, n, k, 2.0) + quantize(m * k * count);
+  t.backward = gemm(m, k, n, 2.0) + gemm(k, n, m, 8.0) + quantize(m * n * count);
   return t;
 }
 
@@ -135,6 +138,27 @@ PassSeconds GeluSeconds(double elements, const Device& d) {
   if (elements <= 0) return p;
   p.forward = 2.0 * 2.0 * elements / (d.hbm_peak_bytes_per_s * d.rates.gelu_efficiency) + d.rates.elementwise_launch_us * 1e-6;
   p.backward = StreamSeconds(3.0 * 2.0 * elements, d);
+  return p;
+}
+
+PassSeconds GatedNormSeconds(double elements, const Device& d) {
+  PassSeconds p = NormSeconds(elements, d);
+  p.backward = p.forward * d.rates.gated_norm_backward_ratio;
+  return p;
+}
+
+PassSeconds SsdScanSeconds(double tokens, double d_in, double heads, double groups, double state, const Device& d) {
+  PassSeconds p;
+  if (tokens <= 0 || d_in <= 0) return p;
+  constexpr double kChunk = 128;  // Megatron MambaMixer chunk_size
+  const double flops = tokens * (2 * kChunk * (groups * state + d_in) + 4 * state * d_in);
+  const double bytes = tokens * ((3 * d_in + 4 * groups * state + heads) * 2.0 + 3 * d_in * state / kChunk * 4 +
+                                 2 * kChunk * groups * 4);
+  const double compute = flops / (d.peak_bf16_flops * d.rates.mamba_scan_efficiency);
+  const double memory = bytes / (d.hbm_peak_bytes_per_s * d.rates.ssd_efficiency);
+  // Five kernels forward (chunk cumsum, chunk state, state passing, chunk bmm, chunk scan).
+  p.forward = std::max(compute, memory) + 5 * d.rates.elementwise_launch_us * 1e-6;
+  p.backward = p.forward * d.rates.ssd_backward_ratio;
   return p;
 }
 

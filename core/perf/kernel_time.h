@@ -73,7 +73,11 @@ struct TrainingGemm {
   double forward = 0;
   double backward = 0;
 };
-TrainingGemm TrainingGemmSeconds(double m, double n, double k, double count, const Device& device);
+// `looped`: the `count` problems run as one GEMM kernel each (Transformer
+// Engine's GroupedLinear: a cuBLAS GEMM per local expert on a few streams,
+// general_grouped_gemm) instead of one grouped kernel.
+TrainingGemm TrainingGemmSeconds(double m, double n, double k, double count, const Device& device,
+                                 bool looped = false);
 
 // Seconds of `kernels` streaming kernels (copies, adds, activations, casts)
 // moving `bytes` through HBM (reads + writes) in all.
@@ -93,6 +97,22 @@ PassSeconds NormSeconds(double elements, const Device& device);
 // GeLU over `elements` bf16 values: the forward reads and writes them at the
 // measured GeLU rate; the backward reads x and dy and writes dx, streaming.
 PassSeconds GeluSeconds(double elements, const Device& device);
+
+// Mamba's gated RMSNorm (mamba_ssm layernorm_gated) over `elements`
+// values: a norm forward; its backward (dx, dz, dw partials) is
+// gated_norm_backward_ratio times the forward (measured).
+PassSeconds GatedNormSeconds(double elements, const Device& device);
+
+// The Mamba-2 chunked SSD scan (mamba_ssm mamba_chunk_scan_combined, chunk
+// 128) over `tokens` tokens of `d_in` channels in `heads` heads, `groups`
+// B/C groups of `state` states: the larger of its FLOPs (intra-chunk C B^T
+// and its product with x, chunk states in and out) at
+// mamba_scan_efficiency of the bf16 peak and its HBM traffic (x, B, C read
+// twice, y written, fp32 chunk states written, passed and read) at
+// ssd_efficiency; backward ssd_backward_ratio times the forward. GPU time
+// only: the host's launch time is KernelRates::ssd_host_us.
+PassSeconds SsdScanSeconds(double tokens, double d_in, double heads, double groups, double state,
+                           const Device& device);
 
 // Fused AdamW over `params` fp32 parameters (Megatron's optimizer step).
 double AdamSeconds(double params, const Device& device);

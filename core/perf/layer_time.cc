@@ -9,16 +9,27 @@ namespace parplan {
 namespace {
 
 constexpr double kActivationBytes = 2;  // activations stay bf16 in every recipe (FP8 only inside GEMMs)
-constexpr double kMambaChunk = 128;     // Megatron MambaMixer chunk_size
+// SMs userbuffers overlap kernels take from the GEMMs beside them (typical
+// of Megatron Bridge's comm_overlap.py configs, see TimeLayer).
+constexpr int kPipelinedOverlapSms = 20;
+constexpr int kBulkOverlapSms = 14;
 
 struct Builder {
   LayerTime* t;
   const Device& d;
-  void Gemm(LayerPart part, double m, double n, double k, double count = 1) {
+  void Gemm(LayerPart part, double m, double n, double k, double count = 1, bool looped = false) {
     const int i = static_cast<int>(part);
-    const TrainingGemm g = TrainingGemmSeconds(m, n, k, count, d);
+    const TrainingGemm g = TrainingGemmSeconds(m, n, k, count, d, looped);
     t->forward[i] += g.forward;
     t->backward[i] += g.backward;
+  }
+  // A TP GEMM whose forward and backward run beside userbuffers overlap
+  // kernels holding some SMs (`forward_device`, `backward_device`).
+  void TpGemm(LayerPart part, double m, double n, double k, const Device& forward_device,
+              const Device& backward_device) {
+    const int i = static_cast<int>(part);
+    t->forward[i] += TrainingGemmSeconds(m, n, k, 1, forward_device).forward;
+    t->backward[i] += TrainingGemmSeconds(m, n, k, 1, backward_device).backward;
   }
   // Streaming kernels moving `forward_bytes` forward (`kernels` of them) and
   // `backward_ratio` times that backward.
@@ -83,7 +94,7 @@ double LayerTime::Backward() const {
 }
 
 LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind, int64_t index, bool mtp,
-                    const Device& d, const PerfParams& P) {
+                    bool tp_overlap, const Device& d, const PerfParams& P) {
   LayerTime t;
   Builder b{&t, d};
   const double h = static_cast<double>(m.hidden_size);
@@ -102,6 +113,18 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
       kind == LayerKind::kDenseTransformer || kind == LayerKind::kMoeTransformer || kind == LayerKind::kAttentionOnly;
   const bool dense_mlp = kind == LayerKind::kDenseTransformer || kind == LayerKind::kMlpOnly;
   const bool moe = kind == LayerKind::kMoeTransformer || kind == LayerKind::kMoeOnly;
+  // TP communication overlap (Transformer Engine userbuffers) runs its
+  // copies and reductions on SMs the GEMMs beside them lose: the
+  // row-parallel forward GEMMs (projection, fc2) give up the pipelined
+  // reduce-scatter's SMs, the column-parallel backward GEMMs (QKV, fc1) the
+  // bulk all-gather's and reduce-scatter's (Megatron Bridge comm_overlap.py
+  // userbuffers configs: proj_fprop 24-32 and fc2_fprop 8-16 SMs with
+  // set_sm_margin; qkv_wgrad 24, fc1_wgrad 2-4, dgrads 2-16 bulk).
+  Device row_forward = d, column_backward = d;
+  if (tp_overlap) {
+    row_forward.sm_count = std::max(1, d.sm_count - kPipelinedOverlapSms);
+    column_backward.sm_count = std::max(1, d.sm_count - kBulkOverlapSms);
+  }
   const int modules = (attention ? 1 : 0) + (dense_mlp || moe ? 1 : 0) + (kind == LayerKind::kMamba ? 1 : 0);
   t.moe = moe;
 
@@ -134,8 +157,8 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
       const double d_head = static_cast<double>(m.kv_channels);
       const double groups = std::max(1.0, m.num_query_groups / tp);
       qk_dim = v_dim = d_head;
-      b.Gemm(LayerPart::kAttentionProjections, tokens, (heads + 2 * groups) * d_head, h);
-      b.Gemm(LayerPart::kAttentionProjections, tokens, h, heads * d_head);
+      b.TpGemm(LayerPart::kAttentionProjections, tokens, (heads + 2 * groups) * d_head, h, d, column_backward);
+      b.TpGemm(LayerPart::kAttentionProjections, tokens, h, heads * d_head, row_forward, d);
       // Fused rotary embedding on Q and K (reads and writes them; its backward the same on their gradients).
       b.Stream(LayerPart::kOtherElementwise, 2 * (heads + groups) * d_head * tokens * kActivationBytes, 1.0);
       kv_width = 2 * groups * d_head;
@@ -188,8 +211,8 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
   }
   if (dense_mlp) {
     const double f = static_cast<double>(m.ffn_hidden_size);
-    b.Gemm(LayerPart::kMlp, tokens, gate * f / tp, h);
-    b.Gemm(LayerPart::kMlp, tokens, h, f / tp);
+    b.TpGemm(LayerPart::kMlp, tokens, gate * f / tp, h, d, column_backward);
+    b.TpGemm(LayerPart::kMlp, tokens, h, f / tp, row_forward, d);
     if (m.gated_linear_unit) {
       b.Stream(LayerPart::kMlpActivation, act_passes * f / tp * tokens * kActivationBytes, act_backward);
     } else {
@@ -222,8 +245,11 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
       b.Gemm(LayerPart::kExpertGemms, local, width, h);
       b.Gemm(LayerPart::kExpertGemms, local, h, width);
     }
-    b.Gemm(LayerPart::kExpertGemms, per_expert, gate * ffn / etp, width, local_experts);
-    b.Gemm(LayerPart::kExpertGemms, per_expert, width, ffn / etp, local_experts);
+    // Transformer Engine's GroupedLinear runs one cuBLAS GEMM per local
+    // expert (general_grouped_gemm over a few streams), each paying its own
+    // launch and wave quantization.
+    b.Gemm(LayerPart::kExpertGemms, per_expert, gate * ffn / etp, width, local_experts, true);
+    b.Gemm(LayerPart::kExpertGemms, per_expert, width, ffn / etp, local_experts, true);
     b.Stream(LayerPart::kMoeActivation, act_passes * ffn / etp * per_expert * local_experts * kActivationBytes,
              act_backward);
     if (m.moe_shared_expert_intermediate_size > 0) {
@@ -244,24 +270,15 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
     const double groups = static_cast<double>(std::max<int64_t>(1, m.mamba_num_groups));
     b.Gemm(LayerPart::kMambaProjections, tokens, (2 * d_in + 2 * groups * state + heads) / tp, h);
     b.Gemm(LayerPart::kMambaProjections, tokens, h, d_in / tp);
-    // Causal conv1d over x, B, C and the gated norm on the output.
+    // Causal conv1d over x, B, C, and the gated RMSNorm on the output
+    // (mamba_ssm's Triton layernorm_gated, whose backward is slow).
     b.Stream(LayerPart::kOtherElementwise, 2 * (d_in + 2 * groups * state) / tp * tokens * kActivationBytes, 2.0);
-    b.Norm(LayerPart::kNorms, d_in / tp * tokens);
-    // Chunked SSD scan: intra-chunk C B^T and its product with X, chunk states
-    // in and out (Dao & Gu 2024, Mamba-2 Sec. 6), against reading x, B, C, dt
-    // and writing y and the fp32 chunk states.
-    const double flops = tokens * (2 * kMambaChunk * (groups * state + d_in) + 4 * state * d_in) / tp;
-    // Five kernels forward (chunk cumsum, chunk state, state passing, chunk
-    // bmm, chunk scan) read x (twice), B and C (twice) and write y, with
-    // the fp32 chunk states written, passed and read again.
-    const double bytes = tokens *
-                         ((3 * d_in + 4 * groups * state + heads) * kActivationBytes +
-                          3 * d_in * state / kMambaChunk * 4 + 2 * kMambaChunk * groups * 4) /
-                         tp;
-    const double forward =
-        std::max(flops / (d.peak_bf16_flops * d.rates.mamba_scan_efficiency), StreamSeconds(bytes, d, 5));
-    t.forward[static_cast<int>(LayerPart::kMambaScan)] += forward;
-    t.backward[static_cast<int>(LayerPart::kMambaScan)] += 2.5 * forward;
+    const PassSeconds norm = GatedNormSeconds(d_in / tp * tokens, d);
+    t.forward[static_cast<int>(LayerPart::kNorms)] += norm.forward;
+    t.backward[static_cast<int>(LayerPart::kNorms)] += norm.backward;
+    const PassSeconds scan = SsdScanSeconds(tokens, d_in / tp, heads / tp, groups, state, d);
+    t.forward[static_cast<int>(LayerPart::kMambaScan)] += scan.forward;
+    t.backward[static_cast<int>(LayerPart::kMambaScan)] += scan.backward;
   }
   if (mtp) {
     // MTP depth: norms of the hidden state and the next token's embedding, and the 2h -> h projection.
@@ -288,7 +305,9 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
   double host_us = 0;
   if (attention && !graphed("attn")) host_us += P.host_module_us;
   if (dense_mlp && !graphed("mlp")) host_us += P.host_module_us;
-  if (kind == LayerKind::kMamba && !graphed("mamba")) host_us += P.host_module_us;
+  // The SSD's Triton kernels are launched from Python, forward and backward
+  // (measured: KernelRates::ssd_host_us).
+  if (kind == LayerKind::kMamba && !graphed("mamba")) host_us += P.host_module_us + d.rates.ssd_host_us;
   if (moe && !graphed("moe")) {
     double share = 1.0;
     if (graphed("moe_router")) share -= 0.25;

@@ -65,9 +65,11 @@ struct LayerTime {
 };
 
 // Time of layer `index` of kind `kind` (MTP depth when `mtp`) for one
-// microbatch of `config` on `device`. Precondition: complete model, resolved config.
+// microbatch of `config` on `device`; `tp_overlap` when TP communication
+// overlap (userbuffers) runs beside the TP GEMMs. Precondition: complete
+// model, resolved config.
 LayerTime TimeLayer(const ModelSpec& model, const ResolvedConfig& config, LayerKind kind, int64_t index, bool mtp,
-                    const Device& device, const PerfParams& params);
+                    bool tp_overlap, const Device& device, const PerfParams& params);
 
 }  // namespace parplan
 

@@ -129,6 +129,9 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
            RingCollectiveSeconds(expert_params / (c.ep * c.etp) * bytes_per_param, edp, c.ep * c.etp, sys, P);
   };
   const bool selective = c.recompute == RecomputeGranularity::kSelective;
+  // TP overlap (userbuffers) needs TP > 1 and sequence parallelism (Bridge
+  // comm_overlap.py turns it off otherwise) and the TP group on NVLink.
+  const bool tp_overlap = c.tp_comm_overlap && c.tp > 1 && c.sp && LinkOfSpan(sys, c.tp) == Link::kNvlink;
 
   const std::vector<std::vector<int64_t>> first = FirstLayerIndices(plan);
   // What one layer adds to its stage for one microbatch. Layers of one kind
@@ -149,7 +152,7 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
   auto share_of = [&](LayerKind kind, int64_t index, bool mtp, bool full_recompute) {
     LayerShare out;
     StageTime& st = out.time;
-    const LayerTime t = TimeLayer(m, c, kind, index, mtp, device, P);
+    const LayerTime t = TimeLayer(m, c, kind, index, mtp, tp_overlap, device, P);
     for (int i = 0; i < kLayerParts; ++i) {
       const LayerPart part = static_cast<LayerPart>(i);
       AddByKind(&st, part, t.forward[i] + t.backward[i]);
@@ -223,9 +226,6 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
       st.fsdp_s += fsdp_seconds(ends * vocab_params, 0, 2.0 * 2.0 + grad_comm_bytes);
     }
     const double compute = st.Compute();
-    // TP overlap (userbuffers) needs TP > 1 and sequence parallelism (Bridge
-    // comm_overlap.py turns it off otherwise) and the TP group on NVLink.
-    const bool tp_overlap = c.tp_comm_overlap && c.tp > 1 && c.sp && LinkOfSpan(sys, c.tp) == Link::kNvlink;
     st.tp_s = Exposed(tp_count * tp_one_s, tp_overlap ? P.tp_exposed_overlap : P.tp_exposed, P.overlap_window, compute);
     st.ep_s = Exposed(ep_count * ep_one_s, c.overlap_moe_expert_parallel_comm ? P.ep_exposed_overlap : P.ep_exposed,
                       P.overlap_window, compute);

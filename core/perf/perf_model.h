@@ -31,7 +31,7 @@ struct PerfParams {
   // takes max(GPU, host)). MoE layers add their router and dispatcher, and
   // wait for the host to read the tokens per expert (a device-to-host sync
   // that drains the launch queue) unless the whole iteration is graphed.
-  double host_module_us = 300;  // attention, MLP or Mamba module, fwd + bwd
+  double host_module_us = 800;  // attention, MLP or Mamba module, fwd + bwd
   double host_moe_us = 600;     // more per MoE module: router, permutation, dispatcher
   double moe_sync_us = 100;     // GPU idle per MoE layer, fwd + bwd, after the token-count sync
   // After that sync the host must issue the grouped expert GEMMs expert by
