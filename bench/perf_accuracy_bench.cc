@@ -61,13 +61,13 @@ std::vector<Knob> Knobs() {
   k.push_back({"moe_sync_us", [](PerfParams* p) { return &p->moe_sync_us; }, 0, 500});
   k.push_back({"expert_launch_us", [](PerfParams* p) { return &p->expert_launch_us; }, 1, 30});
   k.push_back({"link_efficiency", [](PerfParams* p) { return &p->link_efficiency; }, 0.6, 0.95});
-  k.push_back({"tp_exposed", [](PerfParams* p) { return &p->tp_exposed; }, 0.3, 1});
+  k.push_back({"tp_exposed", [](PerfParams* p) { return &p->tp_exposed; }, 0.8, 1});
   k.push_back({"tp_exposed_overlap", [](PerfParams* p) { return &p->tp_exposed_overlap; }, 0.05, 0.6});
   k.push_back({"cp_exposed", [](PerfParams* p) { return &p->cp_exposed; }, 0.05, 1});
-  k.push_back({"ep_exposed", [](PerfParams* p) { return &p->ep_exposed; }, 0.3, 1});
+  k.push_back({"ep_exposed", [](PerfParams* p) { return &p->ep_exposed; }, 0.8, 1});
   k.push_back({"ep_exposed_overlap", [](PerfParams* p) { return &p->ep_exposed_overlap; }, 0.05, 0.8});
-  k.push_back({"dp_exposed", [](PerfParams* p) { return &p->dp_exposed; }, 0.02, 1});
-  k.push_back({"pp_exposed", [](PerfParams* p) { return &p->pp_exposed; }, 0.1, 1});
+  k.push_back({"dp_exposed", [](PerfParams* p) { return &p->dp_exposed; }, 0.02, 0.3});
+  k.push_back({"pp_exposed", [](PerfParams* p) { return &p->pp_exposed; }, 0.3, 1});
   return k;
 }
 

@@ -39,11 +39,15 @@ KernelRates Hopper() {
   return r;
 }
 
-// Short benchmark runs overstate what a training step sustains (see Blackwell below).
+// Published GEMM and attention rates come from short benchmark runs, which
+// overstate what a training step sustains: on the H200 the same 8192^3 FP8
+// GEMM ran at 1,528 TFLOP/s on a cold GPU and 1,305-1,348 sustained
+// (tests/data/h200_kernels: recompute_parts_and_fp8.csv vs gemm.csv), a
+// factor 0.87 applied to every published rate below.
 constexpr double kSustainedOverBurst = 0.87;
 
-// Ampere (A100): published measurements, derated to sustained clocks. GEMM: 0.87 of the bf16 peak for
-// large shapes (S. Bekman, ml-engineering "Maximum Achievable Matmul FLOPS"
+// Ampere (A100): published measurements, derated to sustained clocks. GEMM:
+// 0.87 of the bf16 peak for large shapes (S. Bekman, ml-engineering "Maximum Achievable Matmul FLOPS"
 // table, A100 SXM bf16 271 of 312 TFLOP/s; no FP8). Attention:
 // FlashAttention-2 (Dao 2023, Fig. 4-6): forward up to 73%, backward up to
 // 63% of the A100 peak at head dim 128. Memory-bound kernels: Hopper's measured shares.
@@ -56,23 +60,21 @@ KernelRates Ampere() {
 }
 
 // Blackwell (B200/GB200/B300/GB300): published measurements, derated from
-// burst to sustained clocks. GEMM: 0.78 of the bf16 and 0.76 of the FP8
-// dense peak (ml-engineering MAMF table, B200; GB200 0.73 / 0.72), measured
-// in short runs; the H200 tables show what a short run overstates: the same
-// FP8 GEMM ran at 1,528 TFLOP/s on a cold GPU and 1,305-1,348 sustained
-// (recompute_parts_and_fp8.csv vs gemm.csv, README there), a factor 0.87
-// applied here. FP4: no published sustained NVFP4 GEMM measurement was
-// found; FP8's share is used (an assumption, named in core/perf/README.md).
-// Attention: FlashAttention-4 / cuDNN on B200, forward about 1,600 TFLOP/s
-// of 2,250 (0.71) in a benchmark run, derated the same way; backward at
-// Hopper's measured backward/forward ratio. Memory-bound kernels: Hopper's
+// short-run to sustained clocks. GEMM: 0.73 of the bf16 and 0.72 of the FP8
+// dense peak on GB200 (S. Bekman, ml-engineering "Maximum Achievable Matmul
+// FLOPS" table; B200 0.78 / 0.76), measured in short runs. Attention: cuDNN
+// 9.13 on B200 reaches 1/1.3 of FlashAttention-4's 1,605 TFLOP/s (Zadouri
+// et al. 2025, "FlashAttention-4": up to 1.3x faster than cuDNN 9.13), 0.55
+// of the bf16 peak; backward at Hopper's measured backward/forward ratio.
+// FP4: no published sustained NVFP4 GEMM measurement was found; FP8's share
+// is assumed (core/perf/README.md names it). Memory-bound kernels: Hopper's
 // measured shares of the HBM peak.
 KernelRates Blackwell() {
   KernelRates r = Hopper();
-  r.gemm_ceiling[0] = 0.635;
-  r.gemm_ceiling[1] = 0.626;
-  r.gemm_ceiling[2] = 0.626;
-  r.attention_forward = 0.48;
+  r.gemm_ceiling[0] = 0.73 * kSustainedOverBurst;
+  r.gemm_ceiling[1] = 0.72 * kSustainedOverBurst;
+  r.gemm_ceiling[2] = 0.72 * kSustainedOverBurst;
+  r.attention_forward = 0.55 * kSustainedOverBurst;
   r.attention_backward = r.attention_forward * 0.52 / 0.60;
   return r;
 }

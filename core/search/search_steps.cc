@@ -104,20 +104,23 @@ bool Redundant(const Scored& candidate, const ResolvedConfig& candidate_config, 
          candidate.headroom_fraction <= shown.headroom_fraction + kHeadroomResolution;
 }
 
-// The candidate shown as "the fastest that does not fit": the first in the
-// ranking that is nearly within memory, else the one closest to fitting.
+// The candidate shown as "the fastest that does not fit": the fastest that
+// is nearly within memory, else the one closest to fitting.
 const Scored* NotFittingExample(const std::vector<Scored>& ranked) {
+  // The same choice the EstimateStore keeps (so its estimates are reused):
+  // the fastest within kNearlyFits, else the closest to fitting; ties go to
+  // the candidate evaluated first. Ranked order alone is not enough: inside
+  // a tie band the ranking orders by mesh, not speed.
+  auto better = [](const Scored& a, const Scored& b) {
+    const bool a_near = a.peak_fraction <= kNearlyFits, b_near = b.peak_fraction <= kNearlyFits;
+    if (a_near != b_near) return a_near;
+    if (a_near && a.tokens_per_gpu != b.tokens_per_gpu) return a.tokens_per_gpu > b.tokens_per_gpu;
+    if (!a_near && a.peak_fraction != b.peak_fraction) return a.peak_fraction < b.peak_fraction;
+    return std::make_pair(a.space, a.index) < std::make_pair(b.space, b.index);
+  };
   const Scored* pick = nullptr;
   for (const Scored& s : ranked) {
-    if (s.fits) continue;
-    const bool near = s.peak_fraction <= kNearlyFits;
-    if (pick == nullptr) {
-      pick = &s;
-      continue;
-    }
-    const bool pick_near = pick->peak_fraction <= kNearlyFits;
-    if (near && !pick_near) pick = &s;
-    if (!near && !pick_near && s.peak_fraction < pick->peak_fraction) pick = &s;
+    if (!s.fits && (pick == nullptr || better(s, *pick))) pick = &s;
   }
   return pick;
 }

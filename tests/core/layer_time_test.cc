@@ -23,13 +23,13 @@ ResolvedConfig Config(int64_t tp, int64_t ep = 1) {
   return c;
 }
 
-Device H100() { return MakeDevice(*Catalog::Get().FindSystem("h100-sxm"), Precision::kBf16, PerfParams{}); }
+Device H100() { return MakeDevice(*Catalog::Get().FindSystem("h100-sxm"), Precision::kBf16); }
 
 TEST(LayerTimeTest, DenseLayerIsMostlyGemmsAndSplitsOverTp) {
   const ModelSpec m = CatalogModel("llama3_70b");
   const PerfParams p;
-  const LayerTime one = TimeLayer(m, Config(1), LayerKind::kDenseTransformer, 0, false, H100(), p);
-  const LayerTime four = TimeLayer(m, Config(4), LayerKind::kDenseTransformer, 0, false, H100(), p);
+  const LayerTime one = TimeLayer(m, Config(1), LayerKind::kDenseTransformer, 0, false, false, H100(), p);
+  const LayerTime four = TimeLayer(m, Config(4), LayerKind::kDenseTransformer, 0, false, false, H100(), p);
   double gemm = 0;
   for (int i = 0; i < kLayerParts; ++i) {
     if (KindOfPart(static_cast<LayerPart>(i)) == ComputeKind::kGemm) gemm += one.forward[i] + one.backward[i];
@@ -51,7 +51,7 @@ TEST(LayerTimeTest, GemmTimeTracksModelFlops) {
   const ModelSpec m = CatalogModel("llama3_70b");
   const PerfParams p;
   const Device d = H100();
-  const LayerTime t = TimeLayer(m, Config(1), LayerKind::kDenseTransformer, 0, false, d, p);
+  const LayerTime t = TimeLayer(m, Config(1), LayerKind::kDenseTransformer, 0, false, false, d, p);
   double gemm = 0;
   for (LayerPart part : {LayerPart::kAttentionProjections, LayerPart::kMlp}) {
     gemm += t.forward[static_cast<int>(part)] + t.backward[static_cast<int>(part)];
@@ -63,7 +63,7 @@ TEST(LayerTimeTest, GemmTimeTracksModelFlops) {
 TEST(LayerTimeTest, MoeLayerHasRoutingExpertsAndAllToAll) {
   const ModelSpec m = CatalogModel("qwen3_30b_a3b");
   const PerfParams p;
-  const LayerTime t = TimeLayer(m, Config(1, 8), LayerKind::kMoeTransformer, 0, false, H100(), p);
+  const LayerTime t = TimeLayer(m, Config(1, 8), LayerKind::kMoeTransformer, 0, false, false, H100(), p);
   EXPECT_TRUE(t.moe);
   EXPECT_GT(t.forward[static_cast<int>(LayerPart::kExpertGemms)], 0);
   EXPECT_GT(t.forward[static_cast<int>(LayerPart::kMoeRouting)], 0);
@@ -74,16 +74,60 @@ TEST(LayerTimeTest, MoeLayerHasRoutingExpertsAndAllToAll) {
   EXPECT_NEAR(t.sync_s, (p.moe_sync_us + p.expert_launch_us * 6 * 16) * 1e-6, 1e-12);
 }
 
+TEST(LayerTimeTest, TpOverlapTakesSmsFromTheGemmsBesideIt) {
+  const ModelSpec m = CatalogModel("llama3_70b");
+  const PerfParams p;
+  const LayerTime plain = TimeLayer(m, Config(4), LayerKind::kDenseTransformer, 0, false, false, H100(), p);
+  const LayerTime overlapped = TimeLayer(m, Config(4), LayerKind::kDenseTransformer, 0, false, true, H100(), p);
+  // The row-parallel forward GEMMs (projection, fc2) lose the most SMs; a
+  // smaller grid can land on a better last wave, so compare whole parts.
+  const int mlp = static_cast<int>(LayerPart::kMlp);
+  const int proj = static_cast<int>(LayerPart::kAttentionProjections);
+  EXPECT_GT(overlapped.forward[mlp], plain.forward[mlp]);
+  EXPECT_GT(overlapped.forward[proj], plain.forward[proj]);
+  EXPECT_GT(overlapped.Forward() + overlapped.Backward(), plain.Forward() + plain.Backward());
+  EXPECT_LT(overlapped.forward[mlp], 1.25 * plain.forward[mlp]);
+  const int attn = static_cast<int>(LayerPart::kCoreAttention);
+  EXPECT_DOUBLE_EQ(overlapped.forward[attn], plain.forward[attn]);
+}
+
+TEST(LayerTimeTest, ContextParallelRingKeepsTheAttentionWork) {
+  // CP=4: the rank's own chunks causally plus three half-size unmasked
+  // steps: about a quarter of the CP=1 attention, a little more for the
+  // shorter calls.
+  const ModelSpec m = CatalogModel("llama3_8b");
+  const PerfParams p;
+  ResolvedConfig c = Config(1);
+  c.seq_length = 32768;
+  const LayerTime one = TimeLayer(m, c, LayerKind::kDenseTransformer, 0, false, false, H100(), p);
+  c.cp = 4;
+  const LayerTime four = TimeLayer(m, c, LayerKind::kDenseTransformer, 0, false, false, H100(), p);
+  const int a = static_cast<int>(LayerPart::kCoreAttention);
+  EXPECT_GT(four.forward[a], 0.25 * one.forward[a]);
+  EXPECT_LT(four.forward[a], 0.35 * one.forward[a]);
+}
+
+TEST(LayerTimeTest, MambaLayerPaysItsScanAndItsPythonLaunches) {
+  const ModelSpec m = CatalogModel("nemotron_3_nano");
+  const PerfParams p;
+  ResolvedConfig c = Config(1);
+  const LayerTime t = TimeLayer(m, c, LayerKind::kMamba, 0, false, false, H100(), p);
+  EXPECT_GT(t.forward[static_cast<int>(LayerPart::kMambaScan)], 0);
+  EXPECT_NEAR(t.host_s, (p.host_module_us + H100().rates.ssd_host_us) * 1e-6, 1e-12);
+  c.cuda_graph_impl = "transformer_engine";
+  EXPECT_EQ(TimeLayer(m, c, LayerKind::kMamba, 0, false, false, H100(), p).host_s, 0);
+}
+
 TEST(LayerTimeTest, CudaGraphsRemoveHostTime) {
   const ModelSpec m = CatalogModel("qwen3_30b_a3b");
   const PerfParams p;
   ResolvedConfig c = Config(1, 8);
-  const LayerTime eager = TimeLayer(m, c, LayerKind::kMoeTransformer, 0, false, H100(), p);
+  const LayerTime eager = TimeLayer(m, c, LayerKind::kMoeTransformer, 0, false, false, H100(), p);
   c.cuda_graph_impl = "transformer_engine";
   c.cuda_graph_modules = {"attn", "moe_router", "moe_preprocess"};
-  const LayerTime partial = TimeLayer(m, c, LayerKind::kMoeTransformer, 0, false, H100(), p);
+  const LayerTime partial = TimeLayer(m, c, LayerKind::kMoeTransformer, 0, false, false, H100(), p);
   c.cuda_graph_impl = "full_iteration";
-  const LayerTime full = TimeLayer(m, c, LayerKind::kMoeTransformer, 0, false, H100(), p);
+  const LayerTime full = TimeLayer(m, c, LayerKind::kMoeTransformer, 0, false, false, H100(), p);
   EXPECT_GT(eager.host_s, partial.host_s);
   EXPECT_GT(partial.host_s, 0);
   EXPECT_EQ(full.host_s, 0);
@@ -105,9 +149,9 @@ TEST(LayerTimeTest, UnfusedAttentionComputesTheWholeScoreMatrix) {
   const ModelSpec m = CatalogModel("llama3_8b");
   const PerfParams p;
   ResolvedConfig c = Config(1);
-  const LayerTime flash = TimeLayer(m, c, LayerKind::kDenseTransformer, 0, false, H100(), p);
+  const LayerTime flash = TimeLayer(m, c, LayerKind::kDenseTransformer, 0, false, false, H100(), p);
   c.unfused_attention = true;
-  const LayerTime unfused = TimeLayer(m, c, LayerKind::kDenseTransformer, 0, false, H100(), p);
+  const LayerTime unfused = TimeLayer(m, c, LayerKind::kDenseTransformer, 0, false, false, H100(), p);
   const int a = static_cast<int>(LayerPart::kCoreAttention);
   EXPECT_GT(unfused.forward[a], 1.5 * flash.forward[a]);
 }
