@@ -17,8 +17,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "core/catalog/catalog.h"
 #include "core/perf/kernel_time.h"
+#include "core/perf/layer_time.h"
+#include "core/perf/perf_model.h"
 #include "tests/core/csv_reader.h"
 
 namespace parplan {
@@ -178,7 +181,8 @@ void MemoryBound(const SystemSpec& h200, std::vector<Check>* out) {
       // measured); modelled as one streaming kernel each way.
       const double fwd_bytes = (name == "swiglu" ? 1.5 : 2.0) * in_bytes;
       const double bwd_bytes = (name == "swiglu" ? 2.5 : 2.0) * in_bytes;
-      out->push_back({"reference compiled " + name + " fwd (not Megatron's kernel)", fwd_s, StreamSeconds(fwd_bytes, d)});
+      out->push_back(
+          {"reference compiled " + name + " fwd (not Megatron's kernel)", fwd_s, StreamSeconds(fwd_bytes, d)});
       out->push_back({"reference compiled " + name + " bwd (not Megatron's kernel)", bwd_s,
                       StreamSeconds(bwd_bytes, d) + accumulate});
       continue;
@@ -206,6 +210,53 @@ void MemoryBound(const SystemSpec& h200, std::vector<Check>* out) {
   }
 }
 
+// Whole decoder layers on one GPU (tests/data/h200_layers/layers.csv: plain
+// PyTorch layers, bf16, no communication) against TimeLayer: the comparison
+// `parplan perf` on one GPU reports. Reported, not a target: the measured
+// layers run an eager SwiGLU (two kernels) and no RoPE where Megatron runs
+// fused kernels, and accumulate bf16 weight gradients where Megatron writes
+// fp32 main_grad.
+void Layers(const SystemSpec& h200, std::vector<Check>* out) {
+  const Device d = MakeDevice(h200, Precision::kBf16);
+  const PerfParams params;
+  for (const CsvRow& r : ReadCsv(std::string(PARPLAN_TEST_DATA_DIR) + "/h200_layers/layers.csv")) {
+    if (r.at("kind") != "dense") continue;
+    const absl::StatusOr<ModelSpec> model = Catalog::Get().FindModel(r.at("model"));
+    if (!model.ok()) continue;  // the GPT-3-like shape is not a catalog model
+    ResolvedConfig c;
+    c.tp = static_cast<int64_t>(Num(r, "tp_or_experts"));
+    c.mbs = static_cast<int64_t>(Num(r, "mbs"));
+    c.seq_length = static_cast<int64_t>(Num(r, "seq_or_tokens"));
+    c.precision = Precision::kBf16;
+    const LayerTime t = TimeLayer(*model, c, LayerKind::kDenseTransformer, 0, false, false, d, params);
+    const std::string mode = r.at("compiled") == "True" ? "compiled" : "eager";
+    out->push_back({"layer " + mode + " fwd (reference, not a target)", Num(r, "fwd_s"), t.Forward()});
+    out->push_back(
+        {"layer " + mode + " fwd+bwd (reference, not a target)", Num(r, "fwd_bwd_s"), t.Forward() + t.Backward()});
+  }
+}
+
+// Mamba-2's SSD scan (mamba_ssm Triton) and gated norm
+// (tests/data/h200_layers/mamba_ssd.csv). Below about 16K tokens the call
+// is host-bound (Python launching its Triton kernels): the measured time is
+// the larger of the GPU time and that launch time (KernelRates::ssd_host_us,
+// split 0.47 ms forward / 2.93 ms backward as measured at 2K tokens).
+void Mamba(const SystemSpec& h200, std::vector<Check>* out) {
+  const Device d = MakeDevice(h200, Precision::kBf16);
+  const double host_fwd = 0.47e-3 / 3.4e-3 * d.rates.ssd_host_us * 1e-6;
+  const double host_bwd = d.rates.ssd_host_us * 1e-6 - host_fwd;
+  for (const CsvRow& r : ReadCsv(std::string(PARPLAN_TEST_DATA_DIR) + "/h200_layers/mamba_ssd.csv")) {
+    const double tokens = Num(r, "batch") * Num(r, "seq");
+    const double heads = Num(r, "heads"), d_in = heads * Num(r, "head_dim");
+    const PassSeconds scan = SsdScanSeconds(tokens, d_in, heads, Num(r, "groups"), Num(r, "state"), d);
+    const PassSeconds norm = GatedNormSeconds(tokens * d_in, d);
+    out->push_back({"mamba ssd fwd", Num(r, "ssd_fwd_s"), std::max(scan.forward, host_fwd)});
+    out->push_back({"mamba ssd bwd", Num(r, "ssd_bwd_s"), std::max(scan.backward, host_bwd)});
+    out->push_back({"mamba gated norm fwd", Num(r, "gated_norm_fwd_s"), norm.forward});
+    out->push_back({"mamba gated norm bwd", Num(r, "gated_norm_bwd_s"), norm.backward});
+  }
+}
+
 }  // namespace
 }  // namespace parplan
 
@@ -222,6 +273,8 @@ int main(int argc, char** argv) {
   Grouped(*h200, &checks);
   Attention(*h200, &checks);
   MemoryBound(*h200, &checks);
+  Layers(*h200, &checks);
+  Mamba(*h200, &checks);
   if (checks.size() < 500) {
     std::fprintf(stderr, "only %zu rows read from %s\n", checks.size(), kData);
     return 1;
@@ -253,8 +306,9 @@ int main(int argc, char** argv) {
     const Spread s = SpreadOf(headline[name].empty() ? groups[name] : headline[name]);
     const bool met = s.n > 0 && s.median <= median_max && s.p90 <= p90_max;
     ok = ok && met;
-    std::printf("  %-40s %4zu rows  median %5.1f%% (<= %2.0f%%)  p90 %5.1f%% (<= %2.0f%%)  %s\n", name.c_str(), s.n,
-                100 * s.median, 100 * median_max, 100 * s.p90, 100 * p90_max, met ? "met" : "MISSED");
+    auto limit = [](double v) { return v >= 1 ? std::string("     ") : absl::StrFormat("<=%2.0f%%", 100 * v); };
+    std::printf("  %-40s %4zu rows  median %5.1f%% (%s)  p90 %5.1f%% (%s)  %s\n", name.c_str(), s.n, 100 * s.median,
+                limit(median_max).c_str(), 100 * s.p90, limit(p90_max).c_str(), met ? "met" : "MISSED");
   };
   target("GEMM bf16 (all passes)", 0.05, 0.12);
   target("GEMM fp8 (all passes)", 0.05, 0.12);

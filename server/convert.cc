@@ -373,6 +373,18 @@ void ToMemorySuggestion(const MemorySuggestion& s, v1::MemorySuggestion* out) {
   out->set_note(s.note);
 }
 
+void ToLayerComputeTime(const LayerCompute& l, v1::LayerComputeTime* out) {
+  out->set_layer(l.layer);
+  out->set_count(l.count);
+  out->set_forward_s(l.forward_s);
+  out->set_backward_s(l.backward_s);
+  out->set_host_s(l.host_s);
+  out->set_gemm_s(l.gemm_s);
+  out->set_attention_s(l.attention_s);
+  out->set_moe_s(l.moe_s);
+  out->set_elementwise_s(l.elementwise_s);
+}
+
 void ToPerformanceBreakdown(const PerfBreakdown& b, v1::PerformanceBreakdown* out) {
   out->set_compute_s(b.compute_s);
   out->set_gemm_s(b.gemm_s);

@@ -40,6 +40,7 @@ void ToViolations(const std::vector<Violation>& violations, google::protobuf::Re
 void ToWorldSizing(const WorldSizing& world, v1::WorldSizing* out);
 void ToResolvedConfig(const ResolvedConfig& config, v1::ParallelConfig* out);
 void ToPerformanceBreakdown(const PerfBreakdown& breakdown, v1::PerformanceBreakdown* out);
+void ToLayerComputeTime(const LayerCompute& layer, v1::LayerComputeTime* out);
 void ToStageLayers(const StagePlan& plan, google::protobuf::RepeatedPtrField<v1::StageLayers>* out);
 void ToStageMemory(const StageMemory& stage, v1::StageMemory* out);
 void ToSplitRepair(const SplitRepair& repair, v1::SplitRepair* out);

@@ -459,6 +459,7 @@ absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
   response->set_memory_peak_bytes(static_cast<int64_t>(std::llround(a.estimate->peak_bytes)));
   response->set_memory_capacity_bytes(static_cast<int64_t>(std::llround(a.estimate->capacity_bytes)));
   response->set_fits(a.estimate->fits);
+  for (const LayerCompute& l : p.layers) ToLayerComputeTime(l, response->add_layer_times());
   for (const auto& s : p.assumptions) response->add_assumptions(s);
   const Uncertainty u = PerfUncertainty(*r.model, *r.placement.system, CalibratedUncertainty());
   response->set_uncertainty(u.median);

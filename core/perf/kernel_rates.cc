@@ -9,11 +9,11 @@ namespace {
 // how each value follows from them.
 KernelRates Hopper() {
   KernelRates r;
-  r.gemm_ceiling[0] = 0.71;  // gemm.csv bf16: layer GEMMs 640-720 TFLOP/s of 989
-  r.gemm_ceiling[1] = 0.67;  // gemm.csv fp8_tensorwise: 1,250-1,350 TFLOP/s of 1,979
-  r.gemm_ceiling[2] = 0.67;  // no FP4 on Hopper: runs as FP8
-  r.gemm_launch_us = 5;      // gemm.csv: 512^3 takes 8 us
-  r.attention_forward = 0.60;  // attention.csv cudnn fwd, d=128, 8K-32K: 590-650 TFLOP/s
+  r.gemm_ceiling[0] = 0.71;     // gemm.csv bf16: layer GEMMs 640-720 TFLOP/s of 989
+  r.gemm_ceiling[1] = 0.67;     // gemm.csv fp8_tensorwise: 1,250-1,350 TFLOP/s of 1,979
+  r.gemm_ceiling[2] = 0.67;     // no FP4 on Hopper: runs as FP8
+  r.gemm_launch_us = 5;         // gemm.csv: 512^3 takes 8 us
+  r.attention_forward = 0.60;   // attention.csv cudnn fwd, d=128, 8K-32K: 590-650 TFLOP/s
   r.attention_backward = 0.52;  // attention.csv cudnn bwd, d=128, 8K-32K: 500-560 TFLOP/s
   r.attention_forward_us = 6;
   r.attention_backward_us = 40;
@@ -21,7 +21,7 @@ KernelRates Hopper() {
   r.stream_efficiency = 0.85;     // elementwise.csv copy/add: 3.2-4.3 TB/s of 4.8
   r.reduction_efficiency = 0.55;  // elementwise.csv rms_norm/layer_norm: 2.3-2.9 TB/s
   r.elementwise_launch_us = 5;
-  r.gelu_efficiency = 0.63;      // elementwise.csv gelu: 2.8-3.1 TB/s
+  r.gelu_efficiency = 0.63;  // elementwise.csv gelu: 2.8-3.1 TB/s
   // recompute_parts_and_fp8.csv: eager RMSNorm/LayerNorm backward, less the
   // x.grad accumulation the measurement includes, 2.1-2.5x the forward.
   r.norm_backward_ratio = 2.3;

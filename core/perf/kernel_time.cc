@@ -26,9 +26,7 @@ double SumOfCappedRamp(double q, double first, double cap) {
 }
 
 // Keys query `first`-th sees, and the cap, for a causal call.
-double VisibleCap(const AttentionCall& c, double k_len) {
-  return c.window > 0 ? std::min(c.window, k_len) : k_len;
-}
+double VisibleCap(const AttentionCall& c, double k_len) { return c.window > 0 ? std::min(c.window, k_len) : k_len; }
 
 }  // namespace
 
@@ -136,7 +134,8 @@ double AdamSeconds(double params, const Device& d) {
 PassSeconds GeluSeconds(double elements, const Device& d) {
   PassSeconds p;
   if (elements <= 0) return p;
-  p.forward = 2.0 * 2.0 * elements / (d.hbm_peak_bytes_per_s * d.rates.gelu_efficiency) + d.rates.elementwise_launch_us * 1e-6;
+  p.forward =
+      2.0 * 2.0 * elements / (d.hbm_peak_bytes_per_s * d.rates.gelu_efficiency) + d.rates.elementwise_launch_us * 1e-6;
   p.backward = StreamSeconds(3.0 * 2.0 * elements, d);
   return p;
 }
@@ -164,8 +163,8 @@ PassSeconds SsdScanSeconds(double tokens, double d_in, double heads, double grou
 
 double AttentionForwardFlops(const AttentionCall& c) {
   if (c.heads <= 0 || c.q_len <= 0 || c.k_len <= 0 || c.batch <= 0) return 0;
-  const double scores = c.causal ? SumOfCappedRamp(c.q_len, c.k_len - c.q_len + 1, VisibleCap(c, c.k_len))
-                                 : c.q_len * c.k_len;
+  const double scores =
+      c.causal ? SumOfCappedRamp(c.q_len, c.k_len - c.q_len + 1, VisibleCap(c, c.k_len)) : c.q_len * c.k_len;
   return 2.0 * scores * c.heads * c.batch * (c.qk_dim + c.v_dim);
 }
 

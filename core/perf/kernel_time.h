@@ -76,8 +76,7 @@ struct TrainingGemm {
 // `looped`: the `count` problems run as one GEMM kernel each (Transformer
 // Engine's GroupedLinear: a cuBLAS GEMM per local expert on a few streams,
 // general_grouped_gemm) instead of one grouped kernel.
-TrainingGemm TrainingGemmSeconds(double m, double n, double k, double count, const Device& device,
-                                 bool looped = false);
+TrainingGemm TrainingGemmSeconds(double m, double n, double k, double count, const Device& device, bool looped = false);
 
 // Seconds of `kernels` streaming kernels (copies, adds, activations, casts)
 // moving `bytes` through HBM (reads + writes) in all.
@@ -111,8 +110,7 @@ PassSeconds GatedNormSeconds(double elements, const Device& device);
 // twice, y written, fp32 chunk states written, passed and read) at
 // ssd_efficiency; backward ssd_backward_ratio times the forward. GPU time
 // only: the host's launch time is KernelRates::ssd_host_us.
-PassSeconds SsdScanSeconds(double tokens, double d_in, double heads, double groups, double state,
-                           const Device& device);
+PassSeconds SsdScanSeconds(double tokens, double d_in, double heads, double groups, double state, const Device& device);
 
 // Fused AdamW over `params` fp32 parameters (Megatron's optimizer step).
 double AdamSeconds(double params, const Device& device);

@@ -90,6 +90,17 @@ inline constexpr int kStepParts = 15;
 // optimizer step. They add up to the step time.
 std::array<StepPart, kStepParts> StepParts(const PerfBreakdown& b);
 
+// One layer kind's compute for one microbatch on one GPU (no
+// communication): what a single-GPU layer timing measures.
+struct LayerCompute {
+  std::string layer;  // "transformer (dense MLP)", "transformer (MoE)", "Mamba", "MTP depth", ...
+  int64_t count = 0;  // layers of this kind on the slowest stage
+  double forward_s = 0;
+  double backward_s = 0;
+  double host_s = 0;  // host time to issue its kernels, forward + backward (0 when CUDA graphs replay it)
+  double gemm_s = 0, attention_s = 0, moe_s = 0, elementwise_s = 0;  // forward + backward by kind
+};
+
 struct PerfEstimate {
   double step_time_s = 0;
   PerfBreakdown breakdown;
@@ -100,7 +111,8 @@ struct PerfEstimate {
   FlopsPerToken flops;
   int64_t slowest_stage = 0;
   int64_t microbatches = 0;
-  double gemm_efficiency = 0;  // achieved fraction of peak over all dense GEMMs of the slowest stage
+  double gemm_efficiency = 0;        // achieved fraction of peak over all dense GEMMs of the slowest stage
+  std::vector<LayerCompute> layers;  // per layer kind on the slowest stage
   std::vector<std::string> assumptions;
 };
 

@@ -28,8 +28,11 @@ Uncertainty PerfUncertainty(const ModelSpec& model, const SystemSpec& system, co
   const bool generation_seen = Contains(t.generations, system.gpu_arch);
   const ErrorSpread& model_group = model_seen ? t.seen : family_seen ? t.model_unseen : t.family_unseen;
   Uncertainty u;
-  u.median = model_group.median;
-  u.p90 = model_group.p90;
+  // A model the fit never saw is never quoted as more certain than a
+  // calibrated one (held-out medians can come out below in-sample ones when
+  // few parameters are fitted).
+  u.median = std::max(model_group.median, t.seen.median);
+  u.p90 = std::max(model_group.p90, t.seen.p90);
   if (!generation_seen) {
     if (model_seen) {
       u.median = t.generation_unseen.median;

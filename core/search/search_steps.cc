@@ -317,7 +317,10 @@ void RankCandidates(const SearchRequest& req, std::vector<Scored>* scored) {
   for (size_t i = 0; i < std::min(r.size(), kTightYieldWindow); ++i) {
     if (!r[i].fits || !r[i].tight) continue;
     for (size_t j = i + 1; j < r.size() && r[j].fits; ++j) {
-      if (r[j].tokens_per_gpu * band_up < r[i].tokens_per_gpu) break;
+      // Ties are ordered by mesh, not speed: look past a slower plan while
+      // a tie band could still hide a faster one behind it.
+      if (r[j].tokens_per_gpu * band_up * (1 + kTieBand) < r[i].tokens_per_gpu) break;
+      if (r[j].tokens_per_gpu * band_up < r[i].tokens_per_gpu) continue;
       if (!r[j].tight) {
         std::rotate(r.begin() + i, r.begin() + j, r.begin() + j + 1);
         break;

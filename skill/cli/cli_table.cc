@@ -365,6 +365,17 @@ std::string FormatEstimatePerformance(const v1::EstimatePerformanceResponse& r) 
       absl::StrAppend(&out,
                       absl::StrFormat("  %-20s %8.3f  %5.1f%%\n", name, seconds, 100 * seconds / r.step_time_s()));
     }
+    if (r.layer_times_size() > 0) {
+      absl::StrAppend(&out, "per layer, one microbatch on one GPU (compute only, no communication; ms):\n");
+      for (const auto& l : r.layer_times()) {
+        absl::StrAppend(
+            &out, absl::StrFormat("  %-26s x%-3d fwd %7.3f  bwd %7.3f  (GEMMs %.3f, attention %.3f, MoE %.3f, "
+                                  "element-wise %.3f)  host %.3f\n",
+                                  l.layer(), static_cast<int>(l.count()), 1e3 * l.forward_s(), 1e3 * l.backward_s(),
+                                  1e3 * l.gemm_s(), 1e3 * l.attention_s(), 1e3 * l.moe_s(), 1e3 * l.elementwise_s(),
+                                  1e3 * l.host_s()));
+      }
+    }
     absl::StrAppend(
         &out,
         absl::StrFormat("memory: peak %.1f GiB of %.1f GiB (%s)\n", r.memory_peak_bytes() / (1024.0 * 1024 * 1024),

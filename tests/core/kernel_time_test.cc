@@ -7,9 +7,7 @@
 namespace parplan {
 namespace {
 
-Device H100(Precision p = Precision::kBf16) {
-  return MakeDevice(*Catalog::Get().FindSystem("h100-sxm"), p);
-}
+Device H100(Precision p = Precision::kBf16) { return MakeDevice(*Catalog::Get().FindSystem("h100-sxm"), p); }
 
 TEST(KernelTimeTest, LargeGemmRunsAtTheCeiling) {
   const Device d = H100();
@@ -38,7 +36,8 @@ TEST(KernelTimeTest, ThinGemmsAreBoundByHbm) {
   // the SMs, and reading the weight dominates.
   const double t = GemmSeconds(16, 2048, 7168, 1, d);
   const double weight_bytes = 2048.0 * 7168 * 2;
-  EXPECT_NEAR(t, (weight_bytes + 16.0 * 7168 * 2 + 16.0 * 2048 * 2) / d.StreamBytesPerS() + d.rates.gemm_launch_us * 1e-6,
+  EXPECT_NEAR(t,
+              (weight_bytes + 16.0 * 7168 * 2 + 16.0 * 2048 * 2) / d.StreamBytesPerS() + d.rates.gemm_launch_us * 1e-6,
               1e-12);
 }
 
