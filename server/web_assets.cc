@@ -8,6 +8,8 @@ extern const unsigned char kWebIndexHtml[];
 extern const std::size_t kWebIndexHtmlSize;
 extern const unsigned char kWebAppJs[];
 extern const std::size_t kWebAppJsSize;
+extern const unsigned char kWebFieldsJs[];
+extern const std::size_t kWebFieldsJsSize;
 extern const unsigned char kWebStyleCss[];
 extern const std::size_t kWebStyleCssSize;
 
@@ -24,6 +26,7 @@ const WebAsset* FindWebAsset(absl::string_view path) {
   static const WebAsset assets[] = {
       {"/", "text/html; charset=utf-8", Bytes(kWebIndexHtml, kWebIndexHtmlSize)},
       {"/app.js", "text/javascript; charset=utf-8", Bytes(kWebAppJs, kWebAppJsSize)},
+      {"/fields.js", "text/javascript; charset=utf-8", Bytes(kWebFieldsJs, kWebFieldsJsSize)},
       {"/style.css", "text/css; charset=utf-8", Bytes(kWebStyleCss, kWebStyleCssSize)},
   };
   if (path == "/index.html") path = "/";
