@@ -62,6 +62,8 @@
     violationsBody: document.querySelector('#violations tbody'),
     suggestionsBox: $('suggestions-box'),
     suggestions: $('suggestions'),
+    recommendLink: $('recommend-link'),
+    rankMapCard: document.querySelector('figure[aria-label="Rank map"]'),
     checkReasons: $('check-reasons'),
     checkReasonsBox: $('check-reasons-box'),
   };
@@ -175,6 +177,39 @@
     return json;
   }
 
+  // ---------------------------------------------------------------- formatting
+
+  const num = (v) => (v === undefined || v === null || v === '' ? NaN : Number(v));
+
+  function fmt(v, digits) {
+    const n = num(v);
+    return Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '–';
+  }
+
+  function gib(bytes) {
+    const n = num(bytes);
+    return Number.isFinite(n) ? (n / GiB).toFixed(1) : '–';
+  }
+
+  function seconds(s) {
+    const n = num(s);
+    if (!Number.isFinite(n)) return '–';
+    return n < 10 ? n.toFixed(2) + ' s' : n.toFixed(1) + ' s';
+  }
+
+  // A DOM element with a class and text.
+  function el(tag, className, text) {
+    const e = document.createElement(tag);
+    if (className) e.className = className;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function fillList(ul, items) {
+    ul.textContent = '';
+    for (const item of items || []) ul.appendChild(el('li', '', item));
+  }
+
   // ---------------------------------------------------------------- form
 
   const F = window.ParplanFields;
@@ -194,12 +229,15 @@
     const label = el('label', '', f.label);
     label.htmlFor = prefix + f.key;
     wrap.appendChild(label);
+    // The default, short: "[none]" in the help -> "none"; long ones stay in the tooltip.
+    const bracket = /\[([^\]]*)\]/.exec(f.help || '');
+    const def = bracket && bracket[1].length <= 12 ? bracket[1] : '';
     let input;
     if (f.kind === 'enum' || f.kind === 'bool') {
       input = document.createElement('select');
-      const def = el('option', '', 'default' + (f.help ? ' ' + f.help.replace(/^.*(\[.*\]).*$/, '$1') : ''));
-      def.value = '';
-      input.appendChild(def);
+      const first = el('option', '', def ? 'default: ' + def : 'default');
+      first.value = '';
+      input.appendChild(first);
       for (const o of f.kind === 'bool' ? ['true', 'false'] : f.options) {
         const opt = el('option', '', f.kind === 'bool' ? (o === 'true' ? 'on' : 'off') : o);
         opt.value = o;
@@ -210,7 +248,7 @@
       input.type = 'text';
       if (f.kind === 'int') input.inputMode = 'numeric';
       if (f.kind === 'number') input.inputMode = 'decimal';
-      input.placeholder = f.help || '';
+      input.placeholder = def || (bracket ? 'default' : '');
     }
     input.id = prefix + f.key;
     input.dataset.key = f.key;
@@ -537,6 +575,22 @@
     return p;
   }
 
+  // The page's URL with `config` (a ParallelConfig answer) in place of the
+  // form's config fields: a link that checks that config.
+  function configUrl(config) {
+    const p = urlParams();
+    for (const f of F.CONFIG_FIELDS) p.delete(f.key);
+    p.set('mode', 'check');
+    for (const f of F.CONFIG_FIELDS) {
+      let v = config[f.json];
+      if (v === undefined || v === null || v === '' || (Array.isArray(v) && !v.length)) continue;
+      if (f.key === 'grad-dtype') v = v ? 'fp32' : 'bf16';
+      p.set(f.key, Array.isArray(v) ? v.join(',') : String(v));
+    }
+    p.set('run', '1');
+    return p;
+  }
+
   // Mirrors the form in the address bar, so the page can be shared or reloaded.
   function updateUrl() {
     try {
@@ -677,7 +731,7 @@
     if (Number.isFinite(u)) {
       const ties = state.plans.map((p, i) => i).filter((i) => isTie(i)).map((i) => i + 1);
       const basis = perfField(state.plans[0], 'uncertainty_basis');
-      notes.push('The performance model\'s typical error for plan 1 is ±' + pct(u) + (basis ? ' (' + basis + ')' : '') + '. ' +
+      notes.push('The performance model\'s typical error for plan 1 is ±' + pct(u) + (basis ? ' (' + basis.replace(/\.$/, '') + ')' : '') + '. ' +
         (ties.length ? 'Plan' + (ties.length > 1 ? 's ' : ' ') + ties.join(', ') + (ties.length > 1 ? ' are' : ' is') + ' within it of plan 1: treat them as ties and measure.' :
           'No other plan is within it of plan 1.'));
     }
@@ -801,8 +855,14 @@
     els.results.hidden = true;
     els.checkResults.hidden = false;
     const v = validate.ok ? validate.value : null;
-    const m = memory.ok ? memory.value : null;
-    const p = perf.ok ? perf.value : null;
+    // An answer whose config breaks a rule (and has no nearest valid split)
+    // estimates nothing: its zeros are not shown.
+    const broken = (a) => a && !a.nearest_valid_split && (a.violations || []).some((x) => x.severity === 'error');
+    const notEstimated = { message: 'not estimated: the config breaks the rules below' };
+    const m = memory.ok && !broken(memory.value) ? memory.value : null;
+    const p = perf.ok && !broken(perf.value) ? perf.value : null;
+    if (memory.ok && !m) memory = { ok: false, error: notEstimated };
+    if (perf.ok && !p) perf = { ok: false, error: notEstimated };
     const model = (v && v.model) || (m && m.model) || {};
     const valid = v ? v.valid === true : false;
     els.checkTitle.textContent = (valid ? 'Valid' : 'Invalid') + ' config' + (model.name ? ' for ' + model.name : '');
@@ -852,10 +912,29 @@
       els.violationsBody.appendChild(tr);
     }
     els.violationsBox.hidden = !violations.length;
+    // An invalid config: a link to the plans that are valid for the same model, system and GPUs.
+    els.recommendLink.textContent = '';
+    if (!valid) {
+      const q = new URLSearchParams(urlParams());
+      for (const f of F.CONFIG_FIELDS) if (f.key !== 'seq' && f.key !== 'precision') q.delete(f.key);
+      q.delete('mode');
+      const a = el('a', '', 'Recommend valid plans for this model, system and GPU count');
+      a.href = '?' + q.toString();
+      els.recommendLink.appendChild(document.createTextNode('Or let parplan search: '));
+      els.recommendLink.appendChild(a);
+    }
+    els.recommendLink.hidden = valid;
     const suggestions = (m && m.suggestions) || [];
     els.suggestions.textContent = '';
     for (const s of suggestions) {
-      els.suggestions.appendChild(el('li', '', (s.change || s.description || '') + ' → ' + (s.peak_gib !== undefined ? num(s.peak_gib).toFixed(1) + ' GiB' : '') + (s.fits ? ' (fits)' : ' (still over)') + (s.note ? ': ' + s.note : '')));
+      const li = el('li', '', (s.change || '') + ' → ' + (s.peak_gib !== undefined ? num(s.peak_gib).toFixed(1) + ' GiB' : '') +
+        (s.fits ? ' (fits)' : ' (still over)') + (s.note ? ': ' + s.note : '') + ' ');
+      if (s.config) {
+        const a = el('a', 'try-link', 'check it');
+        a.href = '?' + configUrl(s.config).toString();
+        li.appendChild(a);
+      }
+      els.suggestions.appendChild(li);
     }
     els.suggestionsBox.hidden = !suggestions.length;
     const reasons = [];
@@ -962,6 +1041,9 @@
     els.planTitle.textContent = planName(plan, i) + ': ' + (plot.title || plan.label || '');
     fillList(els.planReasons, (plot.reasons && plot.reasons.length) ? plot.reasons : plan.reasons);
     putSvg(els.rankMap, plot.rank_map_svg);
+    // A wide rank map (a summarised or a large world) gets the full width.
+    const mapSvg = els.rankMap.querySelector('svg');
+    els.rankMapCard.classList.toggle('figure-wide', !!mapSvg && Number(mapSvg.getAttribute('width')) > 640);
     putSvg(els.memoryChart, plot.memory_svg);
     putSvg(els.stepTime, plot.step_time_svg);
     state.bridge = { python: plot.bridge_python || plan.bridge_overrides || '', cli: plot.bridge_cli || '' };
