@@ -309,7 +309,7 @@
       e.hidden = true;
       e.textContent = '';
     }
-    for (const e of document.querySelectorAll('.invalid')) e.classList.remove('invalid');
+    for (const e of document.querySelectorAll('.invalid, .rule-error')) e.classList.remove('invalid', 'rule-error');
   }
 
   // Sets the page's mode ("recommend" | "check").
@@ -377,7 +377,11 @@
 
   // The custom-system inputs' placeholders show the selected system's figures.
   function systemPlaceholders() {
-    const s = (state.systems || []).find((x) => x.id === els.system.value);
+    // Without a base, figures not given come from the architecture's reference system.
+    const reference = { ampere: 'a100-80gb', hopper: 'h100-sxm', blackwell: 'b200' };
+    const archInput = $('s-gpu-arch');
+    const id = els.system.value === CUSTOM ? reference[archInput && archInput.value] : els.system.value;
+    const s = (state.systems || []).find((x) => x.id === id);
     const base = {
       'gpu-arch': s && s.gpu_arch,
       'hbm-gib': s && s.hbm_gb ? (s.hbm_gb * 1e9 / GiB).toFixed(1) : '',
@@ -430,6 +434,7 @@
         selectValue(input, String(text));
       }
     } else {
+      input.defaultValue = text;  // also in the serialised DOM (headless tests)
       input.value = text;
     }
   }
@@ -459,9 +464,9 @@
     } else {
       selectValue(els.system, system);
     }
-    if (p.has('gpus')) els.gpus.value = p.get('gpus');
+    if (p.has('gpus')) putRaw('gpus', p.get('gpus'));
     const seq = p.get('seq') || p.get('seq_length');
-    if (seq) els.seq.value = seq;
+    if (seq) putRaw('seq', seq);
     if (p.get('precision')) selectValue(els.precision, p.get('precision'));
     if (p.get('objective')) selectValue(els.objective, p.get('objective'));
     if (p.get('groups') !== null) selectValue(els.groups, p.get('groups'));
@@ -912,6 +917,16 @@
       els.violationsBody.appendChild(tr);
     }
     els.violationsBox.hidden = !violations.length;
+    // The inputs an error names are marked (its message is in the table).
+    for (const e of document.querySelectorAll('.rule-error')) e.classList.remove('rule-error');
+    for (const x of violations) {
+      if (x.severity !== 'error') continue;
+      for (const name of x.fields || []) {
+        const f = F.CONFIG_FIELDS.find((c) => c.json === name || c.key === name);
+        const input = name === 'gpus' ? els.gpus : f ? inputOf(f.key) : null;
+        if (input) input.classList.add('rule-error');
+      }
+    }
     // An invalid config: a link to the plans that are valid for the same model, system and GPUs.
     els.recommendLink.textContent = '';
     if (!valid) {
@@ -1118,6 +1133,7 @@
       if (state.selected >= -1 && planAt(state.selected)) selectPlan(state.selected);
     });
     buildFields();
+    $('s-gpu-arch').addEventListener('change', systemPlaceholders);
     setMode('recommend');
     await loadCatalog();
   }
@@ -1138,6 +1154,7 @@
     fillSystems(systems.systems || []);
     catalogLoaded = true;
     const url = applyUrl();
+    systemPlaceholders();
     if (showFieldErrors(url.errors)) return;
     if (url.run) {
       await run();

@@ -152,8 +152,10 @@ print("web check page: dense, MoE invalid + fixed, custom model, custom system, 
 PY
 if [[ "${PARPLAN_UPDATE_SCREENSHOT:-}" == 1 ]]; then
   mkdir -p "$src/docs"
+  declare -A heights=([dense]=2300 [moe-invalid]=1550 [moe-fixed]=2300 [custom-system]=2500 [gpus-1024]=2100
+                      [gpus-100000]=2900 [bad-url]=1150)
   for name in dense moe-invalid moe-fixed custom-system gpus-1024 gpus-100000 bad-url; do
-    chrome --screenshot="$build/web_check_$name.png" --window-size=1400,2000 "$base${urls[$name]}" >/dev/null
+    chrome --screenshot="$build/web_check_$name.png" --window-size=1400,${heights[$name]} "$base${urls[$name]}" >/dev/null
     cp "$build/web_check_$name.png" "$src/docs/web_check_$name.png"
     echo "updated docs/web_check_$name.png"
   done
