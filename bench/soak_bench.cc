@@ -103,8 +103,11 @@ bool HasKey(const std::string& body, const char* key) {
 class GrpcClient : public Client {
  public:
   explicit GrpcClient(const std::shared_ptr<grpc::Channel>& channel) : stub_(channel) {
+    // The service's descriptor, through one of its messages (the generated
+    // pool loads a file when one of its types is first used).
     const pb::ServiceDescriptor* service =
-        pb::DescriptorPool::generated_pool()->FindServiceByName(parplan::v1::Planner::service_full_name());
+        parplan::v1::MinGpusRequest::descriptor()->file()->FindServiceByName("Planner");
+    if (service == nullptr) std::abort();
     for (const Request& r : kMix) {
       const pb::MethodDescriptor* m = service->FindMethodByName(r.rpc);
       Method method;

@@ -300,9 +300,8 @@ TEST_F(RoutesTest, PlotRankMapShowsGroupsAndSummarisesLargeWorlds) {
   ASSERT_EQ(r.status, 400);
   EXPECT_EQ(Json::parse(r.body)["error"]["field_violations"][0]["field"], "groups");
 
-  r = Answer(Post("/plot?groups=tp",
-                  R"({"model":{"id":"llama3_70b"},"placement":{"system":"h100-sxm","gpus":1024},)"
-                  R"("config":{"tp":8,"pp":4}})"));
+  r = Answer(Post("/plot?groups=tp", R"({"model":{"id":"llama3_70b"},"placement":{"system":"h100-sxm","gpus":1024},)"
+                                     R"("config":{"tp":8,"pp":4}})"));
   ASSERT_EQ(r.status, 200) << r.body;
   svg = Json::parse(r.body)["rank_map_svg"].get<std::string>();
   EXPECT_EQ(svg.find("class=\"rank-cell"), std::string::npos);
@@ -315,9 +314,8 @@ TEST_F(RoutesTest, PlotRankMapShowsGroupsAndSummarisesLargeWorlds) {
   EXPECT_NE(svg.find(">stage 3</text>"), std::string::npos);
   EXPECT_NE(svg.find("rank 0&apos;s spans 1 node in 1 rack"), std::string::npos);
 
-  r = Answer(Post("/plot?groups=dp",
-                  R"({"model":{"id":"llama3_70b"},"placement":{"system":"h100-sxm","gpus":100000},)"
-                  R"("config":{"tp":8,"pp":5,"gbs":100000}})"));
+  r = Answer(Post("/plot?groups=dp", R"({"model":{"id":"llama3_70b"},"placement":{"system":"h100-sxm","gpus":100000},)"
+                                     R"("config":{"tp":8,"pp":5,"gbs":100000}})"));
   ASSERT_EQ(r.status, 200) << r.body;
   svg = Json::parse(r.body)["rank_map_svg"].get<std::string>();
   EXPECT_NE(svg.find("3125 racks of 32 GPUs"), std::string::npos);
