@@ -469,7 +469,10 @@
     if (seq) putRaw('seq', seq);
     if (p.get('precision')) selectValue(els.precision, p.get('precision'));
     if (p.get('objective')) selectValue(els.objective, p.get('objective'));
-    if (p.get('groups') !== null) selectValue(els.groups, p.get('groups'));
+    if (p.get('groups') !== null) {
+      if (['', 'tp', 'cp', 'ep', 'dp', 'pp'].includes(p.get('groups'))) els.groups.value = p.get('groups');
+      else errors['url:groups'] = "'" + p.get('groups') + "' is not a group kind; allowed tp, cp, ep, dp, pp";
+    }
     for (const [key, value] of p.entries()) {
       if (PAGE_KEYS.includes(key)) continue;
       const f = fieldOf(key);
