@@ -786,7 +786,9 @@
     if (answer.model && answer.model.name) meta.push(answer.model.name);
     if (answer.seq_length) meta.push('seq ' + answer.seq_length);
     if (!infeasible && num(answer.gbs) > 0) meta.push('GBS ' + num(answer.gbs).toLocaleString('en-US'));
-    if (answer.evaluated) meta.push(Number(answer.evaluated).toLocaleString('en-US') + ' configs evaluated');
+    // int64 fields arrive as strings: "0" is truthy.
+    if (num(answer.evaluated) > 0) meta.push(num(answer.evaluated).toLocaleString('en-US') + ' configs evaluated');
+    else if (num(answer.candidates) > 0) meta.push(num(answer.candidates).toLocaleString('en-US') + ' configs considered');
     if (answer.truncated) meta.push('search cut short' + (answer.truncated_reason ? ': ' + answer.truncated_reason : ''));
     els.plansMeta.textContent = meta.join(' · ');
     fillList(els.answerReasons, answer.reasons);
