@@ -15,6 +15,7 @@
 #                rule-of-thumb column, the rank map by node (128 cells)
 #   gpus-100000  check on 100,000 H100 with DP groups: the rank map by rack,
 #                only the stages drawn in the legend
+#   infeasible   recommend llama3_405b on 8 A100: the reason, no "GBS 0"
 #   bad-url      gpus=-5, tp=abc, an unknown parameter: errors beside the
 #                fields, the values kept in the boxes, nothing sent
 # With PARPLAN_UPDATE_SCREENSHOT=1 it also writes docs/web_check_*.png (the
@@ -56,6 +57,7 @@ declare -A urls=(
   [gpus-1024]="?model=llama3_70b&system=h100-sxm&gpus=1024&groups=dp&run=1"
   [gpus-100000]="?mode=check&model=llama3_70b&system=h100-sxm&gpus=100000&tp=8&pp=5&gbs=100000&groups=pp&run=1"
   [bad-url]="?mode=check&model=llama3_70b&system=h100-sxm&gpus=-5&tp=abc&bogus=1&run=1"
+  [infeasible]="?model=llama3_405b&system=a100-80gb&gpus=8&run=1"
 )
 # The bad URL first: it must send nothing but the catalog calls.
 chrome --dump-dom "$base${urls[bad-url]}" >"$work/bad-url.html"
@@ -148,7 +150,12 @@ err = dict(re.findall(r'<small class="field-error" data-for="([\w-]+)">([^<]*)</
 check("-5 is out of range" in err.get("gpus", ""), "bad-url", f"gpus error: {err}")
 check("'abc' is not a whole number" in err.get("tp", ""), "bad-url", f"tp error: {err}")
 check("unknown URL parameter 'bogus'" in text_of(d, "error"), "bad-url", "unknown parameter not named")
-print("web check page: dense, MoE invalid + fixed, custom model, custom system, 1,024 and 100,000 GPUs, bad URL: ok")
+d = dom("infeasible")
+check(state(d) == "done", "infeasible", f"state {state(d)}")
+check(not hidden(d, "infeasible") and "No feasible plan" in text_of(d, "infeasible"), "infeasible", "no reason shown")
+meta = text_of(d, "plans-meta")
+check("GBS" not in meta and " 0 configs" not in meta, "infeasible", "header: " + meta)
+print("web check page: dense, MoE invalid + fixed, custom model, custom system, 1,024 and 100,000 GPUs, infeasible, bad URL: ok")
 PY
 if [[ "${PARPLAN_UPDATE_SCREENSHOT:-}" == 1 ]]; then
   mkdir -p "$src/docs"
