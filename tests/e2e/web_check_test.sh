@@ -7,7 +7,7 @@
 #                its uncertainty, MFU against its peak, 64 rank cells
 #   moe-invalid  mixtral_8x7b EP=3 on 64 H100: invalid, the error and its fix,
 #                no pictures
-#   moe-fixed    the same with EP=8: valid, drawn
+#   moe-fixed    the same with EP=8 ETP=1 (the fixes): valid, drawn
 #   custom-model a pasted Hugging Face config.json: valid, drawn
 #   custom-system a custom system (hopper, 40 GiB, 4-GPU nodes and NVLink
 #                domains): the capacity and the domain in the answer
@@ -51,7 +51,7 @@ hf_url=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv
 declare -A urls=(
   [dense]="?mode=check&model=llama3_70b&system=h100-sxm&gpus=64&tp=8&pp=4&gbs=512&run=1"
   [moe-invalid]="?mode=check&model=mixtral_8x7b&system=h100-sxm&gpus=64&tp=2&pp=4&ep=3&run=1"
-  [moe-fixed]="?mode=check&model=mixtral_8x7b&system=h100-sxm&gpus=64&tp=2&pp=4&ep=8&run=1"
+  [moe-fixed]="?mode=check&model=mixtral_8x7b&system=h100-sxm&gpus=64&tp=2&pp=4&ep=8&etp=1&run=1"
   [custom-model]="?mode=check&model=custom&model-json=$hf_url&system=h100-sxm&gpus=8&tp=2&run=1"
   [custom-system]="?mode=check&model=llama3_8b&system=custom&gpu-arch=hopper&hbm-gib=40&bf16-tflops=500&gpus-per-node=4&nvlink-domain=4&nvlink-gbps=400&gpus=16&tp=4&pp=2&run=1"
   [gpus-1024]="?model=llama3_70b&system=h100-sxm&gpus=1024&groups=dp&run=1"
