@@ -158,7 +158,9 @@ TEST_F(RoutesTest, StaticFilesAreExactPathsOnly) {
   EXPECT_NE(HeaderOf(page, "content-security-policy").find("default-src 'self'"), std::string::npos);
   EXPECT_EQ(Answer(Get("/index.html")).body, page.body);
   EXPECT_EQ(Answer(Get("/app.js")).content_type, "text/javascript; charset=utf-8");
-  EXPECT_EQ(Answer(Get("/fields.js")).content_type, "text/javascript; charset=utf-8");
+  for (const char* js : {"/fields.js", "/format.js", "/check.js"}) {
+    EXPECT_EQ(Answer(Get(js)).content_type, "text/javascript; charset=utf-8") << js;
+  }
   EXPECT_EQ(Answer(Get("/style.css")).status, 200);
   for (const char* path :
        {"/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/app.js/../../../etc/passwd", "//etc/passwd",
