@@ -8,9 +8,6 @@
 // server's RSS before and after 100,000 calls. Each phase is bounded in calls
 // and seconds.
 //   load_bench [PATH/parplan-server] [--quick]
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -18,7 +15,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -29,6 +25,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "absl/strings/str_cat.h"
+#include "bench/server_process.h"
 #include "parplan/v1/planner.grpc.pb.h"
 #include "tests/server/http_client.h"
 
@@ -37,57 +34,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-struct Server {
-  pid_t pid = -1;
-  std::string address;
-  int http_port = 0;
-};
-
-Server StartServer(const std::string& binary) {
-  int out[2];
-  if (pipe(out) != 0) std::exit(1);
-  Server s;
-  s.pid = fork();
-  if (s.pid == 0) {
-    dup2(out[1], 1);
-    close(out[0]);
-    execl(binary.c_str(), binary.c_str(), "--listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0", "--no-access-log",
-          nullptr);
-    _exit(127);
-  }
-  close(out[1]);
-  std::string line;
-  char c;
-  while (read(out[0], &c, 1) == 1 && c != '\n') line.push_back(c);
-  const auto at = line.find("listening on ");
-  if (at == std::string::npos) {
-    std::fprintf(stderr, "load_bench: server did not start (%s)\n", line.c_str());
-    std::exit(1);
-  }
-  s.address = line.substr(at + 13);
-  line.clear();
-  while (read(out[0], &c, 1) == 1 && c != '\n') line.push_back(c);
-  s.http_port = std::atoi(line.substr(line.rfind(':') + 1).c_str());
-  if (line.find("http listening on") == std::string::npos || s.http_port <= 0) {
-    std::fprintf(stderr, "load_bench: no HTTP door (%s)\n", line.c_str());
-    std::exit(1);
-  }
-  return s;
-}
-
-long RssKiB(pid_t pid) {
-  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
-  std::string key;
-  long value = 0;
-  while (in >> key) {
-    if (key == "VmRSS:") {
-      in >> value;
-      return value;
-    }
-    in.ignore(1 << 10, '\n');
-  }
-  return -1;
-}
+using parplan::bench::RssKiB;
 
 // One kind of call, made with a fresh context each time.
 using Call = std::function<grpc::Status(v1::Planner::Stub*)>;
@@ -258,7 +205,7 @@ int main(int argc, char** argv) {
     }
   }
   const double scale = quick ? 0.1 : 1.0;
-  const Server server = StartServer(binary);
+  const parplan::bench::ServerProcess server = parplan::bench::StartServer(binary);
   std::printf("# load_bench: parplan-server %s (child pid %d), loopback; %u cores shared by server and clients\n",
               server.address.c_str(), server.pid, std::thread::hardware_concurrency());
   // Warm-up (connections, catalog, first allocations).
@@ -320,9 +267,6 @@ int main(int argc, char** argv) {
       rss_start / 1024.0, rss_before / 1024.0, rss_after / 1024.0, calls);
   std::printf("failed calls in all phases: %ld\n", failed);
 
-  kill(server.pid, SIGTERM);
-  int status = 0;
-  waitpid(server.pid, &status, 0);
-  std::printf("server exit status after SIGTERM: %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  std::printf("server exit status after SIGTERM: %d\n", parplan::bench::StopServer(server));
   return failed == 0 ? 0 : 1;
 }

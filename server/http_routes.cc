@@ -258,11 +258,13 @@ bool Router::CallMethod(Request& request, absl::string_view rpc, const std::func
 bool Router::Plot(Request& request, bool svg, const std::function<void(Response)>& respond, Response* out) {
   if (!IsJsonPost(request, out)) return true;
   const std::string figure = svg ? std::string(QueryValue(request.target, "figure")) : "";
-  auto run = [body = std::move(request.body), svg, figure]() {
+  const std::string groups(QueryValue(request.target, "groups"));
+  auto run = [body = std::move(request.body), svg, figure, groups]() {
     v1::RenderConfigRequest req;
     Response r;
     const absl::Status parsed = api::JsonToMessage(body, "", &req);
-    absl::StatusOr<api::PlanPlot> plot = parsed.ok() ? api::PlotPlan(req) : absl::StatusOr<api::PlanPlot>(parsed);
+    absl::StatusOr<api::PlanPlot> plot =
+        parsed.ok() ? api::PlotPlan(req, groups, "groups") : absl::StatusOr<api::PlanPlot>(parsed);
     if (!plot.ok()) {
       r = ErrorResponse(plot.status());
     } else if (!svg) {

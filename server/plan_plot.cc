@@ -9,6 +9,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
+#include "core/layout/rank_layout.h"
+#include "core/mesh/mesh.h"
 #include "core/util/field_error.h"
 #include "core/util/limits.h"
 #include "nlohmann/json.hpp"
@@ -134,6 +136,74 @@ Req PlanRequest(const v1::ModelRef& model, const v1::Placement& placement, const
   return request;
 }
 
+// The core group kind for a rank map's group name ("tp", "cp", "ep", "dp",
+// "pp"); false for any other name.
+bool GroupKindOf(const std::string& name, GroupKind* kind) {
+  static const std::pair<const char*, GroupKind> kKinds[] = {{"tp", GroupKind::kTp},
+                                                             {"cp", GroupKind::kCp},
+                                                             {"ep", GroupKind::kEp},
+                                                             {"dp", GroupKind::kDp},
+                                                             {"pp", GroupKind::kPp}};
+  for (const auto& [n, k] : kKinds) {
+    if (name == n) {
+      *kind = k;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Megatron's rank layout of `config` over `world` GPUs.
+RankLayout LayoutOf(const v1::ParallelConfig& config, int64_t world) {
+  MeshDims dims;
+  dims.tp = std::max(1, config.tp());
+  dims.pp = std::max(1, config.pp());
+  dims.cp = std::max(1, config.cp());
+  dims.ep = std::max(1, config.ep());
+  dims.etp = config.has_etp() && config.etp() > 0 ? config.etp() : dims.tp;
+  return RankLayout(dims, world);
+}
+
+// The chosen group kind on the figure: each listed rank's group, the group
+// size and count.
+void FillGroups(const RankLayout& layout, GroupKind kind, const std::string& name, PlanFigure* figure) {
+  figure->group_kind = name;
+  figure->group_size = layout.GroupSize(kind);
+  figure->group_count = layout.GroupCount(kind);
+  for (FigureRank& r : figure->ranks) r.group = layout.GroupIndexOfRank(kind, r.rank);
+}
+
+// A summarised world: one unit per node, or per rack when there are more
+// than 512 nodes. A rack is an NVLink domain of several nodes, else 4 nodes
+// (the system names no rack size; the figure says so).
+void FillUnits(const RankLayout& layout, const std::string& group, GroupKind kind, PlanFigure* figure) {
+  const int64_t world = layout.world();
+  const int64_t gpn = std::max(1, figure->gpus_per_node);
+  const int64_t domain = std::max(1, figure->nvlink_domain);
+  const int64_t nodes = (world + gpn - 1) / gpn;
+  figure->nodes_per_rack = domain > gpn && domain % gpn == 0 ? static_cast<int>(domain / gpn) : 4;
+  figure->rack_note =
+      domain > gpn && domain % gpn == 0
+          ? absl::StrCat("A rack is one NVLink domain: ", figure->nodes_per_rack, " nodes, ", domain, " GPUs.")
+          : absl::StrCat("A rack is drawn as ", figure->nodes_per_rack,
+                         " nodes (the system names no rack size); NVLink domain ", domain, " GPUs.");
+  const bool racks = nodes > 512;
+  figure->unit_name = racks ? "rack" : "node";
+  figure->gpus_per_unit = racks ? gpn * figure->nodes_per_rack : gpn;
+  for (int64_t first = 0; first < world; first += figure->gpus_per_unit) {
+    FigureUnit unit;
+    unit.first_rank = first;
+    unit.ranks = std::min(figure->gpus_per_unit, world - first);
+    unit.first_stage = static_cast<int>(layout.Coords(first).pp);
+    unit.last_stage = static_cast<int>(layout.Coords(first + unit.ranks - 1).pp);
+    figure->units.push_back(unit);
+  }
+  if (group.empty()) return;
+  for (int64_t rank : layout.GroupOfRank(kind, 0)) {
+    figure->units[static_cast<size_t>(rank / figure->gpus_per_unit)].in_group = true;
+  }
+}
+
 std::string Label(const v1::ParallelConfig& c, int64_t dp) {
   return absl::StrFormat("TP=%d PP=%d%s CP=%d EP=%d DP=%d MBS=%d", c.tp(), c.pp(),
                          c.vpp() > 1 ? absl::StrFormat(" VPP=%d", c.vpp()) : "", c.cp(), c.ep(), dp, c.mbs());
@@ -141,7 +211,13 @@ std::string Label(const v1::ParallelConfig& c, int64_t dp) {
 
 }  // namespace
 
-absl::StatusOr<PlanPlot> PlotPlan(const v1::RenderConfigRequest& request) {
+absl::StatusOr<PlanPlot> PlotPlan(const v1::RenderConfigRequest& request, const std::string& groups,
+                                  const std::string& groups_field) {
+  GroupKind kind = GroupKind::kTp;
+  if (!groups.empty() && !GroupKindOf(groups, &kind)) {
+    return FieldError(groups_field, absl::StrCat("\"", groups.substr(0, 64),
+                                                 "\" is not a group kind; allowed tp, cp, ep, dp, pp (or empty)"));
+  }
   if (request.placement().system().empty() && request.placement().system_spec().gpu_arch().empty()) {
     return FieldError("placement.system", "a plot needs a system (HBM, nodes, NVLink domains); e.g. \"h100-sxm\"");
   }
@@ -165,7 +241,7 @@ absl::StatusOr<PlanPlot> PlotPlan(const v1::RenderConfigRequest& request) {
   }
   placement.set_gpus(memory.dp() * config.tp() * config.cp() * config.pp());
   auto layout_request = PlanRequest<v1::ExplainLayoutRequest>(model, placement, config);
-  layout_request.set_max_ranks(static_cast<int32_t>(kMaxRanksListed));
+  layout_request.set_max_ranks(static_cast<int32_t>(std::min(kMaxRanksListed, kMaxDetailRanks)));
   v1::ExplainLayoutResponse layout;
   if (absl::Status s = ExplainLayout(layout_request, &layout); !s.ok()) return s;
   if (absl::Status s = RuleErrors(layout.violations()); !s.ok()) return s;
@@ -186,6 +262,9 @@ absl::StatusOr<PlanPlot> PlotPlan(const v1::RenderConfigRequest& request) {
   figure.pp = std::max(1, config.pp());
   FillRanks(layout, config, &figure);
   figure.ranks_truncated = layout.ranks_truncated();
+  const RankLayout ranks = LayoutOf(config, layout.world_size());
+  if (!groups.empty()) FillGroups(ranks, kind, groups, &figure);
+  if (layout.world_size() > kMaxDetailRanks) FillUnits(ranks, groups, kind, &figure);
   FillStages(memory, &figure);
   FillStepParts(perf, &figure);
   plot.bridge_python = rendered.bridge_python();

@@ -28,7 +28,12 @@ struct PlanPlot {
 // complete and the placement name a system (the pictures need HBM, nodes
 // and NVLink domains). INVALID_ARGUMENT (field violations) for bad input
 // and for a config that breaks Megatron's rules (the violations named).
-absl::StatusOr<PlanPlot> PlotPlan(const v1::RenderConfigRequest& request);
+// `groups` picks the group kind the rank map shows: "" (TP and EP
+// outlines), "tp", "cp", "ep", "dp" or "pp"; another value is an
+// INVALID_ARGUMENT naming `groups_field`. Worlds above kMaxDetailRanks GPUs
+// are drawn by node (or by rack beyond 512 nodes).
+absl::StatusOr<PlanPlot> PlotPlan(const v1::RenderConfigRequest& request, const std::string& groups = "",
+                                  const std::string& groups_field = "groups");
 
 // The JSON the HTTP door answers /plot with: {"title", "rank_map_svg",
 // "memory_svg", "step_time_svg", "bridge_python", "bridge_cli", "reasons"}.

@@ -10,7 +10,7 @@ namespace parplan {
 namespace http {
 
 struct WebAsset {
-  absl::string_view path;          // "/", "/app.js", "/style.css"
+  absl::string_view path;          // "/", "/app.js", "/style.css", ...
   absl::string_view content_type;  // "text/html; charset=utf-8", ...
   absl::string_view bytes;
 };

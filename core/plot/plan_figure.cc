@@ -341,6 +341,27 @@ int StageOf(const FigureRank& r) { return std::max(0, r.pp_stage); }
 // Whether rank `r`'s TP or EP group leaves its NVLink domain.
 bool Crosses(const FigureRank& r) { return r.tp_crosses_domain || r.ep_crosses_domain; }
 
+// The group kind upper-cased for labels ("DP"), "" when none is chosen.
+std::string KindLabel(const PlanFigure& figure) {
+  std::string k = figure.group_kind;
+  for (char& c : k) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+  return k;
+}
+
+// The legend entries of the stage colours for the stages in `drawn`
+// (sorted, distinct): "stage 3", or "stages 0, 12, 24" when colours repeat.
+void StageLegend(const std::vector<int>& drawn, Legend* legend) {
+  const auto& palette = StagePalette();
+  std::map<size_t, std::vector<int>> by_colour;
+  for (int s : drawn) by_colour[s % palette.size()].push_back(s);
+  for (const auto& [colour, stages] : by_colour) {
+    std::string label = absl::StrCat(stages.size() > 1 ? "stages " : "stage ", stages[0]);
+    for (size_t i = 1; i < stages.size() && i < 3; ++i) absl::StrAppend(&label, ", ", stages[i]);
+    if (stages.size() > 3) absl::StrAppend(&label, ", ... (", stages.size(), ")");
+    legend->Add(FillSwatch(palette[colour]), label);
+  }
+}
+
 // One <rect class="rank-cell"> per placed rank (with a hover <title> for
 // worlds up to 1024 ranks) and its rank number when the cell is big enough.
 std::string CellsSvg(const PlanFigure& figure, const Grid& g) {
@@ -353,16 +374,18 @@ std::string CellsSvg(const PlanFigure& figure, const Grid& g) {
       if (s < 0) continue;
       const FigureRank& r = figure.ranks[s];
       const int stage = StageOf(r);
-      const std::string& fill = StagePalette()[stage % StagePalette().size()];
+      const bool by_group = !figure.group_kind.empty() && r.group >= 0;
+      const std::string& fill = StagePalette()[(by_group ? r.group : stage) % StagePalette().size()];
       absl::StrAppend(&out, "<rect class=\"rank-cell", Crosses(r) ? " crosses-domain" : "", "\" data-rank=\"", r.rank,
-                      "\" data-stage=\"", stage, "\" x=\"", Num(g.X(row, col)), "\" y=\"", Num(g.Y(row)), "\" width=\"",
-                      Num(g.cell), "\" height=\"", Num(g.cell), "\" fill=\"", fill,
-                      "\" stroke=\"#ffffff\" stroke-width=\"", Num(stroke), "\"");
+                      "\" data-stage=\"", stage, "\"", by_group ? absl::StrCat(" data-group=\"", r.group, "\"") : "",
+                      " x=\"", Num(g.X(row, col)), "\" y=\"", Num(g.Y(row)), "\" width=\"", Num(g.cell), "\" height=\"",
+                      Num(g.cell), "\" fill=\"", fill, "\" stroke=\"#ffffff\" stroke-width=\"", Num(stroke), "\"");
       if (!tooltips) {
         absl::StrAppend(&out, "/>\n");
         continue;
       }
       std::string tip = absl::StrCat("rank ", r.rank, ": node ", r.node, " GPU ", r.local_gpu, ", stage ", stage);
+      if (by_group) absl::StrAppend(&tip, ", ", KindLabel(figure), " group ", r.group);
       if (r.tp_group >= 0) absl::StrAppend(&tip, ", TP group ", r.tp_group);
       if (r.ep_group >= 0) absl::StrAppend(&tip, ", EP group ", r.ep_group);
       if (r.tp_crosses_domain) absl::StrAppend(&tip, " (TP group leaves the NVLink domain)");
@@ -474,18 +497,23 @@ std::string DomainBoundariesSvg(const PlanFigure& figure, const Grid& g) {
                       "\" stroke-width=\"3\"/>\n");
 }
 
-// The stage colours, TP/EP outlines, domain boundary and crossing entries.
-void RankMapLegend(const PlanFigure& figure, bool tp, bool ep, bool boundaries, int crossing, Legend* legend) {
-  const auto& palette = StagePalette();
-  const int pp = std::max(1, figure.pp);
-  const int shown = std::min<int>(pp, palette.size());
-  for (int s = 0; s < shown; ++s) {
-    std::string label = absl::StrCat("stage ", s);
-    if (pp > static_cast<int>(palette.size())) {  // colours repeat: "stage 0, 12, 24..."
-      label = absl::StrCat("stage ", s, s + shown < pp ? absl::StrCat(", ", s + shown) : "",
-                           s + 2 * shown < pp ? ", ..." : "");
+// The stage (or group) colours, TP/EP outlines, domain boundary and
+// crossing entries; only the stages of the ranks drawn are listed.
+void RankMapLegend(const PlanFigure& figure, const Grid& g, bool tp, bool ep, bool boundaries, int crossing,
+                   Legend* legend) {
+  if (!figure.group_kind.empty()) {
+    legend->Note(absl::StrCat("colour = ", KindLabel(figure), " group (", figure.group_count, " groups of ",
+                              figure.group_size, " ranks", figure.group_count > 12 ? "; colours repeat" : "",
+                              "); outlined: rank 0's ", KindLabel(figure), " group"),
+                 kInk);
+  } else {
+    std::vector<int> drawn;
+    for (int s : g.slot) {
+      if (s >= 0) drawn.push_back(StageOf(figure.ranks[s]));
     }
-    legend->Add(FillSwatch(palette[s]), label);
+    std::sort(drawn.begin(), drawn.end());
+    drawn.erase(std::unique(drawn.begin(), drawn.end()), drawn.end());
+    StageLegend(drawn, legend);
   }
   if (tp) legend->Add(OutlineSwatch(kInk, ""), "TP group");
   if (ep) legend->Add(OutlineSwatch(kEpColor, "3 2"), "EP group");
@@ -501,24 +529,145 @@ void RankMapLegend(const PlanFigure& figure, bool tp, bool ep, bool boundaries, 
   }
 }
 
+// The rank map of a summarised world: one cell per node or rack (units),
+// nodes grouped by rack with a gap between racks, coloured by pipeline
+// stage (a unit holding two stages is split in two halves), units holding
+// rank 0's group of group_kind outlined.
+Picture SummaryPicture(const PlanFigure& figure, int64_t world) {
+  Picture p;
+  const bool racks = figure.unit_name == "rack";
+  const int64_t n = static_cast<int64_t>(figure.units.size());
+  const int64_t per_rack = racks ? 1 : std::max(1, figure.nodes_per_rack);
+  const int64_t rack_count = (n + per_rack - 1) / per_rack;
+  // Columns: whole racks, about sqrt(2n) cells (twice as wide as tall), at
+  // most 64.
+  const int64_t wanted = static_cast<int64_t>(std::lround(std::sqrt(2.0 * static_cast<double>(n)) / per_rack));
+  const int64_t racks_per_row =
+      std::clamp<int64_t>(wanted, 1, std::max<int64_t>(1, std::min<int64_t>(rack_count, 64 / per_rack)));
+  const int64_t cols = racks_per_row * per_rack;
+  const int64_t rows = (n + cols - 1) / cols;
+  const double gap = racks || per_rack == 1 ? 0 : 4;
+  const double cell = std::clamp(std::floor((960.0 - gap * racks_per_row) / cols), 6.0, 28.0);
+  const double label_w = 64;
+  const std::string sub = absl::StrCat(world, " GPUs = ", n, " ", figure.unit_name, "s of ", figure.gpus_per_unit,
+                                       " GPUs; one cell per ", figure.unit_name, ", colour = pipeline stage");
+  const double top = Heading(&p.body, "Rank map (summarised)", sub) + 6;
+  auto x_of = [&](int64_t i) { return kPad + label_w + (i % cols) * cell + ((i % cols) / per_rack) * gap; };
+  auto y_of = [&](int64_t i) { return top + (i / cols) * cell; };
+  const auto& palette = StagePalette();
+  std::vector<int> drawn;
+  std::string cells, outline;
+  int64_t in_group = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const FigureUnit& u = figure.units[i];
+    const int first = std::max(0, u.first_stage), last = std::max(first, u.last_stage);
+    drawn.push_back(first);
+    drawn.push_back(last);
+    const double x = x_of(i), y = y_of(i);
+    std::string tip =
+        absl::StrCat(figure.unit_name, " ", i, ": ranks ", u.first_rank, "-", u.first_rank + u.ranks - 1,
+                     first == last ? absl::StrCat(", stage ", first) : absl::StrCat(", stages ", first, "-", last));
+    if (u.in_group) absl::StrAppend(&tip, ", holds ranks of rank 0's ", KindLabel(figure), " group");
+    absl::StrAppend(&cells, "<g class=\"unit-cell", u.in_group ? " in-group" : "", "\" data-unit=\"", i,
+                    "\" data-stage=\"", first, "\"><title>", Esc(tip), "</title>\n");
+    const std::string stroke = absl::StrCat("stroke=\"#ffffff\" stroke-width=\"", cell >= 9 ? "1" : "0.5", "\"");
+    if (first == last) {
+      absl::StrAppend(&cells,
+                      Rect(x, y, cell, cell, absl::StrCat("fill=\"", palette[first % palette.size()], "\" ", stroke)));
+    } else {
+      absl::StrAppend(
+          &cells, Rect(x, y, cell / 2, cell, absl::StrCat("fill=\"", palette[first % palette.size()], "\"")),
+          Rect(x + cell / 2, y, cell / 2, cell, absl::StrCat("fill=\"", palette[last % palette.size()], "\"")),
+          Rect(x, y, cell, cell, absl::StrCat("fill=\"none\" ", stroke)));
+    }
+    absl::StrAppend(&cells, "</g>\n");
+    if (u.in_group) {
+      ++in_group;
+      const double m = std::min(2.0, cell * 0.15);
+      absl::StrAppend(&outline, "M", Num(x + m), " ", Num(y + m), "H", Num(x + cell - m), "V", Num(y + cell - m), "H",
+                      Num(x + m), "Z");
+    }
+  }
+  // Row labels: the first unit of every row (every k-th row when cells are small).
+  const int every = cell >= 20 ? 1 : static_cast<int>(std::ceil(20 / cell));
+  std::string labels =
+      absl::StrCat("<g class=\"node-labels\" font-size=\"", Num(std::min(11.0, std::max(8.0, cell * 0.6))),
+                   "\" text-anchor=\"end\" fill=\"", kMuted, "\">\n");
+  for (int64_t r = 0; r < rows; r += every) {
+    absl::StrAppend(&labels, Text(kPad + label_w - 6, top + r * cell + std::min(cell, 14.0) * 0.8,
+                                  absl::StrCat(figure.unit_name, " ", r * cols)));
+  }
+  absl::StrAppend(&labels, "</g>\n");
+  absl::StrAppend(&p.body, labels, cells);
+  if (!outline.empty()) {
+    absl::StrAppend(&p.body, "<path class=\"group-outline\" d=\"", outline, "\" fill=\"none\" stroke=\"", kInk,
+                    "\" stroke-width=\"", cell >= 14 ? "2.5" : "1.5", "\"/>\n");
+  }
+  const double width = std::max(label_w + cols * cell + racks_per_row * gap, 560.0);
+  double y = top + rows * cell + 14;
+  Legend legend(kPad, y, width);
+  std::sort(drawn.begin(), drawn.end());
+  drawn.erase(std::unique(drawn.begin(), drawn.end()), drawn.end());
+  StageLegend(drawn, &legend);
+  if (!figure.group_kind.empty()) {
+    legend.Add(OutlineSwatch(kInk, ""), absl::StrCat("holds rank 0's ", KindLabel(figure), " group"));
+    const int64_t racks_spanned = [&] {
+      if (racks) return in_group;
+      std::vector<bool> seen(rack_count, false);
+      int64_t c = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        if (figure.units[i].in_group && !seen[i / per_rack]) {
+          seen[i / per_rack] = true;
+          ++c;
+        }
+      }
+      return c;
+    }();
+    legend.Note(
+        absl::StrCat(KindLabel(figure), " groups: ", figure.group_count, " of ", figure.group_size,
+                     " ranks; rank 0's spans ", in_group, " ", figure.unit_name, in_group == 1 ? "" : "s",
+                     racks ? "" : absl::StrCat(" in ", racks_spanned, " rack", racks_spanned == 1 ? "" : "s"), "."),
+        kInk);
+  } else {
+    legend.Note("Pick a group kind (TP, CP, EP, DP, PP) to see where rank 0's group sits.");
+  }
+  if (!figure.rack_note.empty()) legend.Note(figure.rack_note);
+  absl::StrAppend(&p.body, "<g class=\"legend\">\n", legend.Body(), "</g>\n");
+  p.width = kPad * 2 + std::max(width, legend.Widest());
+  p.height = legend.Bottom() + kPad;
+  return p;
+}
+
 // The rank map picture.
 Picture RankMapPicture(const PlanFigure& figure) {
   const int64_t world = std::max<int64_t>(figure.world_size, figure.ranks.size());
   const int gpn = std::max(1, figure.gpus_per_node);
   const int64_t nodes = (world + gpn - 1) / gpn;
+  if (!figure.units.empty()) return SummaryPicture(figure, world);
   Picture p;
-  const double top = Heading(&p.body, "Rank map",
-                             absl::StrCat(world, " GPUs = ", nodes, " nodes x ", gpn, " GPUs; NVLink domain ",
-                                          std::max(1, figure.nvlink_domain), " GPUs; colour = pipeline stage")) +
-                     6;
+  const double top =
+      Heading(&p.body, "Rank map",
+              absl::StrCat(world, " GPUs = ", nodes, " nodes x ", gpn, " GPUs; NVLink domain ",
+                           std::max(1, figure.nvlink_domain), " GPUs; colour = ",
+                           figure.group_kind.empty() ? "pipeline stage" : absl::StrCat(KindLabel(figure), " group"))) +
+      6;
   const Grid g = BuildGrid(figure, top);
   if (g.rows == 0) {
     Picture none = NoData("Rank map");
     return none;
   }
+  const bool by_group = !figure.group_kind.empty();
   const std::vector<int64_t> tp = GroupKeys(figure, g, false), ep = GroupKeys(figure, g, true);
-  const std::string tp_d = OutlinePath(g, tp, std::min(1.5, g.cell * 0.1));
-  const std::string ep_d = OutlinePath(g, ep, std::min(4.5, g.cell * 0.22));
+  const std::string tp_d = by_group ? "" : OutlinePath(g, tp, std::min(1.5, g.cell * 0.1));
+  const std::string ep_d = by_group ? "" : OutlinePath(g, ep, std::min(4.5, g.cell * 0.22));
+  std::string group_d;
+  if (by_group && !figure.ranks.empty() && figure.ranks[0].group >= 0) {
+    std::vector<int64_t> first(figure.ranks.size(), -1);
+    for (size_t i = 0; i < figure.ranks.size(); ++i) {
+      if (figure.ranks[i].group == figure.ranks[0].group) first[i] = 0;
+    }
+    group_d = OutlinePath(g, first, std::min(1.5, g.cell * 0.1));
+  }
   const std::string boundaries = DomainBoundariesSvg(figure, g);
   int crossing = 0;
   absl::StrAppend(&p.body, NodeLabelsSvg(g), CellsSvg(figure, g), CrossingMarksSvg(figure, g, &crossing),
@@ -531,6 +680,10 @@ Picture RankMapPicture(const PlanFigure& figure) {
     absl::StrAppend(&p.body, "<path class=\"ep-outline\" d=\"", ep_d, "\" fill=\"none\" stroke=\"", kEpColor,
                     "\" stroke-width=\"", g.cell >= 14 ? "2" : "1", "\" stroke-dasharray=\"4 3\"/>\n");
   }
+  if (!group_d.empty()) {
+    absl::StrAppend(&p.body, "<path class=\"group-outline\" d=\"", group_d, "\" fill=\"none\" stroke=\"", kInk,
+                    "\" stroke-width=\"", g.cell >= 14 ? "3" : "2", "\" stroke-linecap=\"square\"/>\n");
+  }
   double y = top + g.Height() + 12;
   if (figure.ranks_truncated || static_cast<int64_t>(figure.ranks.size()) < world) {
     absl::StrAppend(
@@ -540,7 +693,7 @@ Picture RankMapPicture(const PlanFigure& figure) {
   }
   const double width = std::max(g.Width(), 560.0);
   Legend legend(kPad, y, width);
-  RankMapLegend(figure, !tp_d.empty(), !ep_d.empty(), !boundaries.empty(), crossing, &legend);
+  RankMapLegend(figure, g, !tp_d.empty(), !ep_d.empty(), !boundaries.empty(), crossing, &legend);
   absl::StrAppend(&p.body, "<g class=\"legend\">\n", legend.Body(), "</g>\n");
   p.width = kPad * 2 + std::max(width, legend.Widest());
   p.height = legend.Bottom() + kPad;

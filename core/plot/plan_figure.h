@@ -10,7 +10,13 @@
 //   rank map:  one <rect class="rank-cell" data-rank="R" data-stage="S"> per
 //              listed rank; outlines <path class="tp-outline">/"ep-outline";
 //              cells of groups leaving the NVLink domain get class
-//              "crosses-domain" and a visible mark
+//              "crosses-domain" and a visible mark. With group_kind set, cells
+//              are coloured by that kind's group (data-group="G") and rank 0's
+//              group is outlined (<path class="group-outline">). A summarised
+//              world (units non-empty: more than kMaxDetailRanks GPUs) has one
+//              <rect class="unit-cell" data-unit="U" data-stage="S"> per node
+//              or rack instead, class "in-group" on the units holding rank 0's
+//              group; the legend lists only the stages drawn.
 //   memory:    one <g class="stage-bar" data-stage="S"> per stage holding one
 //              <rect class="segment segment-KIND"> per non-zero part, and a
 //              <line class="capacity-line">
@@ -35,6 +41,7 @@ struct FigureRank {
   int64_t ep_group = -1;           // ranks with equal ids share an EP group (-1: none / EP=1)
   bool tp_crosses_domain = false;  // its TP group spans more than one NVLink domain
   bool ep_crosses_domain = false;  // its EP group spans more than one NVLink domain
+  int64_t group = -1;              // its group of PlanFigure::group_kind (-1: none chosen)
 };
 
 // One pipeline stage's per-GPU memory, bytes.
@@ -54,12 +61,37 @@ struct FigureTimePart {
   double seconds = 0;
 };
 
+// One node or rack of a summarised rank map: its ranks are
+// [first_rank, first_rank + ranks); stages first_stage..last_stage.
+struct FigureUnit {
+  int64_t first_rank = 0;
+  int64_t ranks = 0;
+  int first_stage = 0;
+  int last_stage = 0;
+  bool in_group = false;  // holds a rank of rank 0's group of group_kind
+};
+
+// Worlds above this many GPUs are drawn by node or rack (PlanFigure::units).
+inline constexpr int64_t kMaxDetailRanks = 512;
+
 struct PlanFigure {
   std::string title;  // e.g. "llama3_70b on 64 x h100-sxm: TP=4 PP=4 CP=2 DP=2"
   int64_t world_size = 0;
   int gpus_per_node = 8;
-  int nvlink_domain = 8;            // GPUs per NVLink domain
-  int pp = 1;                       // pipeline stages (colours)
+  int nvlink_domain = 8;  // GPUs per NVLink domain
+  int pp = 1;             // pipeline stages (colours)
+  // "" (TP and EP outlines) or "tp", "cp", "ep", "dp", "pp": the group kind
+  // the rank map shows (FigureRank::group, FigureUnit::in_group).
+  std::string group_kind;
+  int64_t group_size = 0;   // ranks in one group of group_kind
+  int64_t group_count = 0;  // groups of group_kind
+  // Summarised world: every node (unit_name "node") or rack ("rack") in
+  // order, gpus_per_unit GPUs each; empty = one cell per listed rank.
+  std::vector<FigureUnit> units;
+  std::string unit_name;
+  int64_t gpus_per_unit = 0;
+  int nodes_per_rack = 0;
+  std::string rack_note;            // how a rack was defined
   std::vector<FigureRank> ranks;    // in rank order; may be the first N of world_size
   bool ranks_truncated = false;     // the map shows ranks.size() of world_size
   std::vector<FigureStage> stages;  // in pp_rank order

@@ -264,7 +264,7 @@ int Plot(const Flags& flags, std::string* out, std::string* err) {
   }
   v1::RenderConfigRequest request;
   if (absl::Status s = FillPlanFlags(flags, &request, /*model_required=*/true); !s.ok()) return Fail(s, err);
-  auto plot = api::PlotPlan(request);
+  auto plot = api::PlotPlan(request, flags.Get("groups"), "--groups");
   if (!plot.ok()) return Fail(plot.status(), err);
   auto svg = api::PlanPlotSvg(*plot, flags.Has("figure") ? flags.Get("figure") : "all", "--figure");
   if (!svg.ok()) return Fail(svg.status(), err);
@@ -312,7 +312,7 @@ commands:
              [--max-pp N] [--no-cp] [--no-recompute] [--nvlink-only] [--max-candidates N]
              [--memory-reserve F (share of HBM kept free; less is "tight") [0.05]]
                                                   the best plans, the rule-of-thumb start, what was rejected
-  plot       --model .. --system .. [--gpus N] [config flags] [--figure all|ranks|memory|time] [--out F.svg]
+  plot       --model .. --system .. [--gpus N] [config flags] [--figure all|ranks|memory|time] [--groups tp|cp|ep|dp|pp] [--out F.svg]
                                                   the plan as SVG: rank map, memory per stage, step time
   tools      [--format mcp|openai|json-schema]      every command as a tool schema (from the proto)
   mcp                                             MCP server on stdin/stdout (JSON-RPC, one message a line)

@@ -102,7 +102,8 @@ const std::vector<std::string>& KnownFlags() {
                                                           "cuda-graph-modules",
                                                           "attention-backend",
                                                           "out",
-                                                          "figure"};
+                                                          "figure",
+                                                          "groups"};
   return *flags;
 }
 

@@ -290,6 +290,82 @@ TEST(PlanFigureTest, TruncatedMapSaysSo) {
   EXPECT_EQ(Count(svg, "<rect class=\"rank-cell"), 64);
 }
 
+TEST(PlanFigureTest, LegendListsOnlyTheStagesDrawn) {
+  PlanFigure f = MegatronFigure(64, 8, 8, 4, 16);
+  f.ranks.resize(8);  // the first node: stages 0 and 1 only
+  f.world_size = 64;
+  f.ranks_truncated = true;
+  const std::string svg = RankMapSvg(f);
+  EXPECT_TRUE(Contains(svg, ">stage 0</text>"));
+  EXPECT_TRUE(Contains(svg, ">stage 1</text>"));
+  EXPECT_TRUE(Lacks(svg, ">stage 2</text>"));
+  EXPECT_TRUE(Lacks(svg, "stages 0"));
+}
+
+TEST(PlanFigureTest, GroupKindColoursCellsAndOutlinesRankZerosGroup) {
+  PlanFigure f = Llama64();
+  f.group_kind = "dp";
+  f.group_size = 4;
+  f.group_count = 16;
+  for (FigureRank& r : f.ranks) r.group = r.rank % 16;  // DP stride 4 in tp-cp-dp-pp order, simplified
+  const std::string svg = RankMapSvg(f);
+  EXPECT_EQ(Count(svg, "data-group=\""), 64);
+  EXPECT_TRUE(Contains(svg, "class=\"group-outline\""));
+  EXPECT_TRUE(Lacks(svg, "tp-outline"));
+  EXPECT_TRUE(Contains(svg, "colour = DP group (16 groups of 4 ranks; colours repeat)"));
+  EXPECT_TRUE(IsWellFormed(svg));
+}
+
+// A summarised world: `units` units of `per_unit` GPUs over `pp` stages in
+// rank order.
+PlanFigure Summarised(int64_t units, int64_t per_unit, int pp, const char* name) {
+  PlanFigure f = MegatronFigure(64, 8, 8, 8, 4);
+  f.world_size = units * per_unit;
+  f.pp = pp;
+  f.unit_name = name;
+  f.gpus_per_unit = per_unit;
+  f.nodes_per_rack = 4;
+  f.rack_note = "A rack is drawn as 4 nodes (the system names no rack size); NVLink domain 8 GPUs.";
+  const int64_t per_stage = f.world_size / pp;
+  for (int64_t i = 0; i < units; ++i) {
+    FigureUnit u;
+    u.first_rank = i * per_unit;
+    u.ranks = per_unit;
+    u.first_stage = static_cast<int>(u.first_rank / per_stage);
+    u.last_stage = static_cast<int>((u.first_rank + per_unit - 1) / per_stage);
+    f.units.push_back(u);
+  }
+  return f;
+}
+
+TEST(PlanFigureTest, SummarisedWorldDrawsOneCellPerNodeOrRack) {
+  PlanFigure nodes = Summarised(128, 8, 4, "node");
+  std::string svg = RankMapSvg(nodes);
+  EXPECT_EQ(Count(svg, "<g class=\"unit-cell"), 128);
+  EXPECT_TRUE(Lacks(svg, "rank-cell"));
+  EXPECT_TRUE(Contains(svg, "1024 GPUs = 128 nodes of 8 GPUs"));
+  EXPECT_TRUE(Contains(svg, ">stage 3</text>"));
+  EXPECT_TRUE(Contains(svg, "Pick a group kind"));
+  EXPECT_TRUE(IsWellFormed(svg));
+
+  // 100,000 GPUs in racks of 32 over 5 stages: a unit straddling two stages
+  // is split; rank 0's group outlined.
+  PlanFigure racks = Summarised(3125, 32, 5, "rack");
+  racks.group_kind = "dp";
+  racks.group_size = 2500;
+  racks.group_count = 40;
+  for (int64_t i = 0; i < 3125; i += 5) racks.units[i].in_group = true;
+  svg = RankMapSvg(racks);
+  EXPECT_EQ(Count(svg, "<g class=\"unit-cell"), 3125);
+  EXPECT_EQ(Count(svg, "<g class=\"unit-cell in-group\""), 625);
+  EXPECT_TRUE(Contains(svg, "class=\"group-outline\""));
+  EXPECT_TRUE(Contains(svg, ">stage 4</text>"));
+  EXPECT_TRUE(Lacks(svg, ">stage 5"));
+  EXPECT_TRUE(Contains(svg, "DP groups: 40 of 2500 ranks; rank 0&apos;s spans 625 racks."));
+  EXPECT_LT(svg.size(), 1500000u);
+  EXPECT_TRUE(IsWellFormed(svg));
+}
+
 TEST(PlanFigureTest, MemoryHasOneBarPerStageAndTheCapacityLine) {
   const std::string svg = MemorySvg(Llama64());
   EXPECT_TRUE(StartsWithSvg(svg));

@@ -351,6 +351,16 @@ TEST_F(CliTest, PlotWritesTheSvgThePageShows) {
   EXPECT_EQ(
       Run({"plot", "--model", "llama3_70b", "--system", "h100-sxm", "--out", "/nonexistent-dir/x.svg"}, &out, &err), 1);
   EXPECT_NE(err.find("--out"), std::string::npos) << err;
+  // The rank map's groups.
+  ASSERT_EQ(Run({"plot", "--model", "llama3_70b", "--system", "h100-sxm", "--gpus", "64", "--tp", "4", "--pp", "4",
+                 "--figure", "ranks", "--groups", "dp"},
+                &out, &err),
+            0)
+      << err;
+  EXPECT_NE(out.find("colour = DP group"), std::string::npos);
+  EXPECT_NE(out.find("class=\"group-outline\""), std::string::npos);
+  EXPECT_EQ(Run({"plot", "--model", "llama3_70b", "--system", "h100-sxm", "--groups", "xp"}, &out, &err), 2);
+  EXPECT_NE(err.find("--groups"), std::string::npos) << err;
 }
 
 }  // namespace

@@ -158,6 +158,9 @@ TEST_F(RoutesTest, StaticFilesAreExactPathsOnly) {
   EXPECT_NE(HeaderOf(page, "content-security-policy").find("default-src 'self'"), std::string::npos);
   EXPECT_EQ(Answer(Get("/index.html")).body, page.body);
   EXPECT_EQ(Answer(Get("/app.js")).content_type, "text/javascript; charset=utf-8");
+  for (const char* js : {"/fields.js", "/format.js", "/check.js"}) {
+    EXPECT_EQ(Answer(Get(js)).content_type, "text/javascript; charset=utf-8") << js;
+  }
   EXPECT_EQ(Answer(Get("/style.css")).status, 200);
   for (const char* path :
        {"/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/app.js/../../../etc/passwd", "//etc/passwd",
@@ -281,6 +284,46 @@ TEST_F(RoutesTest, PlotAnswersPicturesAndSvg) {
   r = Answer(
       Post("/plot", R"({"model":{"id":"llama3_70b"},"placement":{"system":"h100-sxm","gpus":64},"config":{"tp":3}})"));
   EXPECT_EQ(r.status, 400) << r.body;
+}
+
+// The rank map's group kinds (/plot?groups=) and the summarised world: by
+// node at 1,024 GPUs, by rack at 100,000, with only the stages drawn in the
+// legend.
+TEST_F(RoutesTest, PlotRankMapShowsGroupsAndSummarisesLargeWorlds) {
+  const std::string body =
+      R"({"model":{"id":"llama3_70b"},"placement":{"system":"h100-sxm","gpus":64},"config":{"tp":4,"pp":4}})";
+  Response r = Answer(Post("/plot?groups=dp", body));
+  ASSERT_EQ(r.status, 200) << r.body;
+  std::string svg = Json::parse(r.body)["rank_map_svg"].get<std::string>();
+  EXPECT_NE(svg.find("data-group=\""), std::string::npos);
+  EXPECT_NE(svg.find("class=\"group-outline\""), std::string::npos);
+  EXPECT_NE(svg.find("colour = DP group (16 groups of 4 ranks"), std::string::npos);
+  r = Answer(Post("/plot?groups=xp", body));
+  ASSERT_EQ(r.status, 400);
+  EXPECT_EQ(Json::parse(r.body)["error"]["field_violations"][0]["field"], "groups");
+
+  r = Answer(Post("/plot?groups=tp", R"({"model":{"id":"llama3_70b"},"placement":{"system":"h100-sxm","gpus":1024},)"
+                                     R"("config":{"tp":8,"pp":4}})"));
+  ASSERT_EQ(r.status, 200) << r.body;
+  svg = Json::parse(r.body)["rank_map_svg"].get<std::string>();
+  EXPECT_EQ(svg.find("class=\"rank-cell"), std::string::npos);
+  size_t units = 0;
+  for (size_t at = svg.find("<g class=\"unit-cell"); at != std::string::npos;
+       at = svg.find("<g class=\"unit-cell", at + 1)) {
+    ++units;
+  }
+  EXPECT_EQ(units, 128u);  // one per 8-GPU node
+  EXPECT_NE(svg.find(">stage 3</text>"), std::string::npos);
+  EXPECT_NE(svg.find("rank 0&apos;s spans 1 node in 1 rack"), std::string::npos);
+
+  r = Answer(Post("/plot?groups=dp", R"({"model":{"id":"llama3_70b"},"placement":{"system":"h100-sxm","gpus":100000},)"
+                                     R"("config":{"tp":8,"pp":5,"gbs":100000}})"));
+  ASSERT_EQ(r.status, 200) << r.body;
+  svg = Json::parse(r.body)["rank_map_svg"].get<std::string>();
+  EXPECT_NE(svg.find("3125 racks of 32 GPUs"), std::string::npos);
+  EXPECT_NE(svg.find(">stage 4</text>"), std::string::npos);
+  EXPECT_EQ(svg.find(">stage 5"), std::string::npos);  // no legend entry for a stage that is not there
+  EXPECT_LT(svg.size(), 2000000u);
 }
 
 TEST_F(RoutesTest, McpSessionsFollowStreamableHttp) {

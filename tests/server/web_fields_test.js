@@ -1,0 +1,92 @@
+// Tests of the web page's field table (server/web/fields.js) under Node, no
+// browser: every value kind is parsed and refused as the page shows it
+// (the value and what is allowed named), the config and system JSON use the
+// proto's field names, and a pasted model is sent as a Hugging Face config
+// or an inline spec.
+//   node web_fields_test.js PATH/server/web/fields.js
+'use strict';
+
+const assert = require('assert');
+const fs = require('fs');
+const vm = require('vm');
+
+const context = { window: {} };
+vm.createContext(context);
+vm.runInContext(fs.readFileSync(process.argv[2], 'utf8'), context);
+const F = context.window.ParplanFields;
+// Objects made in the vm context have its prototypes: compare them as JSON.
+const plain = (x) => JSON.parse(JSON.stringify(x));
+const field = (key) => F.CONFIG_FIELDS.find((f) => f.key === key) || F.SYSTEM_FIELDS.find((f) => f.key === key);
+
+// Every field has a URL key, a JSON name and a kind the parser knows; keys are unique.
+const keys = new Set();
+for (const f of F.CONFIG_FIELDS.concat(F.SYSTEM_FIELDS)) {
+  assert.ok(f.key && f.json && f.label, JSON.stringify(f));
+  assert.ok(['int', 'number', 'enum', 'bool', 'list', 'text'].includes(f.kind), f.key);
+  assert.ok(!keys.has(f.key), 'duplicate ' + f.key);
+  keys.add(f.key);
+}
+// The CLI's config flags are all there.
+for (const k of ['tp', 'pp', 'vpp', 'cp', 'ep', 'etp', 'sp', 'mbs', 'gbs', 'seq', 'precision', 'recompute',
+  'recompute-method', 'recompute-layers', 'recompute-modules', 'dist-opt', 'fsdp', 'grad-dtype', 'optimizer-dtype',
+  'peft', 'cpu-offload-layers', 'offload-modules', 'first-stage-layers', 'last-stage-layers', 'pp-layout',
+  'mtp-layers', 'tp-comm-overlap', 'overlap-grad-reduce', 'overlap-moe-expert-parallel-comm', 'cuda-graph-impl',
+  'cuda-graph-modules', 'attention-backend', 'account-for-embedding-in-pipeline-split',
+  'account-for-loss-in-pipeline-split', 'gpu-arch', 'hbm-gib', 'hbm-tbps', 'bf16-tflops', 'fp8-tflops', 'fp4-tflops',
+  'nvlink-gbps', 'nvlink-domain', 'scaleout-gbps', 'nics-per-node', 'nic-gbps', 'pcie-gbps', 'gpus-per-node']) {
+  assert.ok(keys.has(k), 'missing ' + k);
+}
+
+let r0;
+// Integers: whole numbers in range; the error names the value and the range.
+assert.deepStrictEqual(plain(F.parseField(field('tp'), ' 8 ')), { ok: true, value: 8 });
+r0 = F.parseField(field('tp'), '');
+assert.strictEqual(r0.ok, true);
+assert.strictEqual(r0.value, undefined);
+let r = F.parseField(field('tp'), 'abc');
+assert.strictEqual(r.ok, false);
+assert.strictEqual(r.error, "'abc' is not a whole number; allowed 1..4,096");
+r = F.parseField(field('tp'), '8.5');
+assert.strictEqual(r.ok, false);
+r = F.parseField(field('tp'), '0');
+assert.strictEqual(r.error, '0 is out of range; allowed 1..4,096');
+r = F.parseField({ kind: 'int', min: 1, max: 1048576 }, '-5');
+assert.strictEqual(r.error, '-5 is out of range; allowed 1..1,048,576');
+assert.strictEqual(F.parseField(field('cpu-offload-layers'), '0').value, 0);
+
+// Decimals: open or closed lower bounds.
+assert.strictEqual(F.parseField(field('hbm-gib'), '141.5').value, 141.5);
+assert.strictEqual(F.parseField(field('hbm-gib'), '0').error, '0 is out of range; allowed (0, 16,384]');
+assert.strictEqual(F.parseField(field('fp8-tflops'), '0').value, 0);
+assert.strictEqual(F.parseField(field('hbm-gib'), '1e2').value, 100);
+assert.strictEqual(F.parseField(field('hbm-gib'), 'NaN').ok, false);
+assert.strictEqual(F.parseField(field('hbm-gib'), 'Infinity').ok, false);
+
+// Enums (case-insensitive), booleans, lists.
+assert.strictEqual(F.parseField(field('precision'), 'FP8-CS').value, 'fp8-cs');
+assert.strictEqual(F.parseField(field('precision'), 'fp16').error,
+  "'fp16' is not allowed; allowed bf16, fp8-cs, fp8-mx, fp8-sc, fp8-ds, nvfp4");
+for (const t of ['true', '1', 'on', 'yes']) assert.strictEqual(F.parseField(field('fsdp'), t).value, true, t);
+for (const t of ['false', '0', 'off', 'no']) assert.strictEqual(F.parseField(field('fsdp'), t).value, false, t);
+assert.strictEqual(F.parseField(field('fsdp'), 'maybe').error, "'maybe' is not a boolean; allowed true, false");
+assert.deepStrictEqual(plain(F.parseField(field('recompute-modules'), 'mlp, moe_act').value), ['mlp', 'moe_act']);
+assert.ok(F.parseField(field('recompute-modules'), 'mlp,attn').error.startsWith("'attn' not allowed; allowed core_attn"));
+assert.strictEqual(F.parseField(field('pp-layout'), 'x'.repeat(65537)).error, 'longer than 65,536 characters');
+
+// The request JSON under proto names; grad-dtype maps to grad_reduce_in_fp32.
+assert.deepStrictEqual(
+  plain(F.buildConfig({ tp: 8, seq: 4096, 'grad-dtype': 'bf16', 'recompute-modules': ['mlp'], mbs: undefined })),
+  { tp: 8, seq_length: 4096, grad_reduce_in_fp32: false, recompute_modules: ['mlp'] });
+assert.deepStrictEqual(plain(F.buildSystemSpec({ 'gpu-arch': 'hopper', 'hbm-gib': 40, 'nvlink-domain': 4, 'gpus-per-node': 4 })),
+  { gpu_arch: 'hopper', hbm_gib: 40, gpus_per_node: 4, nvlink_domain_size: 4 });
+
+// A pasted model.
+const hf = '{"model_type": "llama", "num_hidden_layers": 2}';
+assert.deepStrictEqual(plain(F.modelRef(hf).ref), { hf_config_json: hf });
+assert.deepStrictEqual(plain(F.modelRef('{"num_layers": 2, "hidden_size": 64}').ref),
+  { spec: { num_layers: 2, hidden_size: 64 } });
+assert.strictEqual(F.modelRef('').ok, false);
+assert.ok(F.modelRef('{nope').error.startsWith('not valid JSON'));
+assert.strictEqual(F.modelRef('[1]').error, 'not a JSON object');
+
+console.log('web fields: ' + keys.size + ' fields, parsing and request JSON ok');
