@@ -1,0 +1,280 @@
+#include "core/memory/memory_steps.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/memory/activation_model.h"
+#include "core/model/layer_params.h"
+#include "core/model/param_count.h"
+
+namespace parplan {
+namespace {
+
+// LoRA adapters Megatron Bridge adds by default (rank 32 on linear_qkv,
+// linear_proj, linear_fc1, linear_fc2) to one dense transformer layer.
+double LoraAdapterParams(const ModelSpec& m) {
+  constexpr double kRank = 32;
+  const double h = static_cast<double>(m.hidden_size);
+  const double q = static_cast<double>(m.num_attention_heads * m.kv_channels);
+  const double qkv = q + 2.0 * m.num_query_groups * m.kv_channels;
+  const double ffn = static_cast<double>(m.ffn_hidden_size > 0 ? m.ffn_hidden_size : m.moe_ffn_hidden_size);
+  const double fc1 = (m.gated_linear_unit ? 2 : 1) * ffn;
+  return kRank * ((h + qkv) + (q + h) + (h + fc1) + (ffn + h));
+}
+
+// Forward passes whose activations a rank holds at its peak, per chunk.
+// 1F1B: min(PP - rank, m). Interleaved (Megatron's schedule with microbatch
+// groups of PP): warm-up (PP - rank - 1) * 2 + (VPP - 1) * PP, plus one;
+// forward step k runs chunk (k / PP) % VPP.
+std::vector<int64_t> InFlight(int64_t pp, int64_t vpp, int64_t rank, int64_t m) {
+  std::vector<int64_t> counts(vpp, 0);
+  if (pp == 1) return std::vector<int64_t>(vpp, 1);  // forward then backward, one microbatch
+  if (vpp == 1) {
+    counts[0] = std::min(pp - rank, m);
+    return counts;
+  }
+  const int64_t steps = std::min((pp - rank - 1) * 2 + (vpp - 1) * pp + 1, m * vpp);
+  for (int64_t k = 0; k < steps; ++k) ++counts[(k / pp) % vpp];
+  return counts;
+}
+
+// Activations of one chunk per token, and the largest group full recompute
+// rebuilds at once (bytes per token).
+struct ChunkActivations {
+  double per_token = 0, working_per_token = 0, max_layer = 0;
+};
+
+ChunkActivations ChunkActivationBytes(const MemoryInputs& in, int64_t stage, int64_t chunk) {
+  const ModelSpec& m = *in.model;
+  const ResolvedConfig& c = *in.config;
+  const bool full = c.recompute == RecomputeGranularity::kFull;
+  ChunkActivations a;
+  double group_bytes = 0;
+  for (int64_t k = 0; k < in.plan->decoder_layers[stage][chunk]; ++k) {
+    const LayerKind kind = KindOfLayer(m, in.first_layers[stage][chunk] + k);
+    const double layer_bytes = LayerActivationBytesPerToken(m, kind, c);
+    a.max_layer = std::max(a.max_layer, layer_bytes);
+    if (!full) {
+      a.per_token += layer_bytes;
+      continue;
+    }
+    // Full recompute (per chunk): uniform keeps the input of every group of
+    // N layers and rebuilds one group at a time; block recomputes the first
+    // N layers and keeps the rest.
+    const int64_t n = c.recompute_num_layers;
+    if (c.recompute_method == RecomputeMethod::kUniform) {
+      if (k % n == 0) {
+        a.per_token += LayerInputBytesPerToken(m, c);
+        group_bytes = 0;
+      }
+      group_bytes += layer_bytes;
+      a.working_per_token = std::max(a.working_per_token, group_bytes);
+    } else if (k < n) {
+      a.per_token += LayerInputBytesPerToken(m, c);
+      a.working_per_token = std::max(a.working_per_token, layer_bytes);
+    } else {
+      a.per_token += layer_bytes;
+    }
+  }
+  return a;
+}
+
+}  // namespace
+
+MemoryInputs PrepareMemory(const ModelSpec& m, const ResolvedConfig& c, const StagePlan& plan, int64_t world) {
+  MemoryInputs in;
+  in.model = &m;
+  in.config = &c;
+  in.plan = &plan;
+  const WorldSizing sizing = SizeWorld(MeshOf(c), world, 0, 0, 0);
+  in.dp = sizing.dp;
+  in.edp = sizing.edp;
+  if (c.gbs > 0 && c.gbs % (c.mbs * in.dp) == 0) {
+    in.microbatches = c.gbs / (c.mbs * in.dp);
+  } else {
+    in.microbatches = std::max<int64_t>(4 * c.pp * plan.vpp, 1);
+    in.microbatches_assumed = true;
+  }
+  in.dense_shards = c.fsdp || c.distributed_optimizer ? static_cast<double>(in.dp * c.cp) : 1.0;
+  in.expert_shards = c.fsdp || c.distributed_optimizer ? static_cast<double>(in.edp) : 1.0;
+  in.tokens = static_cast<double>(c.seq_length) * c.mbs / c.cp;
+  in.vocab = static_cast<double>(PaddedVocab(m, c.tp));
+  in.gemm_bytes = GemmWeightBytes(c.precision);
+  in.grad_bytes = c.grad_fp32 ? 4.0 : 2.0;
+  in.optimizer_bytes = 4.0 + (c.optimizer_bf16 ? 4.0 : 8.0);  // fp32 master + two moments
+  in.first_layers = FirstLayerIndices(plan);
+  return in;
+}
+
+StageParams CountStageParams(const MemoryInputs& in, int64_t r) {
+  const ModelSpec& m = *in.model;
+  const ResolvedConfig& c = *in.config;
+  const StagePlan& plan = *in.plan;
+  const double tp = static_cast<double>(c.tp);
+  const double expert_split = static_cast<double>(c.ep * c.etp);
+  StageParams p;
+  for (int64_t v = 0; v < plan.vpp; ++v) {
+    for (int64_t k = 0; k < plan.decoder_layers[r][v]; ++k) {
+      const LayerKind kind = KindOfLayer(m, in.first_layers[r][v] + k);
+      const LayerParams lp = ParamsOfLayer(m, kind);
+      p.dense += lp.dense / tp;
+      p.expert += lp.expert / expert_split;
+      p.gemm += lp.dense / tp + lp.expert / expert_split;
+      p.largest_layer = std::max(p.largest_layer, lp.dense / tp + lp.expert / expert_split);
+      if (c.lora && kind != LayerKind::kMamba) p.adapters += LoraAdapterParams(m) / tp;
+    }
+  }
+  // Embedding, output layer (a copy of the embedding when tied and PP > 1), final norm, MTP.
+  const double embedding_params = in.vocab * m.hidden_size;
+  if (plan.has_embedding[r]) p.dense += embedding_params / tp;
+  if (plan.has_loss[r]) {
+    if (!m.share_embeddings_and_output_weights || !plan.has_embedding[r]) p.dense += embedding_params / tp;
+    p.dense += m.hidden_size;
+  }
+  if (plan.mtp_layers[r] > 0) {
+    const LayerParams mp = MtpParams(m);
+    p.dense += plan.mtp_layers[r] * mp.dense / tp;
+    p.expert += plan.mtp_layers[r] * mp.expert / expert_split;
+    p.gemm += plan.mtp_layers[r] * (mp.dense / tp + mp.expert / expert_split);
+  }
+  return p;
+}
+
+void AddActivations(const MemoryInputs& in, int64_t r, StageMemory* st) {
+  const ModelSpec& m = *in.model;
+  const ResolvedConfig& c = *in.config;
+  const StagePlan& plan = *in.plan;
+  const double outside = c.sp ? static_cast<double>(c.tp) : 1.0;
+  const std::vector<int64_t> in_flight = InFlight(plan.pp, plan.vpp, r, in.microbatches);
+  double working = 0, max_layer_act = 0;
+  for (int64_t v = 0; v < plan.vpp; ++v) {
+    ChunkMemory ch;
+    ch.vpp_chunk = v;
+    ch.decoder_layers = plan.decoder_layers[r][v];
+    const ChunkActivations a = ChunkActivationBytes(in, r, v);
+    double per_token = a.per_token;
+    max_layer_act = std::max(max_layer_act, a.max_layer);
+    working = std::max(working, a.working_per_token * in.tokens);
+    if (v == plan.vpp - 1 && plan.has_loss[r]) {
+      per_token += 2 * 2.0 * m.hidden_size / outside;  // final norm input and output (output-layer input)
+    }
+    if (v == plan.vpp - 1 && plan.mtp_layers[r] > 0) {
+      per_token += plan.mtp_layers[r] * MtpActivationBytesPerToken(m, c);
+    }
+    ch.activation_bytes_per_microbatch = per_token * in.tokens;
+    ch.in_flight = in_flight[v];
+    st->activation_bytes += ch.activation_bytes_per_microbatch * ch.in_flight;
+    st->chunks.push_back(ch);
+  }
+  if (plan.has_embedding[r]) st->embedding_bytes = 8.0 * in.tokens * in_flight[0];
+  if (plan.has_loss[r]) {
+    // bf16 logits, one microbatch at a time: the fused vocabulary-parallel
+    // cross entropy (Bridge default cross_entropy_loss_fusion) writes its
+    // gradient in place instead of keeping an fp32 copy.
+    st->logits_bytes = 2.0 * in.tokens * in.vocab / c.tp * (1 + plan.mtp_layers[r]);
+  }
+  double per_mb = 0;
+  for (const auto& ch : st->chunks) per_mb += ch.activation_bytes_per_microbatch;
+  if (c.cpu_offloading_num_layers > 0 && per_mb > 0) {
+    // Megatron cpu_offloading: the activations of N layers of the stage move
+    // to host memory; one layer's worth stays as the copy buffer.
+    int64_t rank_layers = 0;
+    for (int64_t layers : plan.decoder_layers[r]) rank_layers += layers;
+    const int64_t offloaded = std::min<int64_t>(c.cpu_offloading_num_layers, std::max<int64_t>(0, rank_layers - 1));
+    if (rank_layers > 0) {
+      st->activation_bytes = st->activation_bytes * (rank_layers - offloaded) / rank_layers;
+      if (offloaded > 0) st->activation_bytes += max_layer_act * in.tokens;
+    }
+  }
+  st->in_flight_microbatches = per_mb > 0 ? st->activation_bytes / per_mb : 0;
+  st->recompute_working_bytes = c.recompute == RecomputeGranularity::kFull ? working : 0;
+}
+
+void AddModelState(const MemoryInputs& in, const StageParams& p, StageMemory* st) {
+  const ResolvedConfig& c = *in.config;
+  st->dense_params = p.dense;
+  st->expert_params = p.expert;
+  // Weights: GEMM weights in the recipe's format, the rest (embeddings,
+  // output layer, norms) in bf16. LoRA trains only its adapters.
+  const double all = p.dense + p.expert;
+  const double weights = in.gemm_bytes * p.gemm + 2.0 * (all - p.gemm);
+  const double trainable_dense = c.lora ? p.adapters : p.dense;
+  const double trainable_expert = c.lora ? 0.0 : p.expert;
+  if (c.fsdp) {
+    st->weight_bytes = weights * (all > 0 ? (p.dense / in.dense_shards + p.expert / in.expert_shards) / all : 0);
+    st->low_precision_weight_bytes = c.precision != Precision::kBf16 && all > 0 ? st->weight_bytes * p.gemm / all : 0;
+    st->grad_bytes = in.grad_bytes * (trainable_dense / in.dense_shards + trainable_expert / in.expert_shards);
+    // Two layers gathered at a time (current + prefetch), with their gradients before reduce-scatter.
+    st->fsdp_working_bytes = 2.0 * (in.gemm_bytes + in.grad_bytes) * p.largest_layer;
+  } else {
+    st->weight_bytes = weights + 2.0 * (c.lora ? p.adapters : 0.0);
+    st->low_precision_weight_bytes = c.precision != Precision::kBf16 ? in.gemm_bytes * p.gemm : 0;
+    st->grad_bytes = in.grad_bytes * (trainable_dense + trainable_expert);
+  }
+  st->optimizer_dense_bytes = in.optimizer_bytes * trainable_dense / in.dense_shards;
+  st->optimizer_expert_bytes = in.optimizer_bytes * trainable_expert / in.expert_shards;
+}
+
+void AddOverhead(const MemoryOptions& options, StageMemory* st) {
+  const double subtotal = st->weight_bytes + st->grad_bytes + st->optimizer_dense_bytes + st->optimizer_expert_bytes +
+                          st->activation_bytes + st->recompute_working_bytes + st->logits_bytes + st->embedding_bytes +
+                          st->fsdp_working_bytes;
+  st->overhead_bytes = options.overhead_gib.has_value()
+                           ? *options.overhead_gib * kGiB
+                           : kDefaultOverheadGiB * kGiB + kDefaultAllocatorSlack * subtotal;
+  st->total_bytes = subtotal + st->overhead_bytes;
+}
+
+void FindPeak(const SystemSpec* system, MemoryEstimate* e) {
+  for (const auto& st : e->stages) {
+    if (st.total_bytes > e->peak_bytes) {
+      e->peak_bytes = st.total_bytes;
+      e->peak_pp_rank = st.pp_rank;
+    }
+  }
+  if (system != nullptr && system->hbm_gb > 0) {
+    // Marketed "80 GB" HBM is 80 GiB of device memory (nvidia-smi: 81,559 MiB on H100).
+    e->capacity_bytes = system->hbm_gb * kGiB;
+    e->fits = e->peak_bytes <= e->capacity_bytes;
+    e->headroom_bytes = e->capacity_bytes - e->peak_bytes;
+  }
+}
+
+std::vector<std::string> MemoryAssumptions(const MemoryInputs& in, const MemoryOptions& options) {
+  const ResolvedConfig& c = *in.config;
+  std::vector<std::string> out;
+  if (in.microbatches_assumed) {
+    out.push_back(
+        absl::StrCat("No usable GBS: assumed ", in.microbatches, " microbatches per step (the pipeline fills)."));
+  }
+  out.push_back(absl::StrFormat(
+      "Per parameter: GEMM weights %.2f B (%s), other weights 2 B, gradients %.0f B (%s), Adam %.0f B (fp32 master + "
+      "%s moments)%s%s.",
+      in.gemm_bytes, PrecisionName(c.precision), in.grad_bytes, c.grad_fp32 ? "grad_reduce_in_fp32" : "bf16 buffers",
+      in.optimizer_bytes, c.optimizer_bf16 ? "bf16" : "fp32",
+      c.fsdp ? "; weights, gradients and optimizer sharded by Megatron FSDP"
+             : (c.distributed_optimizer ? "; optimizer sharded over DP*CP (dense) and EDP (experts)"
+                                        : "; nothing sharded (no distributed optimizer)"),
+      c.lora ? "; LoRA: base weights frozen, rank-32 adapters trained" : ""));
+  out.push_back(
+      "Activations: bf16 (GEMM inputs in the recipe's low-precision format), fused (flash) "
+      "attention, no dropout, balanced MoE routing (real routing skew adds expert activations).");
+  if (c.cpu_offloading_num_layers > 0) {
+    out.push_back(absl::StrCat("CPU offloading: activations of ", c.cpu_offloading_num_layers,
+                               " layers per stage live in host memory (one layer stays as the copy "
+                               "buffer); host memory and PCIe traffic are not checked."));
+  }
+  out.push_back(options.overhead_gib.has_value()
+                    ? absl::StrFormat("Overhead fixed at %.2f GiB per GPU (caller's value).", *options.overhead_gib)
+                    : absl::StrFormat("Overhead %.1f GiB (CUDA context, NCCL buffers, workspaces) + %.0f%% "
+                                      "allocator slack; override with overhead_gib.",
+                                      kDefaultOverheadGiB, kDefaultAllocatorSlack * 100));
+  out.push_back(
+      "Not modelled: fine-grained module offloading, CUDA-graph memory pools, communication "
+      "staging buffers of the MoE dispatcher.");
+  return out;
+}
+
+}  // namespace parplan
