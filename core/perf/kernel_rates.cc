@@ -9,12 +9,13 @@ namespace {
 // how each value follows from them.
 KernelRates Hopper() {
   KernelRates r;
-  r.gemm_ceiling[0] = 0.71;     // gemm.csv bf16: layer GEMMs 640-720 TFLOP/s of 989
-  r.gemm_ceiling[1] = 0.67;     // gemm.csv fp8_tensorwise: 1,250-1,350 TFLOP/s of 1,979
-  r.gemm_ceiling[2] = 0.67;     // no FP4 on Hopper: runs as FP8
-  r.gemm_launch_us = 5;         // gemm.csv: 512^3 takes 8 us
-  r.attention_forward = 0.60;   // attention.csv cudnn fwd, d=128, 8K-32K: 590-650 TFLOP/s
-  r.attention_backward = 0.52;  // attention.csv cudnn bwd, d=128, 8K-32K: 500-560 TFLOP/s
+  r.gemm_ceiling[0] = 0.71;         // gemm.csv bf16: layer GEMMs 640-720 TFLOP/s of 989
+  r.gemm_ceiling[1] = 0.67;         // gemm.csv fp8_tensorwise: 1,250-1,350 TFLOP/s of 1,979
+  r.gemm_ceiling[2] = 0.67;         // no FP4 on Hopper: runs as FP8
+  r.gemm_launch_us = 5;             // gemm.csv: 512^3 takes 8 us
+  r.reference_bf16_tflops = 989.4;  // H200 SXM (H100 SXM: the same SMs and clocks)
+  r.attention_forward = 0.60;       // attention.csv cudnn fwd, d=128, 8K-32K: 590-650 TFLOP/s
+  r.attention_backward = 0.52;      // attention.csv cudnn bwd, d=128, 8K-32K: 500-560 TFLOP/s
   r.attention_forward_us = 6;
   r.attention_backward_us = 40;
   r.attention_tail = 0.25;
@@ -53,27 +54,33 @@ constexpr double kSustainedOverBurst = 0.87;
 // 63% of the A100 peak at head dim 128. Memory-bound kernels: Hopper's measured shares.
 KernelRates Ampere() {
   KernelRates r = Hopper();
+  r.reference_bf16_tflops = 312;  // A100 SXM
   r.gemm_ceiling[0] = r.gemm_ceiling[1] = r.gemm_ceiling[2] = 0.87 * kSustainedOverBurst;
   r.attention_forward = 0.70 * kSustainedOverBurst;
   r.attention_backward = 0.60 * kSustainedOverBurst;
   return r;
 }
 
-// Blackwell (B200/GB200/B300/GB300): published measurements, derated from
-// short-run to sustained clocks. GEMM: 0.73 of the bf16 and 0.72 of the FP8
-// dense peak on GB200 (S. Bekman, ml-engineering "Maximum Achievable Matmul
-// FLOPS" table; B200 0.78 / 0.76), measured in short runs. Attention: cuDNN
-// 9.13 on B200 reaches 1/1.3 of FlashAttention-4's 1,605 TFLOP/s (Zadouri
-// et al. 2025, "FlashAttention-4": up to 1.3x faster than cuDNN 9.13), 0.55
-// of the bf16 peak; backward at Hopper's measured backward/forward ratio.
-// FP4: no published sustained NVFP4 GEMM measurement was found; FP8's share
-// is assumed (core/perf/README.md names it). Memory-bound kernels: Hopper's
-// measured shares of the HBM peak.
+// Blackwell (B200/GB200/B300/GB300): published measurements on B200, derated
+// from short-run to sustained clocks. GEMM: 0.78 of the bf16 and 0.76 of the
+// FP8 dense peak (S. Bekman, ml-engineering "Maximum Achievable Matmul
+// FLOPS" table, B200: 1,755 bf16 TFLOP/s). GB200 and GB300 market a 2,500
+// TFLOP/s peak on the same silicon; the same table measures GB200 at 0.73 of
+// it (1,825 TFLOP/s, 4% above B200 where the peak is 11% above), so their
+// shares are scaled by 2,250 / 2,500 (reference_bf16_tflops). Attention:
+// cuDNN 9.13 on B200 reaches 1/1.3 of FlashAttention-4's 1,605 TFLOP/s
+// (Zadouri et al. 2025, "FlashAttention-4": up to 1.3x faster than cuDNN
+// 9.13), 0.55 of the bf16 peak; backward at Hopper's measured
+// backward/forward ratio. FP4: no published sustained NVFP4 GEMM measurement
+// was found; FP8's share is assumed (core/perf/README.md names it), scaled
+// like the others (B300/GB300's extra FP4 units are in their FP4 peak).
+// Memory-bound kernels: Hopper's measured shares of the HBM peak.
 KernelRates Blackwell() {
   KernelRates r = Hopper();
-  r.gemm_ceiling[0] = 0.73 * kSustainedOverBurst;
-  r.gemm_ceiling[1] = 0.72 * kSustainedOverBurst;
-  r.gemm_ceiling[2] = 0.72 * kSustainedOverBurst;
+  r.reference_bf16_tflops = 2250;  // B200
+  r.gemm_ceiling[0] = 0.78 * kSustainedOverBurst;
+  r.gemm_ceiling[1] = 0.76 * kSustainedOverBurst;
+  r.gemm_ceiling[2] = 0.76 * kSustainedOverBurst;
   r.attention_forward = 0.55 * kSustainedOverBurst;
   r.attention_backward = r.attention_forward * 0.52 / 0.60;
   return r;

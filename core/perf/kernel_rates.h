@@ -15,6 +15,12 @@ struct KernelRates {
   // precision (0 bf16, 1 FP8, 2 FP4), at the clocks a busy GPU holds.
   double gemm_ceiling[3] = {0.7, 0.7, 0.7};
   double gemm_launch_us = 4;  // fixed GPU time of one GEMM kernel (start, prologue, epilogue)
+  // Dense bf16 peak of the GPU the rates were measured on. A GPU of the same
+  // silicon that markets a higher peak (higher boost clocks in a larger
+  // power envelope) sustains about the reference's absolute rate: the
+  // shares above (GEMMs at every precision, attention) are scaled by
+  // reference / its bf16 peak (MakeDevice).
+  double reference_bf16_tflops = 0;
   // cuDNN fused attention (what Transformer Engine runs), head dim 128:
   // fraction of the bf16 peak one SM sustains inside a long causal call.
   double attention_forward = 0.6;
