@@ -39,9 +39,9 @@ bool NeedsSomeField(absl::string_view rpc);
 // The config fields `rpc` reads; nullptr when it reads them all.
 const std::vector<std::string>* ConfigFieldsRead(absl::string_view rpc);
 
-// Messages the lean schemas show as one described object rather than field
-// by field (their full schemas are in the json-schema export): the inline
-// model architecture and system figures.
+// Messages the lean schemas show with bare fields (types and closed sets,
+// no descriptions or bounds; their full schemas are in the json-schema
+// export): the inline model architecture and system figures.
 bool CollapsedInLeanSchemas(absl::string_view message);
 
 }  // namespace api
