@@ -69,6 +69,7 @@ absl::Status ListSystems(const v1::ListSystemsRequest&, v1::ListSystemsResponse*
 }
 
 absl::Status GetSystem(const v1::GetSystemRequest& request, v1::GetSystemResponse* response) {
+  if (absl::Status s = CheckSystemSpecSpellings(request.system_spec(), "system_spec"); !s.ok()) return s;
   SystemRef ref;
   ref.id = request.system();
   ref.figures = ToSystemFigures(request.system_spec());

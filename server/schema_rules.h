@@ -44,6 +44,11 @@ const std::vector<std::string>* ConfigFieldsRead(absl::string_view rpc);
 // export): the inline model architecture and system figures.
 bool CollapsedInLeanSchemas(absl::string_view message);
 
+// Fields the lean schemas leave out (still accepted; in the json-schema
+// export): SystemSpec's second spelling of each figure (SystemInfo's names,
+// so a printed system passes back) and its descriptive fields.
+bool HiddenInLeanSchemas(absl::string_view message, absl::string_view field);
+
 }  // namespace api
 }  // namespace parplan
 

@@ -237,6 +237,7 @@ class SchemaWriter {
     for (int i = 0; i < d.field_count(); ++i) {
       const FieldDescriptor& f = *d.field(i);
       if (lean && read != nullptr && std::find(read->begin(), read->end(), f.name()) == read->end()) continue;
+      if (lean && HiddenInLeanSchemas(d.name(), f.name())) continue;
       properties[f.name()] = Field(f, path.empty() ? f.name() : absl::StrCat(path, ".", f.name()));
     }
     // What a call must give; an answer's fields are all printed (proto3 JSON

@@ -129,12 +129,13 @@ MemoryEstimate EstimateMemory(const ModelSpec& m, const ResolvedConfig& c, const
     }
     // Embedding, output layer (a copy of the embedding when tied and PP > 1), final norm, MTP.
     if (plan.has_embedding[r]) {
-      dense += embedding_params / tp;
+      // The word embedding is split over TP; a learned position table is not.
+      dense += embedding_params / tp + static_cast<double>(PositionEmbeddingParams(m));
       st.embedding_bytes = 8.0 * tokens * in_flight[0];
     }
     if (plan.has_loss[r]) {
       if (!m.share_embeddings_and_output_weights || !plan.has_embedding[r]) dense += embedding_params / tp;
-      dense += m.hidden_size;
+      dense += static_cast<double>(NormParams(m));  // final norm
       // bf16 logits, one microbatch at a time: the fused vocabulary-parallel
       // cross entropy (Bridge default cross_entropy_loss_fusion) writes its
       // gradient in place instead of keeping an fp32 copy.
