@@ -211,24 +211,36 @@ absl::StatusOr<std::vector<int64_t>> WorldsToSearch(const SearchRequest& req) {
   return worlds;
 }
 
-int64_t FindFewestGpus(const SearchRequest& req, const std::vector<int64_t>& worlds, SearchResult* out) {
+FewestGpus FindFewestGpus(const SearchRequest& req, const std::vector<int64_t>& worlds, SearchResult* out) {
   const ModelSpec& m = *req.model;
   const SystemSpec& sys = req.system;
+  FewestGpus found;
   for (int64_t w : worlds) {
     if (absl::Now() > req.deadline) {
       Cut(out, absl::StrCat("deadline reached while probing ", w, " GPUs"));
       break;
     }
     out->worlds_searched.push_back(w);
+    bool tight_here = false;
     for (const ResolvedConfig& c : EnumerateCandidates(m, BaseFor(req, w), w, sys, req.constraints, true)) {
       const auto plan = PlanStages(m, c);
       ++out->evaluated;
       if (!plan.has_value()) continue;
       const MemoryEstimate mem = EstimateMemory(m, c, *plan, w, &sys, MemoryOptions{});
-      if (FitsWithin(mem, req) && ValidOn(m, c, w, sys)) return w;
+      if (!FitsWithin(mem, req) || !ValidOn(m, c, w, sys)) continue;
+      if (!IsTight(mem, req.memory_reserve)) {
+        found.with_room = w;
+        return found;
+      }
+      if (!tight_here) {
+        tight_here = true;
+        if (found.tight == 0) found.tight = w;
+        found.best_free_bytes = 0;
+      }
+      found.best_free_bytes = std::max(found.best_free_bytes, mem.headroom_bytes);
     }
   }
-  return 0;
+  return found;
 }
 
 Evaluated EvaluateCandidates(const SearchRequest& req, const std::vector<int64_t>& worlds, SearchResult* out) {
