@@ -81,7 +81,11 @@ bool ValidOn(const ModelSpec& m, const ResolvedConfig& c, int64_t world, const S
 
 bool Better(const Scored& a, const Scored& b, Objective objective, double band_floor) {
   if (a.fits != b.fits) return a.fits;  // fitting candidates first, so runs of ties are contiguous
+  // A defaulted batch above 16M tokens is no published run's: such plans last.
+  if (a.oversized_batch != b.oversized_batch) return !a.oversized_batch;
   if (objective == Objective::kFewestGpus && a.world != b.world) return a.world < b.world;
+  // Fewest GPUs honours the memory reserve: on one world, plans with room first.
+  if (objective == Objective::kFewestGpus && a.fits && a.tight != b.tight) return !a.tight;
   if (objective == Objective::kHeadroom) {
     const bool ea = a.tokens_per_gpu >= band_floor, eb = b.tokens_per_gpu >= band_floor;
     if (ea != eb) return ea;
@@ -230,6 +234,7 @@ FewestGpus FindFewestGpus(const SearchRequest& req, const std::vector<int64_t>& 
       if (!FitsWithin(mem, req) || !ValidOn(m, c, w, sys)) continue;
       if (!IsTight(mem, req.memory_reserve)) {
         found.with_room = w;
+        if (found.tight == w) found.tight = 0;  // not a fewer-GPU world
         return found;
       }
       if (!tight_here) {
@@ -289,6 +294,7 @@ Evaluated EvaluateCandidates(const SearchRequest& req, const std::vector<int64_t
       s.headroom_fraction = capacity > 0 ? est.memory.headroom_bytes / capacity : 0;
       s.peak_fraction = capacity > 0 ? est.memory.peak_bytes / capacity : 0;
       s.tight = IsTight(est.memory, req.memory_reserve);
+      s.oversized_batch = req.base.gbs <= 0 && c.gbs * c.seq_length > kMaxDefaultTokensPerStep;
       s.dims = DimensionsInUse(c);
       e.store.Offer(s, std::move(est));
       e.scored.push_back(s);
@@ -312,7 +318,7 @@ void RankCandidates(const SearchRequest& req, std::vector<Scored>* scored) {
   std::vector<Scored>& r = *scored;
   for (size_t begin = 0; begin < r.size();) {
     size_t end = begin + 1;
-    while (end < r.size() && r[end].fits == r[begin].fits &&
+    while (end < r.size() && r[end].fits == r[begin].fits && r[end].oversized_batch == r[begin].oversized_batch &&
            r[end].tokens_per_gpu >= r[begin].tokens_per_gpu * (1 - kTieBand)) {
       ++end;
     }
@@ -326,7 +332,7 @@ void RankCandidates(const SearchRequest& req, std::vector<Scored>* scored) {
   for (size_t i = 0; i < std::min(r.size(), kTightYieldWindow); ++i) {
     if (!r[i].fits || !r[i].tight) continue;
     for (size_t j = i + 1; j < r.size() && r[j].fits; ++j) {
-      if (r[j].tokens_per_gpu * band_up < r[i].tokens_per_gpu) break;
+      if (r[j].tokens_per_gpu * band_up < r[i].tokens_per_gpu || r[j].oversized_batch != r[i].oversized_batch) break;
       if (!r[j].tight) {
         std::rotate(r.begin() + i, r.begin() + j, r.begin() + j + 1);
         break;

@@ -28,6 +28,9 @@ struct Scored {
   double headroom_fraction = 0;  // of HBM
   double peak_fraction = 0;      // peak / HBM
   bool tight = false;            // fits, with less free than the memory reserve
+  // Its defaulted global batch is above 16M tokens (one microbatch per DP
+  // rank already is): ranks below plans with a published batch size.
+  bool oversized_batch = false;
   int dims = 0;                  // parallel dimensions in use (simpler first among ties)
 };
 
