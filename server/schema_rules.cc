@@ -197,6 +197,10 @@ bool CollapsedInLeanSchemas(absl::string_view message) {
   return message == "ModelArchitecture" || message == "SystemSpec";
 }
 
+std::string LeanFieldListTool(absl::string_view message) {
+  return message == "SystemSpec" ? "get_system" : "get_model";
+}
+
 bool HiddenInLeanSchemas(absl::string_view message, absl::string_view field) {
   static const auto* printed = new std::vector<std::string>{
       "hbm_gb",   "hbm_bw_tbps", "bf16_dense_tflops", "fp8_dense_tflops", "fp4_dense_tflops",

@@ -39,10 +39,15 @@ bool NeedsSomeField(absl::string_view rpc);
 // The config fields `rpc` reads; nullptr when it reads them all.
 const std::vector<std::string>* ConfigFieldsRead(absl::string_view rpc);
 
-// Messages the lean schemas show with bare fields (types and closed sets,
+// Messages the lean schemas list with bare fields (types and closed sets,
 // no descriptions or bounds; their full schemas are in the json-schema
-// export): the inline model architecture and system figures.
+// export) in one tool only, LeanFieldListTool: the inline model
+// architecture and system figures.
 bool CollapsedInLeanSchemas(absl::string_view message);
+// The tool whose lean schema lists a collapsed message field by field (the
+// others point to it): get_model for ModelArchitecture, get_system for
+// SystemSpec.
+std::string LeanFieldListTool(absl::string_view message);
 
 // Fields the lean schemas leave out (still accepted; in the json-schema
 // export): SystemSpec's second spelling of each figure (SystemInfo's names,

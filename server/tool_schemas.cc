@@ -214,9 +214,17 @@ class SchemaWriter {
       if (open == &d) return {{"type", "object"}, {"description", absl::StrCat(d.full_name(), " (recursive)")}};
     }
     if (dir_ == Direction::kInput && CollapsedInLeanSchemas(d.name()) && !bare_) {
-      // Every field with its type (and closed set of values), without words
-      // or bounds: those are in the JSON Schema export, and the server names
-      // any wrong field precisely.
+      // Field by field (types and closed sets of values, without words or
+      // bounds: those are in the JSON Schema export, and the server names any
+      // wrong field precisely) in the tool that resolves it, get_model or
+      // get_system; the other tools point there, so that tools/list carries
+      // each list once.
+      const std::string home = LeanFieldListTool(d.name());
+      if (ToolName(rpc_) != home) {
+        return {{"type", "object"},
+                {"description", absl::StrCat(LeanText(CommentOf(d)), " Its fields: as in ", home, "'s ",
+                                             d.name() == "SystemSpec" ? "system_spec" : "model.spec", ".")}};
+      }
       SchemaWriter bare(detail_, dir_, "", nullptr, /*bare=*/true);
       OrderedJson out = bare.Body(d, "");
       out["description"] = LeanText(CommentOf(d));
