@@ -33,8 +33,8 @@ std::vector<std::string> ConfigDefaults(const v1::ParallelConfig& g, const Resol
   std::vector<std::string> out;
   const bool search = what == DefaultsFor::kSearch;
   if (g.precision().empty()) {
-    out.push_back(absl::StrCat("precision = ", PrecisionName(r.precision),
-                               " (not given; MFU is against the BF16 dense peak)"));
+    out.push_back(
+        absl::StrCat("precision = ", PrecisionName(r.precision), " (not given; MFU is against the BF16 dense peak)"));
   }
   if (g.seq_length() == 0 && r.seq_length > 0) {
     out.push_back(absl::StrCat("seq_length = ", r.seq_length,

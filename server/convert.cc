@@ -243,8 +243,8 @@ struct Spelling {
   const char* printed;
   bool has_printed;
   double printed_value;
-  double scale;            // canonical = printed * scale
-  bool printed_zero_unset; // a printed 0 means "unknown"
+  double scale;             // canonical = printed * scale
+  bool printed_zero_unset;  // a printed 0 means "unknown"
 };
 
 std::vector<Spelling> Spellings(const v1::SystemSpec& f) {

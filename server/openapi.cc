@@ -59,18 +59,18 @@ OrderedJson ErrorSchema() {
 // The answer of POST /plot (server/plan_plot.h PlanPlotJson).
 OrderedJson PlotSchema() {
   OrderedJson text = {{"type", "string"}};
-  return {{"type", "object"},
-          {"required",
-           {"title", "rank_map_svg", "memory_svg", "step_time_svg", "bridge_python", "bridge_cli", "reasons"}},
-          {"properties",
-           {{"title", text},
-            {"rank_map_svg", {{"type", "string"}, {"description", "an SVG document"}}},
-            {"memory_svg", {{"type", "string"}, {"description", "an SVG document"}}},
-            {"step_time_svg", {{"type", "string"}, {"description", "an SVG document"}}},
-            {"bridge_python", text},
-            {"bridge_cli", text},
-            {"reasons", {{"type", "array"}, {"items", text}}}}},
-          {"additionalProperties", false}};
+  return {
+      {"type", "object"},
+      {"required", {"title", "rank_map_svg", "memory_svg", "step_time_svg", "bridge_python", "bridge_cli", "reasons"}},
+      {"properties",
+       {{"title", text},
+        {"rank_map_svg", {{"type", "string"}, {"description", "an SVG document"}}},
+        {"memory_svg", {{"type", "string"}, {"description", "an SVG document"}}},
+        {"step_time_svg", {{"type", "string"}, {"description", "an SVG document"}}},
+        {"bridge_python", text},
+        {"bridge_cli", text},
+        {"reasons", {{"type", "array"}, {"items", text}}}}},
+      {"additionalProperties", false}};
 }
 
 OrderedJson PlotOperation() {

@@ -119,8 +119,7 @@ absl::Status RuleErrors(const google::protobuf::RepeatedPtrField<v1::Violation>&
   FieldErrors errors;
   for (const v1::Violation& v : violations) {
     if (v.severity() != "error") continue;
-    errors.Add(RequestFieldOf(v),
-               absl::StrCat(v.message(), v.fix().empty() ? "" : absl::StrCat(" Fix: ", v.fix())));
+    errors.Add(RequestFieldOf(v), absl::StrCat(v.message(), v.fix().empty() ? "" : absl::StrCat(" Fix: ", v.fix())));
   }
   return errors.ToStatus();
 }

@@ -418,12 +418,12 @@ absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::Estima
       const double free_bytes = e.capacity_bytes - s.peak_bytes;
       const bool tight = s.fits && free_bytes < reserve * e.capacity_bytes;
       out->set_tight(tight);
-      response->add_reasons(absl::StrCat(
-          s.change, ": ", HumanGiB(e.peak_bytes), " -> ", HumanGiB(s.peak_bytes),
-          !s.fits ? " (still does not fit)"
-                  : (tight ? absl::StrFormat(" (fits, tight: %s free, under the %.0f%% reserve)", HumanGiB(free_bytes),
-                                             100 * reserve)
-                           : "")));
+      response->add_reasons(
+          absl::StrCat(s.change, ": ", HumanGiB(e.peak_bytes), " -> ", HumanGiB(s.peak_bytes),
+                       !s.fits ? " (still does not fit)"
+                               : (tight ? absl::StrFormat(" (fits, tight: %s free, under the %.0f%% reserve)",
+                                                          HumanGiB(free_bytes), 100 * reserve)
+                                        : "")));
     }
   }
   return absl::OkStatus();
@@ -504,9 +504,9 @@ absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
     response->add_assumptions(
         "MoE runs in the calibration data force-balance routing, so real MoE training is slower.");
   }
-  response->add_reasons(absl::StrCat(absl::StrFormat("%.0f tokens/s/GPU, %.0f model TFLOP/s/GPU; ",
-                                                     p.tokens_per_s_per_gpu, p.model_tflops_per_gpu),
-                                     MfuStatement(p.mfu, p.peak_tflops, r.config.precision)));
+  response->add_reasons(absl::StrCat(
+      absl::StrFormat("%.0f tokens/s/GPU, %.0f model TFLOP/s/GPU; ", p.tokens_per_s_per_gpu, p.model_tflops_per_gpu),
+      MfuStatement(p.mfu, p.peak_tflops, r.config.precision)));
   response->add_reasons(absl::StrCat("Uncertainty ", u.basis));
   const PerfBreakdown& d = p.breakdown;
   response->add_reasons(absl::StrFormat(

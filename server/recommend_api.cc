@@ -153,7 +153,8 @@ absl::Status Recommend(const v1::RecommendRequest& request, v1::RecommendRespons
   if (request.config().gbs() == 0 && world > 0) {
     response->add_defaults(
         shared_gbs > 0
-            ? absl::StrCat("gbs = ", WithCommas(shared_gbs), " (not given: ", WithCommas(shared_gbs * q.base.seq_length),
+            ? absl::StrCat("gbs = ", WithCommas(shared_gbs),
+                           " (not given: ", WithCommas(shared_gbs * q.base.seq_length),
                            " tokens per step, the multiple of the world (", WithCommas(world),
                            " GPUs) nearest 4M tokens, so every plan runs the same batch and every DP divides it)")
             : absl::StrCat("gbs: per plan (not given; ", WithCommas(world),
@@ -161,11 +162,12 @@ absl::Status Recommend(const v1::RecommendRequest& request, v1::RecommendRespons
                            "DP nearest 4M tokens, at most 16M; each plan's reasons state its batch)"));
   }
   if (request.objective().empty()) {
-    response->add_defaults(absl::StrCat("objective = ", request.find_min_gpus() ? "fewest-gpus" : "throughput",
-                                        " (not given)"));
+    response->add_defaults(
+        absl::StrCat("objective = ", request.find_min_gpus() ? "fewest-gpus" : "throughput", " (not given)"));
   }
   if (request.top_k() == 0) response->add_defaults("top_k = 5 (not given)");
-  if (!request.has_memory_reserve()) response->add_defaults(absl::StrFormat("memory_reserve = %.2f (not given)", reserve));
+  if (!request.has_memory_reserve())
+    response->add_defaults(absl::StrFormat("memory_reserve = %.2f (not given)", reserve));
   response->set_feasible(s.feasible);
   response->set_infeasible_reason(s.infeasible_reason);
   int rank = 1;

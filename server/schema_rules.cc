@@ -202,10 +202,19 @@ std::string LeanFieldListTool(absl::string_view message) {
 }
 
 bool HiddenInLeanSchemas(absl::string_view message, absl::string_view field) {
-  static const auto* printed = new std::vector<std::string>{
-      "hbm_gb",   "hbm_bw_tbps", "bf16_dense_tflops", "fp8_dense_tflops", "fp4_dense_tflops",
-      "nvlink_gbps_unidirectional", "scaleout_gbps_per_gpu", "pcie_gbps_unidirectional",
-      "id",       "aliases",     "description",       "sources",          "notes"};
+  static const auto* printed = new std::vector<std::string>{"hbm_gb",
+                                                            "hbm_bw_tbps",
+                                                            "bf16_dense_tflops",
+                                                            "fp8_dense_tflops",
+                                                            "fp4_dense_tflops",
+                                                            "nvlink_gbps_unidirectional",
+                                                            "scaleout_gbps_per_gpu",
+                                                            "pcie_gbps_unidirectional",
+                                                            "id",
+                                                            "aliases",
+                                                            "description",
+                                                            "sources",
+                                                            "notes"};
   return message == "SystemSpec" && std::find(printed->begin(), printed->end(), field) != printed->end();
 }
 

@@ -33,6 +33,9 @@ enum class Direction { kInput, kOutput };
 // $defs with its full comments, referenced by $ref.
 enum class Detail { kLean, kShared };
 
+// How a collapsed object names the tool that lists its fields.
+constexpr char kFieldsPointer[] = " Its fields: as in ";
+
 // A comment block as one paragraph: lines trimmed and joined by spaces.
 std::string Paragraph(const std::string& text) {
   std::vector<std::string> words;
@@ -185,7 +188,12 @@ class SchemaWriter {
     // An inline nested message's own comment goes after the field's.
     if (schema.contains("description") && f.cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
       const std::string inner = schema["description"].get<std::string>();
-      text = text.empty() ? inner : (lean ? text : absl::StrCat(text, " ", inner));
+      const size_t pointer = inner.find(kFieldsPointer);  // where a collapsed object's fields are listed
+      if (lean && pointer != std::string::npos && !text.empty()) {
+        text = absl::StrCat(text, inner.substr(pointer));
+      } else {
+        text = text.empty() ? inner : (lean ? text : absl::StrCat(text, " ", inner));
+      }
     }
     // Beside a $ref the description applies to the field (JSON Schema 2020-12).
     AddDescription(&schema, text);
@@ -222,7 +230,7 @@ class SchemaWriter {
       const std::string home = LeanFieldListTool(d.name());
       if (ToolName(rpc_) != home) {
         return {{"type", "object"},
-                {"description", absl::StrCat(LeanText(CommentOf(d)), " Its fields: as in ", home, "'s ",
+                {"description", absl::StrCat(LeanText(CommentOf(d)), kFieldsPointer, home, "'s ",
                                              d.name() == "SystemSpec" ? "system_spec" : "model.spec", ".")}};
       }
       SchemaWriter bare(detail_, dir_, "", nullptr, /*bare=*/true);

@@ -239,11 +239,11 @@ std::string GlobalBatchNote(const ResolvedConfig& c, int64_t dp, int64_t gbs) {
   const int64_t seq = std::max<int64_t>(1, c.seq_length);
   const int64_t tokens = gbs * seq;
   const int64_t unit = std::max<int64_t>(1, c.mbs * dp);
-  std::string note =
-      absl::StrCat("gbs not given: ", WithCommas(gbs), " sequences x ", WithCommas(seq), " tokens = ",
-                   WithCommas(tokens), " tokens per step (default: the multiple of MBS x DP = ", c.mbs, " x ",
-                   WithCommas(dp), " nearest 4M tokens, at most 16M: 4M is Llama 3's starting batch, 16M Llama 3 "
-                   "405B's largest)");
+  std::string note = absl::StrCat(
+      "gbs not given: ", WithCommas(gbs), " sequences x ", WithCommas(seq), " tokens = ", WithCommas(tokens),
+      " tokens per step (default: the multiple of MBS x DP = ", c.mbs, " x ", WithCommas(dp),
+      " nearest 4M tokens, at most 16M: 4M is Llama 3's starting batch, 16M Llama 3 "
+      "405B's largest)");
   if (tokens > kMaxDefaultTokensPerStep) {
     const int64_t max_dp = std::max<int64_t>(1, kMaxDefaultTokensPerStep / (seq * std::max<int64_t>(1, c.mbs)));
     absl::StrAppend(&note, "; one microbatch per DP rank (", WithCommas(unit),

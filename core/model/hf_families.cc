@@ -207,8 +207,7 @@ std::string MegatronActivation(const std::string& a) {
 }
 
 bool IsPlainMlpActivation(const std::string& a) {
-  return a == "relu2" || a == "gelu" || a == "gelu_new" || a == "gelu_fast" || a == "gelu_pytorch_tanh" ||
-         a == "relu";
+  return a == "relu2" || a == "gelu" || a == "gelu_new" || a == "gelu_fast" || a == "gelu_pytorch_tanh" || a == "relu";
 }
 
 bool IsGptStyle(const std::string& t) { return t == "gpt2" || t == "gpt_neox" || t == "opt"; }

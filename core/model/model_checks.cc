@@ -184,7 +184,8 @@ absl::Status CheckArchitectureBounds(const ModelSpec& m, const std::string& pref
   auto one_of = [&](const char* field, const std::string& value, const std::vector<std::string>& allowed,
                     bool empty_ok) {
     if ((empty_ok && value.empty()) || std::find(allowed.begin(), allowed.end(), value) != allowed.end()) return;
-    errors.Add(f(field), absl::StrCat("\"", value.substr(0, 32), "\" is not known; allowed ", absl::StrJoin(allowed, ", ")));
+    errors.Add(f(field),
+               absl::StrCat("\"", value.substr(0, 32), "\" is not known; allowed ", absl::StrJoin(allowed, ", ")));
   };
   one_of("position_embedding_type", m.position_embedding_type, KnownPositionEmbeddingTypes(), true);
   one_of("normalization", m.normalization, KnownNormalizations(), true);

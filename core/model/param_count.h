@@ -13,9 +13,9 @@
 namespace parplan {
 
 struct ParamCounts {
-  int64_t total = 0;           // every parameter, embeddings and MTP included
-  int64_t active = 0;          // parameters one token touches (top-k experts)
-  int64_t embedding = 0;       // input embedding (padded vocabulary)
+  int64_t total = 0;      // every parameter, embeddings and MTP included
+  int64_t active = 0;     // parameters one token touches (top-k experts)
+  int64_t embedding = 0;  // input embedding (padded vocabulary)
   // learned absolute position table (seq_length x hidden; 0 for RoPE/NoPE):
   // Megatron's LanguageModelEmbedding.position_embeddings, on the first
   // stage, not split over TP.

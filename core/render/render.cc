@@ -74,8 +74,7 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model, con
   // rules then reject); without one, when EP or ETP was set. A resolved
   // config passed back (etp = tp written out, as Recommend's plans carry it)
   // renders the same as the request it came from.
-  const bool expert_dims =
-      model != nullptr ? (model->is_moe() || c.ep > 1) : (c.ep > 1 || !c.etp_defaulted);
+  const bool expert_dims = model != nullptr ? (model->is_moe() || c.ep > 1) : (c.ep > 1 || !c.etp_defaulted);
   if (expert_dims) {
     s.push_back(Int("model.expert_model_parallel_size", c.ep, "--expert-model-parallel-size"));
     s.push_back(Int("model.expert_tensor_parallel_size", c.etp, "--expert-tensor-parallel-size"));

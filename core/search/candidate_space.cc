@@ -200,7 +200,7 @@ void AppendMesh(const Space& s, int64_t tp, int64_t cp, int64_t pp, int64_t ep, 
         c.sp_defaulted = false;
         c.mbs = mbs;
         if (s.base.gbs <= 0) c.gbs = DefaultGlobalBatch(c, dp);  // past one sequence per GPU: per DP
-        c.vpp = split.layout.empty() ? split.vpp : 0;  // a layout sets VPP itself
+        c.vpp = split.layout.empty() ? split.vpp : 0;            // a layout sets VPP itself
         c.vpp_given = split.vpp > 1 && split.layout.empty();
         c.pipeline_layout = split.layout;
         c.first_stage_layers = 0;

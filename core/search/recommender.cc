@@ -47,9 +47,8 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
     if (fewest.with_room > 0 && fewest.tight > 0) {
       out.reasons.push_back(absl::StrCat(
           "Fewest GPUs with room: ", fewest.with_room, " (", reserve, " kept free for the memory model's error). ",
-          fewest.tight, " GPUs also fit, but every config there is tight (at most ",
-          HumanGiB(fewest.best_free_bytes), " free): plan on ", fewest.tight,
-          " only with memory_reserve lowered and a measured first step."));
+          fewest.tight, " GPUs also fit, but every config there is tight (at most ", HumanGiB(fewest.best_free_bytes),
+          " free): plan on ", fewest.tight, " only with memory_reserve lowered and a measured first step."));
     } else if (fewest.with_room > 0) {
       out.reasons.push_back(absl::StrCat("Fewest GPUs: ", found, " (", out.worlds_searched.size(),
                                          " world sizes probed from ", out.worlds_searched.front(),

@@ -31,7 +31,7 @@ struct Scored {
   // Its defaulted global batch is above 16M tokens (one microbatch per DP
   // rank already is): ranks below plans with a published batch size.
   bool oversized_batch = false;
-  int dims = 0;                  // parallel dimensions in use (simpler first among ties)
+  int dims = 0;  // parallel dimensions in use (simpler first among ties)
 };
 
 // The candidate configs of one world size.

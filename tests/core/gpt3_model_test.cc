@@ -107,8 +107,8 @@ TEST(Gpt3ModelTest, UnknownSpecValuesAreNamed) {
   const absl::Status s = CheckArchitectureBounds(m, "model.spec");
   ASSERT_FALSE(s.ok());
   const std::string text(s.message());
-  for (const char* field : {"model.spec.normalization", "model.spec.activation_func",
-                            "model.spec.position_embedding_type"}) {
+  for (const char* field :
+       {"model.spec.normalization", "model.spec.activation_func", "model.spec.position_embedding_type"}) {
     EXPECT_NE(text.find(field), std::string::npos) << field << ": " << text;
   }
 }

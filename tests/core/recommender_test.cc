@@ -216,12 +216,12 @@ TEST(CandidateSpaceTest, DefaultGlobalBatchTargetsFourMillionTokens) {
   ResolvedConfig c;
   c.seq_length = 8192;
   c.mbs = 1;
-  EXPECT_EQ(DefaultGlobalBatch(c, 64), 512);        // 4,194,304 tokens
-  EXPECT_EQ(DefaultGlobalBatch(c, 1500), 1500);     // one per DP rank: 12.3M tokens, within 16M
-  EXPECT_EQ(DefaultGlobalBatch(c, 2048), 2048);     // exactly 16M
-  EXPECT_EQ(DefaultGlobalBatch(c, 12500), 12500);   // DP alone: 102M tokens
+  EXPECT_EQ(DefaultGlobalBatch(c, 64), 512);       // 4,194,304 tokens
+  EXPECT_EQ(DefaultGlobalBatch(c, 1500), 1500);    // one per DP rank: 12.3M tokens, within 16M
+  EXPECT_EQ(DefaultGlobalBatch(c, 2048), 2048);    // exactly 16M
+  EXPECT_EQ(DefaultGlobalBatch(c, 12500), 12500);  // DP alone: 102M tokens
   c.mbs = 4;
-  EXPECT_EQ(DefaultGlobalBatch(c, 300), 1200);      // 4 x 300: nearest multiple of 1,200 to 512
+  EXPECT_EQ(DefaultGlobalBatch(c, 300), 1200);  // 4 x 300: nearest multiple of 1,200 to 512
   const std::string note = GlobalBatchNote(c, 12500, DefaultGlobalBatch(c, 12500));
   EXPECT_NE(note.find("409,600,000 tokens per step"), std::string::npos) << note;
   EXPECT_NE(note.find("DP at most 512"), std::string::npos) << note;
@@ -230,8 +230,8 @@ TEST(CandidateSpaceTest, DefaultGlobalBatchTargetsFourMillionTokens) {
   EXPECT_NE(plain.find("4,194,304 tokens per step"), std::string::npos) << plain;
   EXPECT_EQ(plain.find("above 16M"), std::string::npos) << plain;
   c.seq_length = 2048;
-  EXPECT_EQ(DefaultGlobalBatch(c, 6000), 6000);     // 12.3M tokens at 2K: one round of DP
-  EXPECT_EQ(DefaultGlobalBatch(c, 3000), 3000);     // 2,048 sequences nearest multiple: 3,000 (6.1M tokens)
+  EXPECT_EQ(DefaultGlobalBatch(c, 6000), 6000);  // 12.3M tokens at 2K: one round of DP
+  EXPECT_EQ(DefaultGlobalBatch(c, 3000), 3000);  // 2,048 sequences nearest multiple: 3,000 (6.1M tokens)
 }
 
 TEST(CandidateSpaceTest, GlobalBatchAndDimensions) {

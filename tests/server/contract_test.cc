@@ -189,7 +189,8 @@ TEST_F(ContractTest, PlotAndHealthAnswersValidate) {
   Reply svg = Call(port_, "POST", "/plot.svg?figure=ranks",
                    R"({"model":{"id":"llama3_8b"},"placement":{"system":"h100-sxm","gpus":8},"config":{"tp":2}})");
   ASSERT_EQ(svg.status, 200);
-  EXPECT_TRUE(openapi_["paths"]["/plot.svg"]["post"]["responses"]["200"]["content"].contains(svg.Header("content-type")))
+  EXPECT_TRUE(
+      openapi_["paths"]["/plot.svg"]["post"]["responses"]["200"]["content"].contains(svg.Header("content-type")))
       << svg.Header("content-type");
 }
 
@@ -237,12 +238,13 @@ TEST_F(ContractTest, DocumentNamesItsServerAndEveryOperation) {
 // field under additionalProperties false, a missing required field and a
 // keyword it does not know.
 TEST(SchemaCheckerTest, RejectsWhatItShould) {
-  const Json root = {{"$defs",
-                      {{"A",
-                        {{"type", "object"},
-                         {"required", {"x"}},
-                         {"properties", {{"x", {{"type", "integer"}}}, {"s", {{"type", "string"}, {"pattern", "^[0-9]+$"}}}}},
-                         {"additionalProperties", false}}}}}};
+  const Json root = {
+      {"$defs",
+       {{"A",
+         {{"type", "object"},
+          {"required", {"x"}},
+          {"properties", {{"x", {{"type", "integer"}}}, {"s", {{"type", "string"}, {"pattern", "^[0-9]+$"}}}}},
+          {"additionalProperties", false}}}}}};
   SchemaChecker checker(root);
   const Json ref = {{"$ref", "#/$defs/A"}};
   EXPECT_TRUE(checker.Check(Json::parse(R"({"x":1,"s":"12"})"), ref).empty());

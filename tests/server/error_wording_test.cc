@@ -42,8 +42,9 @@ TEST(ErrorWordingTest, MalformedJsonNamesWhereOnce) {
   // A prefix (the CLI's file flags) is named once too.
   const std::string file(api::JsonToMessage("[1,", "--system-file", &request).message());
   EXPECT_EQ(file.find("--system-file: --system-file"), std::string::npos) << file;
-  EXPECT_EQ(api::NotJsonText("ab\ncd", 5), "not valid JSON at line 2, column 2 (byte 5 of 5): unexpected end of input "
-                                           "after 'd'");
+  EXPECT_EQ(api::NotJsonText("ab\ncd", 5),
+            "not valid JSON at line 2, column 2 (byte 5 of 5): unexpected end of input "
+            "after 'd'");
 }
 
 TEST(ErrorWordingTest, PlotErrorsNameThePlacementField) {

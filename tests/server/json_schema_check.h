@@ -82,12 +82,12 @@ class SchemaChecker {
       Fail(path, "schema is not an object");
       return;
     }
-    static const std::set<std::string> kIgnored = {"title", "description", "contentEncoding", "$schema", "$id",
-                                                   "$defs"};
+    static const std::set<std::string> kIgnored = {"title",   "description", "contentEncoding",
+                                                   "$schema", "$id",         "$defs"};
     static const std::set<std::string> kKnown = {
-        "$ref",     "type",     "properties", "required",      "additionalProperties", "items",   "enum",
-        "minimum",  "maximum",  "exclusiveMinimum", "maxLength", "maxItems", "minProperties", "maxProperties",
-        "pattern"};
+        "$ref",      "type",     "properties",    "required",      "additionalProperties",
+        "items",     "enum",     "minimum",       "maximum",       "exclusiveMinimum",
+        "maxLength", "maxItems", "minProperties", "maxProperties", "pattern"};
     for (const auto& [key, unused] : schema.items()) {
       if (kIgnored.count(key) == 0 && kKnown.count(key) == 0) Fail(path, absl::StrCat("unknown keyword ", key));
     }

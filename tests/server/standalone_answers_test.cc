@@ -78,49 +78,50 @@ TEST(StandaloneAnswersTest, EstimatesNameTheirDefaults) {
   EXPECT_TRUE(AnyContains(perf.reasons(), "against the BF16 dense peak"));
   v1::EstimateMemoryResponse memory;
   ASSERT_TRUE(api::EstimateMemory(Parse<v1::EstimateMemoryRequest>(body), &memory).ok());
-  for (const char* named : {"precision = bf16", "placement.gpus = ", "gbs not given: ", "overhead_gib",
-                            "memory_reserve = 0.05"}) {
+  for (const char* named :
+       {"precision = bf16", "placement.gpus = ", "gbs not given: ", "overhead_gib", "memory_reserve = 0.05"}) {
     EXPECT_TRUE(AnyContains(memory.defaults(), named)) << named;
   }
   // Given inputs are not listed as defaults.
   const std::string given = R"({"model":{"id":"llama3_8b"},"placement":{"system":"h100-sxm","gpus":8},)"
                             R"("config":{"tp":2,"precision":"fp8-cs","gbs":128,"seq_length":4096}})";
-  ASSERT_TRUE(api::EstimatePerformance(Parse<v1::EstimatePerformanceRequest>(given), &perf).ok());
-  EXPECT_FALSE(AnyContains(perf.defaults(), "precision"));
-  EXPECT_FALSE(AnyContains(perf.defaults(), "gbs"));
-  EXPECT_FALSE(AnyContains(perf.defaults(), "seq_length"));
-  EXPECT_FALSE(AnyContains(perf.defaults(), "placement.gpus"));
+  v1::EstimatePerformanceResponse chosen;
+  ASSERT_TRUE(api::EstimatePerformance(Parse<v1::EstimatePerformanceRequest>(given), &chosen).ok());
+  EXPECT_FALSE(AnyContains(chosen.defaults(), "precision"));
+  EXPECT_FALSE(AnyContains(chosen.defaults(), "gbs"));
+  EXPECT_FALSE(AnyContains(chosen.defaults(), "seq_length"));
+  EXPECT_FALSE(AnyContains(chosen.defaults(), "placement.gpus"));
 }
 
 // 100,000 GPUs with DP 2,500: one sequence per DP rank is already 20M
 // tokens at 8K; the answer says so rather than quietly planning it.
 TEST(StandaloneAnswersTest, DefaultBatchAtHugeScaleIsStated) {
   v1::EstimatePerformanceResponse perf;
-  ASSERT_TRUE(api::EstimatePerformance(
-                  Parse<v1::EstimatePerformanceRequest>(
-                      R"({"model":{"id":"llama3_70b"},"placement":{"system":"h100-sxm","gpus":100000},)"
-                      R"("config":{"tp":8,"pp":5,"seq_length":8192}})"),
-                  &perf)
-                  .ok());
+  ASSERT_TRUE(
+      api::EstimatePerformance(Parse<v1::EstimatePerformanceRequest>(
+                                   R"({"model":{"id":"llama3_70b"},"placement":{"system":"h100-sxm","gpus":100000},)"
+                                   R"("config":{"tp":8,"pp":5,"seq_length":8192}})"),
+                               &perf)
+          .ok());
   EXPECT_EQ(perf.gbs(), 2500);
   EXPECT_TRUE(AnyContains(perf.defaults(), "20,480,000 tokens per step"));
   EXPECT_TRUE(AnyContains(perf.defaults(), "DP at most 2,048"));
   // A world of 64: the usual 4M tokens.
-  ASSERT_TRUE(api::EstimatePerformance(
-                  Parse<v1::EstimatePerformanceRequest>(
-                      R"({"model":{"id":"llama3_70b"},"placement":{"system":"h100-sxm","gpus":64},)"
-                      R"("config":{"tp":8,"pp":2,"seq_length":8192}})"),
-                  &perf)
-                  .ok());
+  ASSERT_TRUE(
+      api::EstimatePerformance(Parse<v1::EstimatePerformanceRequest>(
+                                   R"({"model":{"id":"llama3_70b"},"placement":{"system":"h100-sxm","gpus":64},)"
+                                   R"("config":{"tp":8,"pp":2,"seq_length":8192}})"),
+                               &perf)
+          .ok());
   EXPECT_EQ(perf.gbs() * 8192, 4194304);
 }
 
 // Past one sequence per GPU at 4M tokens the search gives each plan its own
 // DP's batch, within 16M tokens where one exists.
 TEST(StandaloneAnswersTest, SearchBatchPerPlanPastTheTarget) {
-  const v1::RecommendResponse r = RecommendOf(
-      R"({"model":{"id":"llama3_8b"},"placement":{"system":"h100-sxm","gpus":1024},"top_k":3,)"
-      R"("config":{"seq_length":8192},"constraints":{"no_cp":true}})");
+  const v1::RecommendResponse r =
+      RecommendOf(R"({"model":{"id":"llama3_8b"},"placement":{"system":"h100-sxm","gpus":1024},"top_k":3,)"
+                  R"("config":{"seq_length":8192},"constraints":{"no_cp":true}})");
   ASSERT_TRUE(r.feasible());
   EXPECT_TRUE(AnyContains(r.defaults(), "gbs: per plan"));
   for (const v1::PlanSummary& p : r.plans()) {
@@ -134,9 +135,9 @@ TEST(StandaloneAnswersTest, SearchBatchPerPlanPastTheTarget) {
 // With a 15% reserve, Mixtral 8x22B on B200 fits 16 GPUs only tightly: the
 // answer plans the first world with room and names the tighter one.
 TEST(StandaloneAnswersTest, FewestGpusHonoursTheReserve) {
-  const v1::RecommendResponse r = RecommendOf(
-      R"({"model":{"id":"mixtral_8x22b"},"placement":{"system":"b200"},"find_min_gpus":true,"top_k":3,)"
-      R"("memory_reserve":0.15})");
+  const v1::RecommendResponse r =
+      RecommendOf(R"({"model":{"id":"mixtral_8x22b"},"placement":{"system":"b200"},"find_min_gpus":true,"top_k":3,)"
+                  R"("memory_reserve":0.15})");
   ASSERT_TRUE(r.feasible());
   std::string line;
   for (const std::string& reason : r.reasons()) {
@@ -150,8 +151,8 @@ TEST(StandaloneAnswersTest, FewestGpusHonoursTheReserve) {
     EXPECT_FALSE(p.tight()) << p.label();
   }
   // With the default reserve the fewest world's plans with room come first.
-  const v1::RecommendResponse plain = RecommendOf(
-      R"({"model":{"id":"mixtral_8x22b"},"placement":{"system":"b200"},"find_min_gpus":true,"top_k":3})");
+  const v1::RecommendResponse plain =
+      RecommendOf(R"({"model":{"id":"mixtral_8x22b"},"placement":{"system":"b200"},"find_min_gpus":true,"top_k":3})");
   ASSERT_TRUE(plain.feasible());
   bool seen_tight = false;
   for (const v1::PlanSummary& p : plain.plans()) {

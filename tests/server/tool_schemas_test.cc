@@ -277,7 +277,7 @@ TEST(ToolSchemasTest, OutputTypesFollowProto3Json) {
 TEST(ToolSchemasTest, McpToolsCarryOutputSchemasAndWholeSentences) {
   const OrderedJson list = ExportTools(PlannerToolSchemas(), ToolFormat::kMcp);
   std::function<void(const OrderedJson&, const std::string&)> no_cut = [&](const OrderedJson& node,
-                                                                          const std::string& where) {
+                                                                           const std::string& where) {
     if (node.is_object()) {
       for (const auto& [key, value] : node.items()) {
         if (key == "description" && value.is_string()) {
@@ -311,7 +311,7 @@ TEST(ToolSchemasTest, McpToolsCarryOutputSchemasAndWholeSentences) {
         EXPECT_NE(spec["description"].get<std::string>().find("as in get_model's model.spec"), std::string::npos);
       }
     }
-    const OrderedJson* system = in.contains("system_spec")   ? &in["system_spec"]
+    const OrderedJson* system = in.contains("system_spec") ? &in["system_spec"]
                                 : in.contains("placement") ? &in["placement"]["properties"]["system_spec"]
                                                            : nullptr;
     if (system != nullptr) {

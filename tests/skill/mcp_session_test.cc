@@ -74,9 +74,9 @@ TEST(McpSessionTest, ToolsListHasEveryRpcWithSchemasAndAnnotations) {
   for (const Json& t : tools) {
     has_min_gpus |= t["name"] == "min_gpus";
     EXPECT_EQ(t["inputSchema"]["type"], "object");
-    // No outputSchema: results are structuredContent plus the same JSON as
-    // text; their full schemas are in the JSON Schema export.
-    EXPECT_FALSE(t.contains("outputSchema"));
+    // The result's top level: structuredContent validates against it (the
+    // field-by-field schemas are in the JSON Schema export).
+    EXPECT_EQ(t["outputSchema"]["type"], "object");
     EXPECT_EQ(t["annotations"]["readOnlyHint"], true);
     EXPECT_EQ(t["annotations"]["openWorldHint"], false);
     EXPECT_FALSE(t["description"].get<std::string>().empty());
