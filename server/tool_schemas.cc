@@ -56,8 +56,8 @@ std::string CommentOf(const D& d) {
   return absl::StrCat(lead, " ", trail);
 }
 
-// The first sentence, whole (a sentence ends at ". " or "; " followed by a
-// clause the lean form leaves out: never cut inside a sentence).
+// The first sentence, whole (it ends at the first ". "); the lean form
+// leaves out the sentences after it but never cuts one.
 std::string LeanText(const std::string& text) {
   std::string out = text;
   for (size_t i = 0; i + 1 < out.size(); ++i) {
