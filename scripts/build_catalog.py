@@ -28,6 +28,7 @@ ARCH_FIELDS = [
     "moe_latent_size", "mtp_num_layers", "hybrid_layer_pattern", "mamba_state_dim",
     "mamba_head_dim", "mamba_num_heads", "mamba_num_groups", "window_size",
     "window_attn_skip_freq", "add_bias_linear", "add_qkv_bias", "softmax_type",
+    "position_embedding_type", "normalization", "activation_func",
 ]
 
 MLA_QUERY_GROUPS = ("derived: MLA has no grouped KV heads; Megatron-Core sets num_query_groups = "
@@ -386,8 +387,16 @@ def recipe_seq_lengths(data_dir):
     return out
 
 
+def activation_name(value):
+    """Megatron's activation_func as the reference data writes it ("F.silu") -> its name ("silu")."""
+    if value is None:
+        return None
+    return value[2:] if value.startswith("F.") else value
+
+
 def build_model(key, m, recipe_seq=None):
     arch = {f: m["arch"].get(f) for f in ARCH_FIELDS}
+    arch["activation_func"] = activation_name(arch["activation_func"])
     if arch["hybrid_layer_pattern"] is None and m["arch"].get("hybrid_override_pattern"):
         arch["hybrid_layer_pattern"] = m["arch"]["hybrid_override_pattern"]
     sources = {f: m["field_sources"][f] for f in ARCH_FIELDS if f in m.get("field_sources", {})}
@@ -444,6 +453,17 @@ SYSTEM_COMPLETIONS = {
 }
 
 
+EXTRA_MODELS = "scripts/catalog/extra_models.json"
+
+
+def build_extra_model(m):
+    """A model of scripts/catalog/extra_models.json, each field cited there."""
+    out = dict(m)
+    out["arch"] = {f: m["arch"].get(f) for f in ARCH_FIELDS}
+    out["first_k_dense_layers"] = 0
+    return out
+
+
 def build_extra_system(s):
     out = {k: s.get(k) for k in (
         "id", "name", "aliases", "gpu_arch", "bf16_dense_tflops", "fp8_dense_tflops", "fp4_dense_tflops", "hbm_gb",
@@ -492,11 +512,13 @@ def main(data_dir, out_path):
     out = {
         "_meta": {
             "generated_by": "scripts/build_catalog.py",
-            "from": "shared/data/models.json and hardware.json (Megatron-Bridge 067f987df0); systems beyond "
-                    "them from scripts/catalog/extra_systems.json (each figure cited there)",
+            "from": "shared/data/models.json and hardware.json (Megatron-Bridge 067f987df0); models and systems "
+                    "beyond them from scripts/catalog/extra_models.json and extra_systems.json (each figure cited "
+                    "there)",
             "null_means": "not verified; the planner lists the model as incomplete and names the field",
         },
-        "models": [build_model(k, m, recipe_seq) for k, m in models["models"].items()],
+        "models": [build_model(k, m, recipe_seq) for k, m in models["models"].items()] +
+                  [build_extra_model(m) for m in json.load(open(EXTRA_MODELS))["models"]],
         "systems": [build_system(k, g) for k, g in hardware["gpus"].items()] +
                    [build_extra_system(s) for s in json.load(open(EXTRA_SYSTEMS))["systems"]],
     }

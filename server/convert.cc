@@ -1,8 +1,13 @@
 #include "server/convert.h"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "core/catalog/catalog.h"
+#include "core/util/field_error.h"
 #include "core/model/param_count.h"
 
 namespace parplan {
@@ -74,6 +79,9 @@ ModelSpec FromModelArchitecture(const v1::ModelArchitecture& a) {
   m.add_bias_linear = a.add_bias_linear();
   m.add_qkv_bias = a.add_qkv_bias();
   m.softmax_type = a.softmax_type().empty() ? "vanilla" : a.softmax_type();
+  m.position_embedding_type = a.position_embedding_type().empty() ? "rope" : a.position_embedding_type();
+  m.normalization = a.normalization().empty() ? "RMSNorm" : a.normalization();
+  m.activation_func = a.activation_func();
   return m;
 }
 
@@ -115,6 +123,9 @@ void ToModelArchitecture(const ModelSpec& m, v1::ModelArchitecture* a) {
   a->set_add_bias_linear(m.add_bias_linear);
   a->set_add_qkv_bias(m.add_qkv_bias);
   a->set_softmax_type(m.softmax_type);
+  a->set_position_embedding_type(m.position_embedding_type);
+  a->set_normalization(m.normalization);
+  a->set_activation_func(m.ResolvedActivation());
 }
 
 void ToModelSummary(const ModelSpec& m, v1::ModelSummary* out) {
@@ -221,22 +232,100 @@ ParallelConfig ToParallelConfig(const v1::ParallelConfig& c) {
   return r;
 }
 
+namespace {
+
+// One figure under its two spellings (SystemSpec's, and SystemInfo's as
+// GetSystem prints it, times `scale`): the value given, if any.
+struct Spelling {
+  const char* name;
+  bool has;
+  double value;
+  const char* printed;
+  bool has_printed;
+  double printed_value;
+  double scale;             // canonical = printed * scale
+  bool printed_zero_unset;  // a printed 0 means "unknown"
+};
+
+std::vector<Spelling> Spellings(const v1::SystemSpec& f) {
+  return {
+      {"hbm_gib", f.has_hbm_gib(), f.hbm_gib(), "hbm_gb", f.has_hbm_gb(), f.hbm_gb(), 1, false},
+      {"hbm_tbps", f.has_hbm_tbps(), f.hbm_tbps(), "hbm_bw_tbps", f.has_hbm_bw_tbps(), f.hbm_bw_tbps(), 1, false},
+      {"bf16_tflops", f.has_bf16_tflops(), f.bf16_tflops(), "bf16_dense_tflops", f.has_bf16_dense_tflops(),
+       f.bf16_dense_tflops(), 1, false},
+      {"fp8_tflops", f.has_fp8_tflops(), f.fp8_tflops(), "fp8_dense_tflops", f.has_fp8_dense_tflops(),
+       f.fp8_dense_tflops(), 1, false},
+      {"fp4_tflops", f.has_fp4_tflops(), f.fp4_tflops(), "fp4_dense_tflops", f.has_fp4_dense_tflops(),
+       f.fp4_dense_tflops(), 1, false},
+      {"nvlink_gbps", f.has_nvlink_gbps(), f.nvlink_gbps(), "nvlink_gbps_unidirectional",
+       f.has_nvlink_gbps_unidirectional(), f.nvlink_gbps_unidirectional(), 2, false},
+      {"scaleout_gbps", f.has_scaleout_gbps(), f.scaleout_gbps(), "scaleout_gbps_per_gpu",
+       f.has_scaleout_gbps_per_gpu(), f.scaleout_gbps_per_gpu(), 1, true},
+      {"pcie_gbps", f.has_pcie_gbps(), f.pcie_gbps(), "pcie_gbps_unidirectional", f.has_pcie_gbps_unidirectional(),
+       f.pcie_gbps_unidirectional(), 1, true},
+  };
+}
+
+// The figure a spelling pair gives, if any (canonical spelling first).
+std::optional<double> FigureOf(const Spelling& s) {
+  if (s.has) return s.value;
+  if (s.has_printed && !(s.printed_zero_unset && s.printed_value == 0)) return s.printed_value * s.scale;
+  return std::nullopt;
+}
+
+}  // namespace
+
+absl::Status CheckSystemSpecSpellings(const v1::SystemSpec& f, const std::string& prefix) {
+  FieldErrors errors;
+  for (const Spelling& s : Spellings(f)) {
+    if (!s.has || !s.has_printed || (s.printed_zero_unset && s.printed_value == 0)) continue;
+    const double printed = s.printed_value * s.scale;
+    if (std::fabs(printed - s.value) > 1e-9 * std::max(1.0, std::fabs(s.value))) {
+      errors.Add(absl::StrCat(prefix, ".", s.printed),
+                 absl::StrCat(s.printed, " = ", s.printed_value, " means ", s.name, " = ", printed, ", but ", s.name,
+                              " = ", s.value, " is given too; give one spelling"));
+    }
+  }
+  return errors.ToStatus();
+}
+
+void CanonicalizeSystemSpec(v1::SystemSpec* spec) {
+  const SystemFigures f = ToSystemFigures(*spec);
+  spec->clear_hbm_gb();
+  spec->clear_hbm_bw_tbps();
+  spec->clear_bf16_dense_tflops();
+  spec->clear_fp8_dense_tflops();
+  spec->clear_fp4_dense_tflops();
+  spec->clear_nvlink_gbps_unidirectional();
+  spec->clear_scaleout_gbps_per_gpu();
+  spec->clear_pcie_gbps_unidirectional();
+  if (f.hbm_gib) spec->set_hbm_gib(*f.hbm_gib);
+  if (f.hbm_tbps) spec->set_hbm_tbps(*f.hbm_tbps);
+  if (f.bf16_tflops) spec->set_bf16_tflops(*f.bf16_tflops);
+  if (f.fp8_tflops) spec->set_fp8_tflops(*f.fp8_tflops);
+  if (f.fp4_tflops) spec->set_fp4_tflops(*f.fp4_tflops);
+  if (f.nvlink_gbps) spec->set_nvlink_gbps(*f.nvlink_gbps);
+  if (f.scaleout_gbps) spec->set_scaleout_gbps(*f.scaleout_gbps);
+  if (f.pcie_gbps) spec->set_pcie_gbps(*f.pcie_gbps);
+}
+
 SystemFigures ToSystemFigures(const v1::SystemSpec& f) {
   SystemFigures r;
   r.name = f.name();
   r.gpu_arch = f.gpu_arch();
-  if (f.has_hbm_gib()) r.hbm_gib = f.hbm_gib();
-  if (f.has_hbm_tbps()) r.hbm_tbps = f.hbm_tbps();
-  if (f.has_bf16_tflops()) r.bf16_tflops = f.bf16_tflops();
-  if (f.has_fp8_tflops()) r.fp8_tflops = f.fp8_tflops();
-  if (f.has_fp4_tflops()) r.fp4_tflops = f.fp4_tflops();
+  const std::vector<Spelling> spellings = Spellings(f);
+  r.hbm_gib = FigureOf(spellings[0]);
+  r.hbm_tbps = FigureOf(spellings[1]);
+  r.bf16_tflops = FigureOf(spellings[2]);
+  r.fp8_tflops = FigureOf(spellings[3]);
+  r.fp4_tflops = FigureOf(spellings[4]);
+  r.nvlink_gbps = FigureOf(spellings[5]);
+  r.scaleout_gbps = FigureOf(spellings[6]);
+  r.pcie_gbps = FigureOf(spellings[7]);
   if (f.has_nvlink_domain_size()) r.nvlink_domain_size = f.nvlink_domain_size();
-  if (f.has_nvlink_gbps()) r.nvlink_gbps = f.nvlink_gbps();
   if (f.has_gpus_per_node()) r.gpus_per_node = f.gpus_per_node();
-  if (f.has_scaleout_gbps()) r.scaleout_gbps = f.scaleout_gbps();
   if (f.has_nics_per_node()) r.nics_per_node = f.nics_per_node();
   if (f.has_nic_gbps()) r.nic_gbps = f.nic_gbps();
-  if (f.has_pcie_gbps()) r.pcie_gbps = f.pcie_gbps();
   return r;
 }
 

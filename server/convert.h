@@ -25,8 +25,18 @@ namespace parplan {
 ModelSource ToModelSource(const v1::ModelRef& ref);
 bool HasModel(const v1::ModelRef& ref);
 ParallelConfig ToParallelConfig(const v1::ParallelConfig& config);
-// The figures of a v1::SystemSpec (unset optional fields stay unset).
+// The figures of a v1::SystemSpec (unset optional fields stay unset). A
+// figure may be given under SystemInfo's printed name (hbm_gb,
+// nvlink_gbps_unidirectional, ...): it is converted to SystemSpec's
+// (nvlink both directions = 2 x one direction); the SystemSpec spelling wins
+// when both are given (CheckSystemSpecSpellings rejects two that differ).
 SystemFigures ToSystemFigures(const v1::SystemSpec& spec);
+// INVALID_ARGUMENT naming "<prefix>.<printed name>" for each figure given
+// under both spellings with different values.
+absl::Status CheckSystemSpecSpellings(const v1::SystemSpec& spec, const std::string& prefix);
+// Rewrites the printed spellings of `spec` as SystemSpec's (so single-figure
+// overrides, e.g. the CLI's --hbm-gib, replace a printed figure).
+void CanonicalizeSystemSpec(v1::SystemSpec* spec);
 Placement ToPlacement(const v1::Placement& placement);
 
 // Core -> response.

@@ -1,5 +1,6 @@
 #include "server/json_codec.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -124,7 +125,51 @@ void CheckMessage(const Json& object, const Descriptor& d, const std::string& pa
   }
 }
 
+// Finds where a document stops being JSON: a SAX handler that accepts every
+// event and records the parser's first error (nlohmann::json counts the
+// offending character's byte from 1).
+class SyntaxErrorFinder : public nlohmann::json_sax<Json> {
+ public:
+  size_t byte = 0;
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception&) override {
+    if (byte == 0) byte = position;
+    return false;
+  }
+};
+
 }  // namespace
+
+std::string NotJsonText(absl::string_view json, size_t byte) {
+  if (json.empty()) return "not valid JSON: the body is empty (expected a JSON object)";
+  byte = std::min(std::max<size_t>(byte, 1), json.size());
+  size_t line = 1, column = 1;
+  for (size_t i = 0; i + 1 < byte; ++i) {
+    if (json[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  const unsigned char c = static_cast<unsigned char>(json[byte - 1]);
+  const std::string shown = c >= 0x20 && c < 0x7f ? absl::StrCat("'", std::string(1, static_cast<char>(c)), "'")
+                                                  : absl::StrCat("byte 0x", absl::Hex(c, absl::kZeroPad2));
+  return absl::StrCat("not valid JSON at line ", line, ", column ", column, " (byte ", byte, " of ", json.size(),
+                      "): unexpected ", byte == json.size() && c != '}' && c != ']' ? "end of input after " : "",
+                      shown);
+}
 
 bool JsonNestedWithin(absl::string_view json, int max_depth) {
   int depth = 0;
@@ -181,12 +226,16 @@ std::string MessageToJson(const google::protobuf::Message& message, bool pretty)
 absl::Status JsonToMessage(absl::string_view json, const std::string& prefix, google::protobuf::Message* message) {
   const std::string field_name = prefix.empty() ? "request" : prefix;
   if (!JsonNestedWithin(json, kMaxJsonDepth)) {
-    return FieldError(field_name, absl::StrCat(field_name, ": JSON nested deeper than ", kMaxJsonDepth, " levels"));
+    return FieldError(field_name, absl::StrCat("JSON nested deeper than ", kMaxJsonDepth, " levels"));
   }
   // First a check that names the exact field and what it expects; the
   // protobuf parser then catches what is left (e.g. integers out of range).
   const Json parsed = Json::parse(json.begin(), json.end(), nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) return FieldError(field_name, absl::StrCat(field_name, ": not valid JSON"));
+  if (parsed.is_discarded()) {
+    SyntaxErrorFinder finder;
+    Json::sax_parse(json.begin(), json.end(), &finder, nlohmann::detail::input_format_t::json, /*strict=*/true);
+    return FieldError(field_name, NotJsonText(json, finder.byte));
+  }
   if (!parsed.is_object()) {
     return FieldError(field_name, absl::StrCat(field_name, " = ", Shown(parsed), "; expected a JSON object"));
   }

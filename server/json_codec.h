@@ -21,6 +21,11 @@ namespace api {
 // deep would overflow the stack.
 bool JsonNestedWithin(absl::string_view json, int max_depth);
 
+// "not valid JSON at line L, column C (byte B of N): unexpected 'x'" for a
+// document whose parser failed at 1-based byte `byte` (0 = unknown: the
+// first); names an empty body as such.
+std::string NotJsonText(absl::string_view json, size_t byte);
+
 // `message` as JSON; `pretty` adds newlines and two-space indents.
 std::string MessageToJson(const google::protobuf::Message& message, bool pretty);
 

@@ -56,31 +56,117 @@ OrderedJson ErrorSchema() {
   return {{"type", "object"}, {"required", {"error"}}, {"properties", {{"error", std::move(error)}}}};
 }
 
+// The answer of POST /plot (server/plan_plot.h PlanPlotJson).
+OrderedJson PlotSchema() {
+  OrderedJson text = {{"type", "string"}};
+  return {
+      {"type", "object"},
+      {"required", {"title", "rank_map_svg", "memory_svg", "step_time_svg", "bridge_python", "bridge_cli", "reasons"}},
+      {"properties",
+       {{"title", text},
+        {"rank_map_svg", {{"type", "string"}, {"description", "an SVG document"}}},
+        {"memory_svg", {{"type", "string"}, {"description", "an SVG document"}}},
+        {"step_time_svg", {{"type", "string"}, {"description", "an SVG document"}}},
+        {"bridge_python", text},
+        {"bridge_cli", text},
+        {"reasons", {{"type", "array"}, {"items", text}}}}},
+      {"additionalProperties", false}};
+}
+
 OrderedJson PlotOperation() {
   return {{"post",
            {{"operationId", "Plot"},
             {"summary", "Pictures of one plan"},
             {"description",
              "Rank map, memory per pipeline stage and step-time breakdown of one config as SVG, with its Megatron "
-             "Bridge overrides. The body is a RenderConfig request (model, placement with a system, config). "
-             "POST /plot.svg answers one image/svg+xml document instead (?figure=all|ranks|memory|time)."},
+             "Bridge overrides. The body is a RenderConfig request (model, placement with a system, config)."},
             {"requestBody", {{"required", true}, {"content", JsonContent("render_config.input")}}},
             {"responses", [] {
                OrderedJson r = ErrorResponses();
-               r["200"] = {{"description",
-                            "title, rank_map_svg, memory_svg, step_time_svg, bridge_python, "
-                            "bridge_cli, reasons"},
-                           {"content", {{"application/json", {{"schema", {{"type", "object"}}}}}}}};
+               r["200"] = {{"description", "the three pictures, the Bridge overrides and the reasons"},
+                           {"content", JsonContent("Plot")}};
                return r;
              }()}}}};
 }
 
-OrderedJson HealthOperation(const char* what) {
-  return {
-      {"get",
-       {{"summary", what},
-        {"security", OrderedJson::array()},
-        {"responses", {{"200", {{"description", "SERVING"}}}, {"503", {{"description", "NOT_SERVING (draining)"}}}}}}}};
+OrderedJson PlotSvgOperation() {
+  return {{"post",
+           {{"operationId", "PlotSvg"},
+            {"summary", "Pictures of one plan as one SVG document"},
+            {"description",
+             "The pictures of POST /plot as one image/svg+xml document: all three, or one of them "
+             "(?figure=all|ranks|memory|time). The body is a RenderConfig request."},
+            {"parameters",
+             {{{"name", "figure"},
+               {"in", "query"},
+               {"required", false},
+               {"description", "which picture [all]"},
+               {"schema", {{"type", "string"}, {"enum", {"all", "ranks", "memory", "time"}}}}}}},
+            {"requestBody", {{"required", true}, {"content", JsonContent("render_config.input")}}},
+            {"responses", [] {
+               OrderedJson r = ErrorResponses();
+               r["200"] = {{"description", "an SVG document"},
+                           {"content", {{"image/svg+xml", {{"schema", {{"type", "string"}}}}}}}};
+               return r;
+             }()}}}};
+}
+
+OrderedJson HealthOperation(const char* operation_id, const char* what) {
+  OrderedJson text = {{"application/json",
+                       {{"schema",
+                         {{"type", "object"},
+                          {"required", {"status"}},
+                          {"properties", {{"status", {{"type", "string"}, {"enum", {"SERVING", "NOT_SERVING"}}}}}}}}}}};
+  return {{"get",
+           {{"operationId", operation_id},
+            {"summary", what},
+            {"security", OrderedJson::array()},
+            {"responses",
+             {{"200", {{"description", "SERVING"}, {"content", text}}},
+              {"503", {{"description", "NOT_SERVING (draining)"}, {"content", text}}}}}}}};
+}
+
+OrderedJson McpOperations() {
+  OrderedJson session = {{"name", "Mcp-Session-Id"},
+                         {"in", "header"},
+                         {"required", false},
+                         {"description", "the session id the initialize answer gave (every call after it)"},
+                         {"schema", {{"type", "string"}}}};
+  OrderedJson any = {{"application/json", {{"schema", {{"type", "object"}}}}}};
+  return {{"post",
+           {{"operationId", "McpPost"},
+            {"summary", "MCP Streamable HTTP endpoint (JSON-RPC 2.0; protocol 2025-11-25 or 2025-06-18)"},
+            {"parameters", {session}},
+            {"requestBody", {{"required", true}, {"content", any}}},
+            {"responses",
+             {{"200", {{"description", "the JSON-RPC answer (application/json or one SSE event)"}, {"content", any}}},
+              {"202", {{"description", "a notification or response was accepted"}}},
+              {"400", {{"description", "not a JSON-RPC message, or no session"}, {"content", any}}},
+              {"406", {{"description", "the client accepts neither application/json nor text/event-stream"}}},
+              {"404", {{"description", "unknown or expired session"}, {"content", any}}}}}}},
+          {"get",
+           {{"operationId", "McpGet"},
+            {"summary", "No event stream: this server sends no messages of its own"},
+            {"responses", {{"405", {{"description", "no stream; use POST"}, {"content", JsonContent("Error")}}}}}}},
+          {"delete",
+           {{"operationId", "McpDelete"},
+            {"summary", "Ends an MCP session"},
+            {"parameters", {session}},
+            {"responses",
+             {{"204", {{"description", "the session ended"}}},
+              {"400", {{"description", "no Mcp-Session-Id header"}, {"content", any}}},
+              {"404", {{"description", "unknown or expired session"}, {"content", any}}}}}}}};
+}
+
+OrderedJson OpenApiJsonOperation() {
+  return {{"get",
+           {{"operationId", "OpenApi"},
+            {"summary", "This document"},
+            {"security", OrderedJson::array()},
+            {"responses",
+             {{"200",
+               {{"description", "the OpenAPI 3.1 document"},
+                {"content", {{"application/json", {{"schema", {{"type", "object"}}}}}}}}}}}}}};
 }
 
 }  // namespace
@@ -88,6 +174,7 @@ OrderedJson HealthOperation(const char* what) {
 OrderedJson OpenApiDocument(const std::vector<ToolSchema>& tools) {
   OrderedJson schemas = ExportTools(tools, ToolFormat::kJsonSchema)["$defs"];
   schemas["Error"] = ErrorSchema();
+  schemas["Plot"] = PlotSchema();
   RewriteRefs(&schemas);
   OrderedJson paths = OrderedJson::object();
   for (const ToolSchema& tool : tools) {
@@ -109,15 +196,11 @@ OrderedJson OpenApiDocument(const std::vector<ToolSchema>& tools) {
           {"responses", std::move(responses)}}}};
   }
   paths["/plot"] = PlotOperation();
-  paths["/mcp"] = {
-      {"post",
-       {{"summary", "MCP Streamable HTTP endpoint (JSON-RPC 2.0; protocol 2025-11-25 or 2025-06-18)"},
-        {"requestBody", {{"required", true}, {"content", {{"application/json", {{"schema", {{"type", "object"}}}}}}}}},
-        {"responses",
-         {{"200", {{"description", "the JSON-RPC answer (application/json or one SSE event)"}}},
-          {"202", {{"description", "a notification or response was accepted"}}}}}}}};
-  paths["/healthz"] = HealthOperation("Liveness: the gRPC health of the server");
-  paths["/readyz"] = HealthOperation("Readiness: the gRPC health of parplan.v1.Planner");
+  paths["/plot.svg"] = PlotSvgOperation();
+  paths["/mcp"] = McpOperations();
+  paths["/healthz"] = HealthOperation("Healthz", "Liveness: the gRPC health of the server");
+  paths["/readyz"] = HealthOperation("Readyz", "Readiness: the gRPC health of parplan.v1.Planner");
+  paths["/openapi.json"] = OpenApiJsonOperation();
   return {
       {"openapi", "3.1.0"},
       {"info",
@@ -127,6 +210,8 @@ OrderedJson OpenApiDocument(const std::vector<ToolSchema>& tools) {
          "Parallelism planner for Megatron Bridge / Megatron-Core. Every RPC of the gRPC service "
          "parplan.v1.Planner as POST /v1/<Method> with its proto3 JSON request and answer (proto field "
          "names; 64-bit integers as decimal strings)."}}},
+      // Relative: the server that serves this document (whatever its address).
+      {"servers", {{{"url", "/"}, {"description", "the parplan server that serves this document"}}}},
       {"paths", std::move(paths)},
       {"components",
        {{"schemas", std::move(schemas)}, {"securitySchemes", {{"bearer", {{"type", "http"}, {"scheme", "bearer"}}}}}}},

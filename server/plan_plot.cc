@@ -105,13 +105,23 @@ void FillStepParts(const v1::EstimatePerformanceResponse& perf, PlanFigure* figu
   figure->step_time_s = perf.step_time_s();
 }
 
+// The request field a rule's first field is: placement.gpus for the world
+// size, config.tp for a config field, model for an architecture field.
+std::string RequestFieldOf(const v1::Violation& v) {
+  if (v.fields().empty()) return "config";
+  const std::string& name = v.fields(0);
+  if (v1::Placement::descriptor()->FindFieldByName(name) != nullptr) return absl::StrCat("placement.", name);
+  if (v1::ParallelConfig::descriptor()->FindFieldByName(name) != nullptr) return absl::StrCat("config.", name);
+  if (v1::ModelArchitecture::descriptor()->FindFieldByName(name) != nullptr) return "model";
+  return "config";
+}
+
 // The config's error-severity violations as one INVALID_ARGUMENT.
 absl::Status RuleErrors(const google::protobuf::RepeatedPtrField<v1::Violation>& violations) {
   FieldErrors errors;
   for (const v1::Violation& v : violations) {
     if (v.severity() != "error") continue;
-    errors.Add(v.fields().empty() ? "config" : absl::StrCat("config.", v.fields(0)),
-               absl::StrCat(v.message(), v.fix().empty() ? "" : absl::StrCat(" Fix: ", v.fix())));
+    errors.Add(RequestFieldOf(v), absl::StrCat(v.message(), v.fix().empty() ? "" : absl::StrCat(" Fix: ", v.fix())));
   }
   return errors.ToStatus();
 }

@@ -20,6 +20,7 @@
 #include "core/search/split_repair.h"
 #include "core/util/field_error.h"
 #include "core/util/text.h"
+#include "server/answer_defaults.h"
 #include "server/convert.h"
 #include "server/resolve_request.h"
 #include "core/util/limits.h"
@@ -69,6 +70,7 @@ absl::Status ListSystems(const v1::ListSystemsRequest&, v1::ListSystemsResponse*
 }
 
 absl::Status GetSystem(const v1::GetSystemRequest& request, v1::GetSystemResponse* response) {
+  if (absl::Status s = CheckSystemSpecSpellings(request.system_spec(), "system_spec"); !s.ok()) return s;
   SystemRef ref;
   ref.id = request.system();
   ref.figures = ToSystemFigures(request.system_spec());
@@ -354,6 +356,22 @@ absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::Estima
     return absl::OkStatus();
   }
   const MemoryEstimate& e = *a.estimate;
+  for (auto& d : ConfigDefaults(request.config(), r.config, &*r.model, DefaultsFor::kEstimate)) {
+    response->add_defaults(std::move(d));
+  }
+  if (request.placement().gpus() == 0) {
+    response->add_defaults(absl::StrCat("placement.gpus = ", a.world, " (not given: the smallest valid world)"));
+  }
+  if (request.config().gbs() == 0) {
+    response->add_defaults(absl::StrCat("gbs not given: ", e.microbatches,
+                                        " microbatches per step assumed (enough to fill the pipeline)"));
+  }
+  if (!request.has_overhead_gib()) {
+    response->add_defaults("overhead_gib: 2 GiB + 3% allocator slack per GPU (not given)");
+  }
+  if (!request.has_memory_reserve()) {
+    response->add_defaults(absl::StrFormat("memory_reserve = %.2f (not given)", reserve));
+  }
   if (!split.repair.has_value()) {
     response->mutable_resolved_config()->set_vpp(static_cast<int32_t>(a.validation.stages->vpp));
   }
@@ -394,9 +412,18 @@ absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::Estima
     const int max = request.max_suggestions() > 0 ? request.max_suggestions() : 5;
     const ResolvedConfig& estimated = split.repair.has_value() ? split.repair->config : r.config;
     for (const auto& s : SuggestMemoryChanges(*r.model, estimated, r.placement, options, max)) {
-      ToMemorySuggestion(s, response->add_suggestions());
-      response->add_reasons(absl::StrCat(s.change, ": ", HumanGiB(e.peak_bytes), " -> ", HumanGiB(s.peak_bytes),
-                                         s.fits ? "" : " (still does not fit)"));
+      v1::MemorySuggestion* out = response->add_suggestions();
+      ToMemorySuggestion(s, out);
+      // A change that fits with less than the reserve free is tight, not a fix to rely on.
+      const double free_bytes = e.capacity_bytes - s.peak_bytes;
+      const bool tight = s.fits && free_bytes < reserve * e.capacity_bytes;
+      out->set_tight(tight);
+      response->add_reasons(
+          absl::StrCat(s.change, ": ", HumanGiB(e.peak_bytes), " -> ", HumanGiB(s.peak_bytes),
+                       !s.fits ? " (still does not fit)"
+                               : (tight ? absl::StrFormat(" (fits, tight: %s free, under the %.0f%% reserve)",
+                                                          HumanGiB(free_bytes), 100 * reserve)
+                                        : "")));
     }
   }
   return absl::OkStatus();
@@ -422,9 +449,11 @@ absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
   if (!r.config.seq_length_note.empty()) response->add_reasons(r.config.seq_length_note);
   const int64_t world = r.placement.gpus > 0 ? r.placement.gpus : ComputeMinGpus(MeshOf(r.config)).min_gpus;
   const int64_t dp = SizeWorld(MeshOf(r.config), world, 0, 0, 0).dp;  // 0 when the world does not divide
+  std::string gbs_note;
   if (r.config.gbs == 0 && r.config.seq_length > 0 && dp > 0) {
     r.config.gbs = DefaultGlobalBatch(r.config, dp);
-    response->add_reasons(absl::StrCat("gbs not given: ", r.config.gbs, " sequences (about 4M tokens per step)."));
+    gbs_note = GlobalBatchNote(r.config, dp, r.config.gbs);
+    response->add_reasons(gbs_note);
   }
   if (r.config.seq_length <= 0) return FieldError("config.seq_length", "no sequence length: set config.seq_length");
   for (const auto& n : r.placement.notes) response->add_assumptions(n);
@@ -465,13 +494,20 @@ absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
   response->set_uncertainty(u.median);
   response->set_uncertainty_p90(u.p90);
   response->set_uncertainty_basis(u.basis);
+  for (auto& d : ConfigDefaults(request.config(), r.config, &*r.model, DefaultsFor::kEstimate)) {
+    response->add_defaults(std::move(d));
+  }
+  if (request.placement().gpus() == 0) {
+    response->add_defaults(absl::StrCat("placement.gpus = ", world, " (not given: the smallest valid world)"));
+  }
+  if (!gbs_note.empty()) response->add_defaults(gbs_note);
   if (r.model->is_moe()) {
     response->add_assumptions(
         "MoE runs in the calibration data force-balance routing, so real MoE training is slower.");
   }
-  response->add_reasons(absl::StrFormat("%.0f tokens/s/GPU, %.0f model TFLOP/s/GPU, MFU %.1f%% of %.0f TFLOP/s (%s).",
-                                        p.tokens_per_s_per_gpu, p.model_tflops_per_gpu, 100 * p.mfu, p.peak_tflops,
-                                        PrecisionName(r.config.precision)));
+  response->add_reasons(absl::StrCat(
+      absl::StrFormat("%.0f tokens/s/GPU, %.0f model TFLOP/s/GPU; ", p.tokens_per_s_per_gpu, p.model_tflops_per_gpu),
+      MfuStatement(p.mfu, p.peak_tflops, r.config.precision)));
   response->add_reasons(absl::StrCat("Uncertainty ", u.basis));
   const PerfBreakdown& d = p.breakdown;
   response->add_reasons(absl::StrFormat(

@@ -3,12 +3,17 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/memory/memory_margin.h"
 #include "core/resolve/model_resolve.h"
 #include "core/render/render.h"
 #include "core/search/recommender.h"
 #include "core/util/field_error.h"
+#include "core/perf/uncertainty.h"
+#include "core/search/candidate_space.h"
+#include "core/util/text.h"
+#include "server/answer_defaults.h"
 #include "server/convert.h"
 #include "server/resolve_request.h"
 #include "core/util/limits.h"
@@ -17,8 +22,15 @@ namespace parplan {
 namespace api {
 namespace {
 
+// What every plan of one answer shares: how far to trust its step time,
+// and whether its global batch was defaulted per plan (its DP's default).
+struct PlanContext {
+  Uncertainty uncertainty;
+  bool gbs_per_plan = false;
+};
+
 void ToPlanSummary(const PlanEval& p, int rank, const ModelSpec& model, const SystemSpec& system,
-                   v1::PlanSummary* out) {
+                   const PlanContext& context, v1::PlanSummary* out) {
   out->set_rank(rank);
   out->set_label(PlanLabel(p.config));
   ToResolvedConfig(p.config, out->mutable_config());
@@ -39,6 +51,13 @@ void ToPlanSummary(const PlanEval& p, int rank, const ModelSpec& model, const Sy
   out->set_tokens_per_s_per_gpu(p.perf.tokens_per_s_per_gpu);
   out->set_model_tflops_per_gpu(p.perf.model_tflops_per_gpu);
   out->set_mfu(p.perf.mfu);
+  out->set_peak_tflops(p.perf.peak_tflops);
+  out->set_uncertainty(context.uncertainty.median);
+  out->set_uncertainty_p90(context.uncertainty.p90);
+  out->set_uncertainty_basis(context.uncertainty.basis);
+  out->add_reasons(MfuStatement(p.perf.mfu, p.perf.peak_tflops, p.config.precision));
+  out->add_reasons(absl::StrCat("Uncertainty of the step time ", context.uncertainty.basis));
+  if (context.gbs_per_plan) out->add_reasons(GlobalBatchNote(p.config, p.dp, p.config.gbs));
   ToPerformanceBreakdown(p.perf.breakdown, out->mutable_breakdown());
   out->set_bridge_overrides(parplan::RenderConfig(p.config, &model, PlacementOn(system, p.world)).bridge_python);
 }
@@ -121,12 +140,40 @@ absl::Status Recommend(const v1::RecommendRequest& request, v1::RecommendRespons
   if (!r.config.seq_length_note.empty()) response->add_reasons(r.config.seq_length_note);
   for (const auto& n : r.placement.notes) response->add_reasons(n);
   if (q.system.hbm_gb > 0) response->add_reasons(ReserveStatement(q.system.hbm_gb * kGiB, reserve));
+  PlanContext context;
+  context.uncertainty = PerfUncertainty(*r.model, q.system, CalibratedUncertainty());
+  // The batch when none is given: one per world (SearchGlobalBatch) while
+  // the world is small enough, else each plan's own DP default.
+  const int64_t world = s.plans.empty() ? 0 : s.plans.front().world;
+  const int64_t shared_gbs = world > 0 ? SearchGlobalBatch(q.base.seq_length, world) : 0;
+  context.gbs_per_plan = request.config().gbs() == 0 && shared_gbs == 0;
+  for (auto& d : ConfigDefaults(request.config(), r.config, &*r.model, DefaultsFor::kSearch)) {
+    response->add_defaults(std::move(d));
+  }
+  if (request.config().gbs() == 0 && world > 0) {
+    response->add_defaults(
+        shared_gbs > 0
+            ? absl::StrCat("gbs = ", WithCommas(shared_gbs),
+                           " (not given: ", WithCommas(shared_gbs * q.base.seq_length),
+                           " tokens per step, the multiple of the world (", WithCommas(world),
+                           " GPUs) nearest 4M tokens, so every plan runs the same batch and every DP divides it)")
+            : absl::StrCat("gbs: per plan (not given; ", WithCommas(world),
+                           " GPUs are more than 4M tokens / seq_length, so each plan takes the multiple of its MBS x "
+                           "DP nearest 4M tokens, at most 16M; each plan's reasons state its batch)"));
+  }
+  if (request.objective().empty()) {
+    response->add_defaults(
+        absl::StrCat("objective = ", request.find_min_gpus() ? "fewest-gpus" : "throughput", " (not given)"));
+  }
+  if (request.top_k() == 0) response->add_defaults("top_k = 5 (not given)");
+  if (!request.has_memory_reserve())
+    response->add_defaults(absl::StrFormat("memory_reserve = %.2f (not given)", reserve));
   response->set_feasible(s.feasible);
   response->set_infeasible_reason(s.infeasible_reason);
   int rank = 1;
-  for (const PlanEval& p : s.plans) ToPlanSummary(p, rank++, *r.model, q.system, response->add_plans());
+  for (const PlanEval& p : s.plans) ToPlanSummary(p, rank++, *r.model, q.system, context, response->add_plans());
   if (s.starting_point.has_value()) {
-    ToPlanSummary(*s.starting_point, 0, *r.model, q.system, response->mutable_starting_point());
+    ToPlanSummary(*s.starting_point, 0, *r.model, q.system, context, response->mutable_starting_point());
   }
   response->set_starting_point_comparison(s.starting_point_comparison);
   auto* rej = response->mutable_rejected();
@@ -134,12 +181,12 @@ absl::Status Recommend(const v1::RecommendRequest& request, v1::RecommendRespons
   rej->set_does_not_fit(s.rejected.does_not_fit);
   rej->set_dominated(s.rejected.dominated);
   if (s.rejected.best_invalid)
-    ToPlanSummary(*s.rejected.best_invalid, 0, *r.model, q.system, rej->mutable_best_invalid());
+    ToPlanSummary(*s.rejected.best_invalid, 0, *r.model, q.system, context, rej->mutable_best_invalid());
   if (s.rejected.best_not_fitting) {
-    ToPlanSummary(*s.rejected.best_not_fitting, 0, *r.model, q.system, rej->mutable_best_not_fitting());
+    ToPlanSummary(*s.rejected.best_not_fitting, 0, *r.model, q.system, context, rej->mutable_best_not_fitting());
   }
   if (s.rejected.best_dominated) {
-    ToPlanSummary(*s.rejected.best_dominated, 0, *r.model, q.system, rej->mutable_best_dominated());
+    ToPlanSummary(*s.rejected.best_dominated, 0, *r.model, q.system, context, rej->mutable_best_dominated());
   }
   response->set_candidates(s.candidates);
   response->set_evaluated(s.evaluated);

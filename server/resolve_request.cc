@@ -15,6 +15,9 @@ absl::Status Resolve(const v1::ModelRef* model_ref, const v1::Placement& placeme
   for (const auto& v : FieldViolationsOf(CheckConfigBounds(ToParallelConfig(config), "config"))) {
     errors.Add(v.field, v.description);
   }
+  for (const auto& v : FieldViolationsOf(CheckSystemSpecSpellings(placement.system_spec(), "placement.system_spec"))) {
+    errors.Add(v.field, v.description);
+  }
   if (!errors.empty()) return errors.ToStatus();
   if (model_ref != nullptr && HasModel(*model_ref)) {
     auto model = ResolveModel(ToModelSource(*model_ref), "model");

@@ -1,5 +1,6 @@
 #include "server/schema_rules.h"
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -104,6 +105,9 @@ const RuleTable& Rules() {
     add("ModelArchitecture", "hybrid_layer_pattern", Chars(kMaxPatternChars));
     add("ModelArchitecture", "window_attn_pattern", Chars(kMaxPatternChars));
     add("ModelArchitecture", "softmax_type", OneOf(KnownSoftmaxTypes()));
+    add("ModelArchitecture", "position_embedding_type", OneOf(KnownPositionEmbeddingTypes()));
+    add("ModelArchitecture", "normalization", OneOf(KnownNormalizations()));
+    add("ModelArchitecture", "activation_func", OneOf(KnownActivations()));
     // SystemSpec: core/resolve/system_resolve.cc CheckFigures.
     add("SystemSpec", "name", Chars(kMaxNameChars));
     add("SystemSpec", "gpu_arch", OneOf(KnownGpuArchitectures()));
@@ -191,6 +195,27 @@ const std::vector<std::string>* ConfigFieldsRead(absl::string_view rpc) {
 
 bool CollapsedInLeanSchemas(absl::string_view message) {
   return message == "ModelArchitecture" || message == "SystemSpec";
+}
+
+std::string LeanFieldListTool(absl::string_view message) {
+  return message == "SystemSpec" ? "get_system" : "get_model";
+}
+
+bool HiddenInLeanSchemas(absl::string_view message, absl::string_view field) {
+  static const auto* printed = new std::vector<std::string>{"hbm_gb",
+                                                            "hbm_bw_tbps",
+                                                            "bf16_dense_tflops",
+                                                            "fp8_dense_tflops",
+                                                            "fp4_dense_tflops",
+                                                            "nvlink_gbps_unidirectional",
+                                                            "scaleout_gbps_per_gpu",
+                                                            "pcie_gbps_unidirectional",
+                                                            "id",
+                                                            "aliases",
+                                                            "description",
+                                                            "sources",
+                                                            "notes"};
+  return message == "SystemSpec" && std::find(printed->begin(), printed->end(), field) != printed->end();
 }
 
 }  // namespace api

@@ -39,10 +39,20 @@ bool NeedsSomeField(absl::string_view rpc);
 // The config fields `rpc` reads; nullptr when it reads them all.
 const std::vector<std::string>* ConfigFieldsRead(absl::string_view rpc);
 
-// Messages the lean schemas show as one described object rather than field
-// by field (their full schemas are in the json-schema export): the inline
-// model architecture and system figures.
+// Messages the lean schemas list with bare fields (types and closed sets,
+// no descriptions or bounds; their full schemas are in the json-schema
+// export) in one tool only, LeanFieldListTool: the inline model
+// architecture and system figures.
 bool CollapsedInLeanSchemas(absl::string_view message);
+// The tool whose lean schema lists a collapsed message field by field (the
+// others point to it): get_model for ModelArchitecture, get_system for
+// SystemSpec.
+std::string LeanFieldListTool(absl::string_view message);
+
+// Fields the lean schemas leave out (still accepted; in the json-schema
+// export): SystemSpec's second spelling of each figure (SystemInfo's names,
+// so a printed system passes back) and its descriptive fields.
+bool HiddenInLeanSchemas(absl::string_view message, absl::string_view field);
 
 }  // namespace api
 }  // namespace parplan

@@ -26,13 +26,15 @@ using google::protobuf::SourceLocation;
 
 enum class Direction { kInput, kOutput };
 
-// How a schema is written. kLean (MCP, OpenAI arguments): inline, short
-// descriptions, the inline model architecture and system figures as one
-// described object, config fields the tool does not read left out. kShared (JSON Schema export): every message
-// once under $defs with its full comments, referenced by $ref.
+// How a schema is written. kLean (MCP, OpenAI arguments): inline, first
+// sentences as descriptions, the inline model architecture and system
+// figures field by field with types only, config fields the tool does not
+// read left out. kShared (JSON Schema export): every message once under
+// $defs with its full comments, referenced by $ref.
 enum class Detail { kLean, kShared };
 
-constexpr size_t kLeanDescription = 80;  // characters
+// How a collapsed object names the tool that lists its fields.
+constexpr char kFieldsPointer[] = " Its fields: as in ";
 
 // A comment block as one paragraph: lines trimmed and joined by spaces.
 std::string Paragraph(const std::string& text) {
@@ -54,7 +56,8 @@ std::string CommentOf(const D& d) {
   return absl::StrCat(lead, " ", trail);
 }
 
-// The first sentence, at most kLeanDescription characters (cut at a word).
+// The first sentence, whole (it ends at the first ". "); the lean form
+// leaves out the sentences after it but never cuts one.
 std::string LeanText(const std::string& text) {
   std::string out = text;
   for (size_t i = 0; i + 1 < out.size(); ++i) {
@@ -62,11 +65,6 @@ std::string LeanText(const std::string& text) {
       out.resize(i + 1);
       break;
     }
-  }
-  if (out.size() > kLeanDescription) {
-    size_t cut = out.rfind(' ', kLeanDescription - 3);
-    if (cut == std::string::npos) cut = kLeanDescription - 3;
-    out = absl::StrCat(out.substr(0, cut), "...");
   }
   return out;
 }
@@ -101,8 +99,8 @@ bool AllOneOf(const Descriptor& d) {
 
 class SchemaWriter {
  public:
-  SchemaWriter(Detail detail, Direction dir, std::string rpc, OrderedJson* defs)
-      : detail_(detail), dir_(dir), rpc_(std::move(rpc)), defs_(defs) {}
+  SchemaWriter(Detail detail, Direction dir, std::string rpc, OrderedJson* defs, bool bare = false)
+      : detail_(detail), dir_(dir), rpc_(std::move(rpc)), defs_(defs), bare_(bare) {}
 
   // The schema of a request or response message, written inline at the top
   // (its required fields depend on the tool).
@@ -143,6 +141,7 @@ class SchemaWriter {
     }
     if (rule == nullptr || dir_ == Direction::kOutput) return s;
     if (!rule->choices.empty()) s["enum"] = rule->choices;
+    if (bare_) return s;
     const bool integer = s["type"] == "integer";
     auto bound = [integer](double v) { return integer ? OrderedJson(static_cast<int64_t>(v)) : OrderedJson(v); };
     if (rule->minimum) s["minimum"] = bound(*rule->minimum);
@@ -168,7 +167,9 @@ class SchemaWriter {
         schema = std::move(value);
       } else {
         schema = {{"type", "array"}, {"items", std::move(value)}};
-        if (rule != nullptr && rule->max_length && dir_ == Direction::kInput) schema["maxItems"] = *rule->max_length;
+        if (rule != nullptr && rule->max_length && dir_ == Direction::kInput && !bare_) {
+          schema["maxItems"] = *rule->max_length;
+        }
       }
     }
     std::string text = CommentOf(f);
@@ -179,14 +180,20 @@ class SchemaWriter {
       absl::StrAppend(&text, text.empty() ? "" : " ", "(Set at most one of ", absl::StrJoin(members, ", "), ".)");
     }
     if (lean) {
-      // Config fields are named as in Megatron and need no words here.
-      if (f.containing_type()->name() == "ParallelConfig") return schema;
+      // Config fields are named as in Megatron and need no words here, nor
+      // do the fields of a bare (collapsed) message.
+      if (bare_ || f.containing_type()->name() == "ParallelConfig") return schema;
       text = LeanText(text);
     }
     // An inline nested message's own comment goes after the field's.
     if (schema.contains("description") && f.cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
       const std::string inner = schema["description"].get<std::string>();
-      text = text.empty() ? inner : (lean ? text : absl::StrCat(text, " ", inner));
+      const size_t pointer = inner.find(kFieldsPointer);  // where a collapsed object's fields are listed
+      if (lean && pointer != std::string::npos && !text.empty()) {
+        text = absl::StrCat(text, inner.substr(pointer));
+      } else {
+        text = text.empty() ? inner : (lean ? text : absl::StrCat(text, " ", inner));
+      }
     }
     // Beside a $ref the description applies to the field (JSON Schema 2020-12).
     AddDescription(&schema, text);
@@ -198,7 +205,8 @@ class SchemaWriter {
   OrderedJson Message(const Descriptor& d, const std::string& path) {
     OrderedJson schema;
     if (WellKnownSchema(d, &schema)) return schema;
-    const std::vector<std::string> required = RequiredFields(rpc_, path);
+    const std::vector<std::string> required =
+        dir_ == Direction::kInput ? RequiredFields(rpc_, path) : std::vector<std::string>{};
     if (detail_ == Detail::kShared) {
       const std::string key = dir_ == Direction::kInput ? d.name() : absl::StrCat(d.name(), ".result");
       if (!defs_->contains(key)) {
@@ -213,10 +221,22 @@ class SchemaWriter {
     for (const Descriptor* open : stack_) {
       if (open == &d) return {{"type", "object"}, {"description", absl::StrCat(d.full_name(), " (recursive)")}};
     }
-    if (dir_ == Direction::kInput && CollapsedInLeanSchemas(d.name())) {
-      // Field by field only in the JSON Schema export; the server names any
-      // wrong field precisely.
-      return {{"type", "object"}, {"description", LeanText(CommentOf(d))}};
+    if (dir_ == Direction::kInput && CollapsedInLeanSchemas(d.name()) && !bare_) {
+      // Field by field (types and closed sets of values, without words or
+      // bounds: those are in the JSON Schema export, and the server names any
+      // wrong field precisely) in the tool that resolves it, get_model or
+      // get_system; the other tools point there, so that tools/list carries
+      // each list once.
+      const std::string home = LeanFieldListTool(d.name());
+      if (ToolName(rpc_) != home) {
+        return {{"type", "object"},
+                {"description", absl::StrCat(LeanText(CommentOf(d)), kFieldsPointer, home, "'s ",
+                                             d.name() == "SystemSpec" ? "system_spec" : "model.spec", ".")}};
+      }
+      SchemaWriter bare(detail_, dir_, "", nullptr, /*bare=*/true);
+      OrderedJson out = bare.Body(d, "");
+      out["description"] = LeanText(CommentOf(d));
+      return out;
     }
     stack_.push_back(&d);
     schema = Body(d, path);
@@ -233,9 +253,13 @@ class SchemaWriter {
     for (int i = 0; i < d.field_count(); ++i) {
       const FieldDescriptor& f = *d.field(i);
       if (lean && read != nullptr && std::find(read->begin(), read->end(), f.name()) == read->end()) continue;
+      if (lean && HiddenInLeanSchemas(d.name(), f.name())) continue;
       properties[f.name()] = Field(f, path.empty() ? f.name() : absl::StrCat(path, ".", f.name()));
     }
-    const std::vector<std::string> required = RequiredFields(rpc_, path);
+    // What a call must give; an answer's fields are all printed (proto3 JSON
+    // with every primitive field), and none is "required" of the server.
+    const std::vector<std::string> required =
+        dir_ == Direction::kInput ? RequiredFields(rpc_, path) : std::vector<std::string>{};
     for (const std::string& name : required) {
       // A required "one of four ways" message needs exactly one.
       const FieldDescriptor* f = d.FindFieldByName(name);
@@ -262,8 +286,49 @@ class SchemaWriter {
   Direction dir_;
   std::string rpc_;
   OrderedJson* defs_;
+  bool bare_;
   std::vector<const Descriptor*> stack_;
 };
+
+// A result's top level for MCP's outputSchema: each field with its proto3
+// JSON type (64-bit integers as strings, nested messages as objects), no
+// words; structuredContent is that JSON, so the schema holds for every
+// answer. The field-by-field schema is in the JSON Schema export.
+OrderedJson LeanOutputSchema(const Descriptor& d) {
+  auto type_of = [](const FieldDescriptor& f) -> OrderedJson {
+    switch (f.cpp_type()) {
+      case FieldDescriptor::CPPTYPE_INT32:
+      case FieldDescriptor::CPPTYPE_UINT32:
+        return {{"type", "integer"}};
+      case FieldDescriptor::CPPTYPE_INT64:
+      case FieldDescriptor::CPPTYPE_UINT64:
+        return {{"type", "string"}};
+      case FieldDescriptor::CPPTYPE_DOUBLE:
+      case FieldDescriptor::CPPTYPE_FLOAT:
+        return {{"type", "number"}};
+      case FieldDescriptor::CPPTYPE_BOOL:
+        return {{"type", "boolean"}};
+      case FieldDescriptor::CPPTYPE_STRING:
+      case FieldDescriptor::CPPTYPE_ENUM:
+        return {{"type", "string"}};
+      case FieldDescriptor::CPPTYPE_MESSAGE:
+        return {{"type", "object"}};
+    }
+    return OrderedJson::object();
+  };
+  OrderedJson properties = OrderedJson::object();
+  for (int i = 0; i < d.field_count(); ++i) {
+    const FieldDescriptor& f = *d.field(i);
+    if (f.is_map()) {
+      properties[f.name()] = {{"type", "object"}};
+    } else if (f.is_repeated()) {
+      properties[f.name()] = {{"type", "array"}, {"items", type_of(f)}};
+    } else {
+      properties[f.name()] = type_of(f);
+    }
+  }
+  return {{"type", "object"}, {"properties", std::move(properties)}};
+}
 
 std::string TitleOf(absl::string_view rpc) {
   std::vector<std::string> words;
@@ -309,6 +374,7 @@ std::vector<ToolSchema> ToolSchemasOf(const google::protobuf::ServiceDescriptor&
     t.title = TitleOf(method.name());
     t.description = CommentOf(method);
     t.input_schema = SchemaWriter(Detail::kLean, Direction::kInput, t.rpc, nullptr).Top(*method.input_type());
+    t.output_schema = LeanOutputSchema(*method.output_type());
     t.shared_defs = OrderedJson::object();
     t.shared_input_schema =
         SchemaWriter(Detail::kShared, Direction::kInput, t.rpc, &t.shared_defs).Top(*method.input_type());
@@ -356,6 +422,7 @@ OrderedJson McpTool(const ToolSchema& tool) {
   t["title"] = tool.title;
   t["description"] = tool.description;
   t["inputSchema"] = tool.input_schema;
+  t["outputSchema"] = tool.output_schema;
   // Read-only (so the destructive and idempotent hints, which MCP defines
   // only for tools that write, are left out) and closed-world.
   t["annotations"] = {{"readOnlyHint", true}, {"openWorldHint", false}};

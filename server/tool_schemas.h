@@ -26,10 +26,13 @@ struct ToolSchema {
   std::string title;        // "Min GPUs"
   std::string description;  // the RPC's comment
   // The arguments, lean and self-contained (MCP tools/list, OpenAI
-  // functions): short descriptions, bounds, enums and required fields; the
-  // inline model architecture and system figures as one described object;
-  // only the config fields the tool reads.
+  // functions): first-sentence descriptions, bounds, enums and required
+  // fields; the inline model architecture and system figures field by field
+  // with types only; only the config fields the tool reads.
   OrderedJson input_schema;
+  // The result's top level (MCP outputSchema): every field with its proto3
+  // JSON type, nested messages as objects.
+  OrderedJson output_schema;
   // Full schemas (JSON Schema export): every comment, nested messages as
   // $ref "#/$defs/<Message>" ("<Message>.result" in results), defined in
   // shared_defs. Results are the response message in proto3 JSON.
@@ -57,10 +60,11 @@ const std::vector<ToolSchema>& PlannerToolSchemas();
 // (protoc --include_imports --include_source_info --descriptor_set_out).
 absl::StatusOr<std::unique_ptr<google::protobuf::DescriptorPool>> PoolFromDescriptorSet(absl::string_view bytes);
 
-// The MCP `Tool` object: name, title, description, inputSchema and
-// annotations (read-only, closed world). No outputSchema: results come as
-// structuredContent and the same JSON as text, and their full schemas (too
-// large for every assistant's context) are in the JSON Schema export.
+// The MCP `Tool` object: name, title, description, inputSchema,
+// outputSchema (the result's top level: results come as structuredContent
+// and the same JSON as text; their full schemas, too large for every
+// assistant's context, are in the JSON Schema export) and annotations
+// (read-only, closed world).
 OrderedJson McpTool(const ToolSchema& tool);
 
 // Every tool in one format: kMcp = the tools/list result {"tools": [...]};

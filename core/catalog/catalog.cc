@@ -100,6 +100,12 @@ ModelSpec ParseModel(const json& j) {
   m.add_bias_linear = BoolOr(a, "add_bias_linear", false);
   m.add_qkv_bias = BoolOr(a, "add_qkv_bias", false);
   if (!StringOrEmpty(a, "softmax_type").empty()) m.softmax_type = StringOrEmpty(a, "softmax_type");
+  // null = not recorded: parplan's defaults (rope, RMSNorm, silu/gelu by gating).
+  if (!StringOrEmpty(a, "position_embedding_type").empty()) {
+    m.position_embedding_type = StringOrEmpty(a, "position_embedding_type");
+  }
+  if (!StringOrEmpty(a, "normalization").empty()) m.normalization = StringOrEmpty(a, "normalization");
+  m.activation_func = StringOrEmpty(a, "activation_func");
   m.mamba_state_dim = IntOr0(a, "mamba_state_dim");
   m.mamba_head_dim = IntOr0(a, "mamba_head_dim");
   m.mamba_num_heads = IntOr0(a, "mamba_num_heads");

@@ -227,8 +227,30 @@ std::string SplitAccountingName(const ResolvedConfig& c) {
 
 int64_t DefaultGlobalBatch(const ResolvedConfig& c, int64_t dp) {
   const int64_t unit = std::max<int64_t>(1, c.mbs * dp);
-  const int64_t target = c.seq_length > 0 ? (int64_t{1} << 22) / c.seq_length : 1;
-  return std::max<int64_t>(1, (target + unit / 2) / unit) * unit;
+  const int64_t seq = std::max<int64_t>(1, c.seq_length);
+  const int64_t target = std::max<int64_t>(1, kDefaultTokensPerStep / seq);
+  const int64_t cap = std::max<int64_t>(1, kMaxDefaultTokensPerStep / seq);
+  int64_t n = std::max<int64_t>(1, (target + unit / 2) / unit);
+  if (n * unit > cap) n = std::max<int64_t>(1, cap / unit);
+  return n * unit;
+}
+
+std::string GlobalBatchNote(const ResolvedConfig& c, int64_t dp, int64_t gbs) {
+  const int64_t seq = std::max<int64_t>(1, c.seq_length);
+  const int64_t tokens = gbs * seq;
+  const int64_t unit = std::max<int64_t>(1, c.mbs * dp);
+  std::string note = absl::StrCat(
+      "gbs not given: ", WithCommas(gbs), " sequences x ", WithCommas(seq), " tokens = ", WithCommas(tokens),
+      " tokens per step (default: the multiple of MBS x DP = ", c.mbs, " x ", WithCommas(dp),
+      " nearest 4M tokens, at most 16M: 4M is Llama 3's starting batch, 16M Llama 3 "
+      "405B's largest)");
+  if (tokens > kMaxDefaultTokensPerStep) {
+    const int64_t max_dp = std::max<int64_t>(1, kMaxDefaultTokensPerStep / (seq * std::max<int64_t>(1, c.mbs)));
+    absl::StrAppend(&note, "; one microbatch per DP rank (", WithCommas(unit),
+                    " sequences) is already above 16M tokens: DP at most ", WithCommas(max_dp),
+                    " (more TP/PP/CP per replica, or fewer GPUs) would allow a published batch size");
+  }
+  return absl::StrCat(note, ".");
 }
 
 absl::StatusOr<ResolvedPlacement> ResolvePlacement(const Placement& p, const std::string& prefix) {

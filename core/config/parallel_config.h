@@ -177,9 +177,23 @@ std::string DescribeConfigChange(const ResolvedConfig& from, const ResolvedConfi
 // account_for_*_in_pipeline_split switches `c` sets.
 std::string SplitAccountingName(const ResolvedConfig& c);
 
-// Default global batch: about 4M tokens per step (4,194,304 / seq_length
-// sequences), rounded to a multiple of mbs * dp (at least one per DP rank).
+// The default global batch, in tokens per step: a target of 4,194,304 (4M:
+// Llama 3's initial batch, 4M tokens, and GPT-3 175B's 3.2M sit there;
+// Dubey et al. 2024 section 3.4.1, Brown et al. 2020 Table 2.1), and at most
+// 16,777,216 (16M: Llama 3 405B's largest batch, the largest published).
+inline constexpr int64_t kDefaultTokensPerStep = int64_t{1} << 22;
+inline constexpr int64_t kMaxDefaultTokensPerStep = int64_t{1} << 24;
+
+// Default global batch: the multiple of mbs * dp nearest 4,194,304 /
+// seq_length sequences (at least one per DP rank), lowered to stay within
+// 16,777,216 tokens per step when a multiple can. When one microbatch per DP
+// rank alone is above that, it is mbs * dp (GlobalBatchNote says so).
 int64_t DefaultGlobalBatch(const ResolvedConfig& config, int64_t dp);
+
+// The answer's words for a defaulted `gbs` of `config` with `dp` DP ranks:
+// the tokens per step, how it was chosen, and (above 16M tokens) that DP
+// alone makes the step that large and what would lower it.
+std::string GlobalBatchNote(const ResolvedConfig& config, int64_t dp, int64_t gbs);
 
 // `gpus` GPUs of `system` with its node and NVLink-domain sizes.
 ResolvedPlacement PlacementOn(const SystemSpec& system, int64_t gpus);

@@ -128,10 +128,11 @@ StageParams CountStageParams(const MemoryInputs& in, int64_t r) {
   }
   // Embedding, output layer (a copy of the embedding when tied and PP > 1), final norm, MTP.
   const double embedding_params = in.vocab * m.hidden_size;
-  if (plan.has_embedding[r]) p.dense += embedding_params / tp;
+  // The word embedding is split over TP; a learned position table is not.
+  if (plan.has_embedding[r]) p.dense += embedding_params / tp + static_cast<double>(PositionEmbeddingParams(m));
   if (plan.has_loss[r]) {
     if (!m.share_embeddings_and_output_weights || !plan.has_embedding[r]) p.dense += embedding_params / tp;
-    p.dense += m.hidden_size;
+    p.dense += static_cast<double>(NormParams(m));  // final norm
   }
   if (plan.mtp_layers[r] > 0) {
     const LayerParams mp = MtpParams(m);

@@ -46,8 +46,14 @@ absl::StatusOr<ModelSpec> ParseHfConfig(absl::string_view text, const std::strin
   m.vocab_size = r.Int({"vocab_size"});
   m.share_embeddings_and_output_weights = r.Bool("tie_word_embeddings", false);
   m.seq_length = std::min<int64_t>(r.Int({"max_position_embeddings", "n_positions"}), 131072);
-  const std::string act = r.Has("hidden_act") ? r.String("hidden_act") : r.String("hidden_activation");
-  m.gated_linear_unit = !(act == "relu2" || act == "gelu" || act == "gelu_new" || act == "relu");
+  const std::string act = r.Has("hidden_act")          ? r.String("hidden_act")
+                          : r.Has("hidden_activation") ? r.String("hidden_activation")
+                                                       : r.String("activation_function");  // GPT-2, OPT
+  m.gated_linear_unit = !IsPlainMlpActivation(act);
+  m.activation_func = MegatronActivation(act);
+  // LayerNorm models name its epsilon (GPT-2 layer_norm_epsilon, GPT-NeoX
+  // layer_norm_eps); RMSNorm models rms_norm_eps.
+  if (!r.Has("rms_norm_eps") && (r.Has("layer_norm_epsilon") || r.Has("layer_norm_eps"))) m.normalization = "LayerNorm";
   // Megatron Bridge model_bridge.py CONFIG_MAPPING: attention_bias -> add_qkv_bias, mlp_bias -> add_bias_linear.
   m.add_qkv_bias = r.Bool("attention_bias", false);
   m.add_bias_linear = r.Bool("mlp_bias", false);
@@ -55,7 +61,7 @@ absl::StatusOr<ModelSpec> ParseHfConfig(absl::string_view text, const std::strin
   // MoE.
   m.num_moe_experts = r.Int({"num_local_experts", "n_routed_experts", "num_experts"});
   m.moe_router_topk = r.Int({"num_experts_per_tok", "experts_per_token", "moe_topk"});
-  const int64_t intermediate = r.Int({"intermediate_size", "n_inner"});
+  const int64_t intermediate = r.Int({"intermediate_size", "n_inner", "ffn_dim"});
   const int64_t moe_intermediate = r.Int({"moe_intermediate_size"});
   if (m.num_moe_experts > 0) {
     m.moe_ffn_hidden_size = moe_intermediate > 0 ? moe_intermediate : intermediate;
@@ -107,6 +113,7 @@ absl::StatusOr<ModelSpec> ParseHfConfig(absl::string_view text, const std::strin
   if (IsLlama4(model_type)) ApplyLlama4Moe(r, &m);
   if (model_type == "gpt_oss") ApplyGptOss(r, &m);
   if (IsGemma(model_type)) ApplyGemma(r, model_type, &m);
+  if (IsGptStyle(model_type)) ApplyGptStyle(r, model_type, &m);
   ApplyAttentionLayout(r, model_type, &m);
 
   if (!r.errors().empty()) return r.errors().ToStatus();

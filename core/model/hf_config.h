@@ -30,6 +30,12 @@
 //        intermediate_size -> moe_ffn_hidden_size and the shared expert, intermediate_size_mlp
 //        -> ffn_hidden_size
 //   GPT-OSS: add_bias_linear, softmax_type "learnable" (sinks); Gemma: GeGLU, tied embeddings
+//   hidden_act | hidden_activation | activation_function -> activation_func (silu, gelu, quick_gelu,
+//        relu, squared_relu) and gated_linear_unit (gelu/gelu_new/relu/relu2: plain MLP);
+//        layer_norm_epsilon | layer_norm_eps without rms_norm_eps -> normalization LayerNorm;
+//        ffn_dim (OPT) -> ffn_hidden_size
+//   GPT-2, OPT, GPT-NeoX (hf_families.h): LayerNorm, biases, plain MLP; learned_absolute
+//        positions for GPT-2 and OPT (n_positions / max_position_embeddings rows), RoPE for NeoX
 //   Read by nothing (no effect on parameters or model FLOPs): partial_rotary_factor, rope_*,
 //        use_qk_norm (GLM-4.5's and Gemma 3's q/k norm vectors are not counted), softcapping.
 // A nested "text_config" (multimodal checkpoints) is read instead of the top level; only

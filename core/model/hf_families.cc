@@ -197,4 +197,47 @@ void ApplyGemma(HfReader& r, const std::string& t, ModelSpec* m) {
       "a few vectors of hidden or head size per layer.");
 }
 
+std::string MegatronActivation(const std::string& a) {
+  if (a == "silu" || a == "swish") return "silu";
+  if (a == "gelu" || a == "gelu_new" || a == "gelu_fast" || a == "gelu_pytorch_tanh") return "gelu";
+  if (a == "quick_gelu") return "quick_gelu";
+  if (a == "relu") return "relu";
+  if (a == "relu2") return "squared_relu";
+  return "";
+}
+
+bool IsPlainMlpActivation(const std::string& a) {
+  return a == "relu2" || a == "gelu" || a == "gelu_new" || a == "gelu_fast" || a == "gelu_pytorch_tanh" || a == "relu";
+}
+
+bool IsGptStyle(const std::string& t) { return t == "gpt2" || t == "gpt_neox" || t == "opt"; }
+
+void ApplyGptStyle(HfReader& r, const std::string& t, ModelSpec* m) {
+  // transformers configuration_gpt2.py / configuration_gpt_neox.py /
+  // configuration_opt.py: nn.LayerNorm with bias, biased Conv1D/Linear layers
+  // (OPT: enable_bias, default true), a two-matrix MLP. GPT-2's wpe and OPT's
+  // embed_positions are learned tables of n_positions / max_position_embeddings
+  // rows (Megatron's learned_absolute); GPT-NeoX is rotary.
+  m->normalization = "LayerNorm";
+  m->gated_linear_unit = false;
+  const bool bias = t != "opt" || r.Bool("enable_bias", true);
+  m->add_bias_linear = bias;
+  m->add_qkv_bias = bias;
+  if (m->activation_func.empty()) m->activation_func = t == "opt" ? "relu" : "gelu";
+  if (t == "gpt2" || t == "opt") {
+    m->position_embedding_type = "learned_absolute";
+    if (!r.Has("tie_word_embeddings")) m->share_embeddings_and_output_weights = true;
+  } else {
+    m->position_embedding_type = "rope";
+    if (r.Bool("use_parallel_residual", true)) {
+      m->notes.push_back(
+          "GPT-NeoX use_parallel_residual: attention and MLP read the same input; counted as the usual "
+          "sequential layer (same parameters and FLOPs).");
+    }
+  }
+  if (t == "opt" && r.Has("word_embed_proj_dim") && r.Int({"word_embed_proj_dim"}) != m->hidden_size) {
+    m->notes.push_back("OPT word_embed_proj_dim differs from hidden_size: its two projections are not counted.");
+  }
+}
+
 }  // namespace parplan

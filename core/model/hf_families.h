@@ -7,7 +7,9 @@
 //     attention_chunk_size;
 //   * Llama 4's interleaved MoE layers with a shared expert;
 //   * GPT-OSS's biases and attention sinks;
-//   * Gemma's GeGLU MLP, tied embeddings and Gemma 3's text defaults.
+//   * Gemma's GeGLU MLP, tied embeddings and Gemma 3's text defaults;
+//   * GPT-2 / GPT-NeoX / OPT: LayerNorm, biases, plain GeLU/ReLU MLP,
+//     learned absolute positions (GPT-2, OPT).
 // Each follows the Megatron Bridge model bridge of the family, cited below.
 #ifndef PARPLAN_CORE_MODEL_HF_FAMILIES_H_
 #define PARPLAN_CORE_MODEL_HF_FAMILIES_H_
@@ -39,6 +41,21 @@ void ApplyGptOss(HfReader& r, ModelSpec* model);
 // Gemma 1/2/3: gated (GeGLU) MLP, tie_word_embeddings defaulting to true, and
 // Gemma3TextConfig's vocab_size / max_position_embeddings when absent.
 void ApplyGemma(HfReader& r, const std::string& model_type, ModelSpec* model);
+
+// HF activation names (hidden_act / activation_function) -> Megatron's
+// activation_func: silu/swish -> silu; gelu, gelu_new, gelu_fast,
+// gelu_pytorch_tanh -> gelu; quick_gelu; relu; relu2 -> squared_relu.
+// Unknown names -> "" (the default by gating).
+std::string MegatronActivation(const std::string& hf_activation);
+// True for activations HF configs use with a plain (not gated) MLP:
+// gelu, gelu_new, gelu_fast, gelu_pytorch_tanh (GPT-2, GPT-NeoX), relu (OPT), relu2.
+bool IsPlainMlpActivation(const std::string& hf_activation);
+
+// GPT-2, GPT-NeoX and OPT: LayerNorm, biases on every linear layer, a plain
+// MLP; learned absolute positions for GPT-2 and OPT (GPT-NeoX is rotary),
+// tied embeddings by default for GPT-2 and OPT (PretrainedConfig's default).
+bool IsGptStyle(const std::string& model_type);
+void ApplyGptStyle(HfReader& r, const std::string& model_type, ModelSpec* model);
 
 }  // namespace parplan
 

@@ -14,6 +14,21 @@ const std::vector<std::string>& KnownSoftmaxTypes() {
   return *names;
 }
 
+const std::vector<std::string>& KnownPositionEmbeddingTypes() {
+  static const auto* names = new std::vector<std::string>{"rope", "yarn", "learned_absolute", "none"};
+  return *names;
+}
+
+const std::vector<std::string>& KnownNormalizations() {
+  static const auto* names = new std::vector<std::string>{"RMSNorm", "LayerNorm"};
+  return *names;
+}
+
+const std::vector<std::string>& KnownActivations() {
+  static const auto* names = new std::vector<std::string>{"silu", "gelu", "quick_gelu", "relu", "squared_relu"};
+  return *names;
+}
+
 std::string DeriveKind(const ModelSpec& model) {
   const bool hybrid = !model.hybrid_layer_pattern.empty();
   const bool moe = model.num_moe_experts > 0;
@@ -41,6 +56,8 @@ void ApplyMegatronDefaults(ModelSpec* m) {
   }
   if (m->make_vocab_size_divisible_by == 0) m->make_vocab_size_divisible_by = 128;
   if (m->softmax_type.empty()) m->softmax_type = "vanilla";
+  if (m->position_embedding_type.empty()) m->position_embedding_type = "rope";
+  if (m->normalization.empty()) m->normalization = "RMSNorm";
   if (m->kind.empty()) m->kind = DeriveKind(*m);
 }
 
@@ -164,6 +181,15 @@ absl::Status CheckArchitectureBounds(const ModelSpec& m, const std::string& pref
   errors.CheckRange(f("window_attn_skip_freq"), m.window_attn_skip_freq, 0, kMaxLayers);
   errors.CheckRange(f("attention_chunk_size"), m.attention_chunk_size, 0, kMaxTokens);
   CheckLocalAttention(m, f, &errors);
+  auto one_of = [&](const char* field, const std::string& value, const std::vector<std::string>& allowed,
+                    bool empty_ok) {
+    if ((empty_ok && value.empty()) || std::find(allowed.begin(), allowed.end(), value) != allowed.end()) return;
+    errors.Add(f(field),
+               absl::StrCat("\"", value.substr(0, 32), "\" is not known; allowed ", absl::StrJoin(allowed, ", ")));
+  };
+  one_of("position_embedding_type", m.position_embedding_type, KnownPositionEmbeddingTypes(), true);
+  one_of("normalization", m.normalization, KnownNormalizations(), true);
+  one_of("activation_func", m.activation_func, KnownActivations(), true);
   const auto& softmax = KnownSoftmaxTypes();
   if (std::find(softmax.begin(), softmax.end(), m.softmax_type) == softmax.end()) {
     errors.Add(f("softmax_type"), absl::StrCat("\"", m.softmax_type.substr(0, 32), "\" is not a softmax type; allowed ",

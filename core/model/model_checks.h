@@ -13,12 +13,20 @@ namespace parplan {
 
 // softmax_type values: vanilla, off-by-one, learnable.
 const std::vector<std::string>& KnownSoftmaxTypes();
+// position_embedding_type values: rope, yarn (RoPE with YaRN scaling, GPT-OSS), learned_absolute, none.
+const std::vector<std::string>& KnownPositionEmbeddingTypes();
+// normalization values: RMSNorm, LayerNorm.
+const std::vector<std::string>& KnownNormalizations();
+// activation_func names: silu, gelu, quick_gelu, relu, squared_relu.
+const std::vector<std::string>& KnownActivations();
 
 // Fills the defaults Megatron-Core applies when a field is unset
 // (transformer_config.py __post_init__): num_query_groups = heads,
 // kv_channels = hidden / heads, ffn_hidden_size = 4 * hidden (when the model
 // has dense MLP layers), moe_ffn_hidden_size = ffn_hidden_size,
 // num_layers = pattern length for hybrid models, softmax_type = "vanilla",
+// position_embedding_type = "rope", normalization = "RMSNorm" (parplan's
+// defaults where Megatron's differ: see ModelSpec),
 // and derives `kind`. Used for inline specs and HF configs, never for catalog nulls (a catalog
 // null means "unverified", not "default").
 void ApplyMegatronDefaults(ModelSpec* model);

@@ -65,6 +65,22 @@ struct ModelSpec {
   // "vanilla" | "off-by-one" | "learnable" (one learned softmax offset, an
   // attention sink, per head and attention layer).
   std::string softmax_type = "vanilla";
+  // Megatron-Core position_embedding_type: "rope" (rotary, no parameters;
+  // "yarn" is RoPE with YaRN scaling),
+  // "learned_absolute" (a seq_length x hidden_size table added to the
+  // token embedding on the first stage, GPT-2/GPT-3/OPT) or "none" (NoPE).
+  // parplan's default is "rope" (Megatron's GPTModel defaults to
+  // learned_absolute; every catalog model but GPT-3 uses RoPE).
+  std::string position_embedding_type = "rope";
+  // Megatron-Core normalization: "RMSNorm" (a weight per channel) or
+  // "LayerNorm" (weight and bias, and the mean subtracted). parplan's
+  // default is RMSNorm (Megatron's TransformerConfig defaults to LayerNorm).
+  std::string normalization = "RMSNorm";
+  // Megatron-Core activation_func of the MLP, by name: "silu", "gelu",
+  // "quick_gelu", "relu", "squared_relu". gated_linear_unit decides the
+  // form: gated silu = SwiGLU, gated gelu = GeGLU, plain gelu = GPT's MLP.
+  // Empty = "silu" when gated, else "gelu" (ResolvedActivation).
+  std::string activation_func;
 
   // Set by ApplyMegatronDefaults when it filled the field (so the rules can
   // say what Megatron says about the default).
@@ -90,6 +106,13 @@ struct ModelSpec {
     if (pretrain_seq_length > 0) return pretrain_seq_length;
     return seq_length > 8192 ? 8192 : seq_length;
   }
+  // activation_func with its default filled: "silu" when gated, else "gelu".
+  std::string ResolvedActivation() const {
+    if (!activation_func.empty()) return activation_func;
+    return gated_linear_unit ? "silu" : "gelu";
+  }
+  bool learned_positions() const { return position_embedding_type == "learned_absolute"; }
+  bool layer_norm() const { return normalization == "LayerNorm"; }
   bool is_moe() const { return num_moe_experts > 0 || kind.find("moe") != std::string::npos; }
   bool is_hybrid() const { return !hybrid_layer_pattern.empty() || kind.find("hybrid") != std::string::npos; }
 };

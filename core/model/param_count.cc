@@ -7,6 +7,10 @@ int64_t PaddedVocab(const ModelSpec& m, int64_t tp) {
   return (m.vocab_size + multiple - 1) / multiple * multiple;
 }
 
+int64_t NormParams(const ModelSpec& m) { return (m.layer_norm() ? 2 : 1) * m.hidden_size; }
+
+int64_t PositionEmbeddingParams(const ModelSpec& m) { return m.learned_positions() ? m.seq_length * m.hidden_size : 0; }
+
 int64_t AttentionParams(const ModelSpec& m) {
   const int64_t h = m.hidden_size;
   if (m.multi_latent_attention) {
@@ -16,7 +20,7 @@ int64_t AttentionParams(const ModelSpec& m) {
     int64_t kv_down = h * (m.kv_lora_rank + m.qk_pos_emb_head_dim) + m.kv_lora_rank;
     int64_t kv_up = m.kv_lora_rank * m.num_attention_heads * (m.qk_head_dim + m.v_head_dim);
     int64_t out = m.num_attention_heads * m.v_head_dim * h;
-    return q + kv_down + kv_up + out + h;  // + input layernorm
+    return q + kv_down + kv_up + out + NormParams(m);  // + input layernorm
   }
   const int64_t kv = m.kv_channels;
   const int64_t qkv_width = kv * (m.num_attention_heads + 2 * m.num_query_groups);
@@ -24,7 +28,7 @@ int64_t AttentionParams(const ModelSpec& m) {
   const int64_t out = m.num_attention_heads * kv * h + (m.add_bias_linear ? h : 0);
   // softmax_type "learnable": one offset (sink logit) per head (Megatron's core_attention.softmax_offset).
   const int64_t sinks = m.softmax_type == "learnable" ? m.num_attention_heads : 0;
-  return qkv + out + sinks + h;
+  return qkv + out + sinks + NormParams(m);  // + input layernorm
 }
 
 namespace {
@@ -39,7 +43,7 @@ int64_t MlpMatrices(const ModelSpec& m, int64_t width, int64_t ffn) {
 
 }  // namespace
 
-int64_t DenseMlpParams(const ModelSpec& m, int64_t ffn) { return MlpMatrices(m, m.hidden_size, ffn) + m.hidden_size; }
+int64_t DenseMlpParams(const ModelSpec& m, int64_t ffn) { return MlpMatrices(m, m.hidden_size, ffn) + NormParams(m); }
 
 int64_t ExpertParams(const ModelSpec& m) {
   const int64_t width = m.moe_latent_size > 0 ? m.moe_latent_size : m.hidden_size;
@@ -53,7 +57,7 @@ int64_t MambaParams(const ModelSpec& m) {
   const int64_t in_proj = h * (2 * d_inner + bc + m.mamba_num_heads);
   const int64_t conv = (d_inner + bc) * (4 + 1);  // depthwise conv, width 4, with bias
   const int64_t out_proj = d_inner * h;
-  return in_proj + conv + out_proj + 3 * m.mamba_num_heads + d_inner + h;
+  return in_proj + conv + out_proj + 3 * m.mamba_num_heads + d_inner + NormParams(m);
 }
 
 namespace {
@@ -83,7 +87,7 @@ int64_t MoeSharedParams(const ModelSpec& m) {
                              : 0;
   const int64_t router = (m.hidden_size + (m.add_bias_linear ? 1 : 0)) * m.num_moe_experts;
   const int64_t latent = m.moe_latent_size > 0 ? 2 * m.hidden_size * m.moe_latent_size : 0;
-  return shared + router + latent + m.hidden_size;
+  return shared + router + latent + NormParams(m);
 }
 
 ParamCounts CountParams(const ModelSpec& m) {
@@ -113,10 +117,11 @@ ParamCounts CountParams(const ModelSpec& m) {
   }
 
   c.embedding = PaddedVocab(m, 1) * m.hidden_size;
+  c.position_embedding = PositionEmbeddingParams(m);
   c.output_layer = m.share_embeddings_and_output_weights ? 0 : c.embedding;
-  const int64_t final_norm = m.hidden_size;
-  c.total = total + c.embedding + c.output_layer + final_norm;
-  c.active = active + c.embedding + c.output_layer + final_norm;
+  const int64_t final_norm = NormParams(m);
+  c.total = total + c.embedding + c.position_embedding + c.output_layer + final_norm;
+  c.active = active + c.embedding + c.position_embedding + c.output_layer + final_norm;
   c.routed_experts = routed;
   return c;
 }

@@ -13,9 +13,13 @@
 namespace parplan {
 
 struct ParamCounts {
-  int64_t total = 0;           // every parameter, embeddings and MTP included
-  int64_t active = 0;          // parameters one token touches (top-k experts)
-  int64_t embedding = 0;       // input embedding (padded vocabulary)
+  int64_t total = 0;      // every parameter, embeddings and MTP included
+  int64_t active = 0;     // parameters one token touches (top-k experts)
+  int64_t embedding = 0;  // input embedding (padded vocabulary)
+  // learned absolute position table (seq_length x hidden; 0 for RoPE/NoPE):
+  // Megatron's LanguageModelEmbedding.position_embeddings, on the first
+  // stage, not split over TP.
+  int64_t position_embedding = 0;
   int64_t output_layer = 0;    // untied output projection (0 when tied)
   int64_t routed_experts = 0;  // all routed-expert weights
 };
@@ -28,8 +32,14 @@ int64_t PaddedVocab(const ModelSpec& model, int64_t tp);
 // experts) and one Mamba mixer; used by the counts below and by later models.
 // Biases follow add_bias_linear (every linear layer, experts and router
 // included) and add_qkv_bias (QKV only); softmax_type "learnable" adds one
-// sink per head to each attention block.
+// sink per head to each attention block. Norms follow `normalization`
+// (LayerNorm: weight and bias).
 int64_t AttentionParams(const ModelSpec& model);
+// One norm: hidden_size weights (RMSNorm), twice that with LayerNorm's bias.
+int64_t NormParams(const ModelSpec& model);
+// The learned absolute position table, seq_length x hidden_size (0 unless
+// position_embedding_type is learned_absolute).
+int64_t PositionEmbeddingParams(const ModelSpec& model);
 int64_t DenseMlpParams(const ModelSpec& model, int64_t ffn);
 int64_t ExpertParams(const ModelSpec& model);  // one routed expert
 int64_t MambaParams(const ModelSpec& model);

@@ -8,6 +8,13 @@
 namespace parplan {
 namespace {
 
+// Megatron's gated_linear_multiplier: 3/2 with SwiGLU (gated), 1 for a plain
+// MLP such as GPT-3's GeLU (megatron/training/training.py
+// num_floating_point_operations; Megatron Bridge training/utils/flop_utils.py).
+// The formula has no term for the activation function itself, the
+// normalization (LayerNorm or RMSNorm) or learned position embeddings: those
+// are element-wise work and a table lookup, timed by the step-time model but
+// not counted as model FLOPs (tests/core/gpt3_model_test.cc).
 double Gate(const ModelSpec& m) { return m.gated_linear_unit ? 1.5 : 1.0; }
 
 // Hybrid branch of flop_utils.py (hybrid_flops): forward FLOPs per token of one mixer.

@@ -213,7 +213,9 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
     const double f = static_cast<double>(m.ffn_hidden_size);
     b.TpGemm(LayerPart::kMlp, tokens, gate * f / tp, h, d, column_backward);
     b.TpGemm(LayerPart::kMlp, tokens, h, f / tp, row_forward, d);
-    if (m.gated_linear_unit) {
+    // GeLU's erf runs at its own measured rate; SwiGLU, ReLU and squared
+    // ReLU stream.
+    if (m.gated_linear_unit || m.ResolvedActivation().find("gelu") == std::string::npos) {
       b.Stream(LayerPart::kMlpActivation, act_passes * f / tp * tokens * kActivationBytes, act_backward);
     } else {
       const PassSeconds g = GeluSeconds(f / tp * tokens, d);

@@ -69,8 +69,13 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model, con
     }
   }
   s.push_back(Int("model.context_parallel_size", c.cp, "--context-parallel-size"));
-  // Expert dimensions only where experts exist (Megatron ignores them for dense models).
-  if (c.ep > 1 || !c.etp_defaulted || (model != nullptr && model->is_moe())) {
+  // Expert dimensions only where experts exist (Megatron ignores them for
+  // dense models): with a model, when it has experts (or EP > 1, which the
+  // rules then reject); without one, when EP or ETP was set. A resolved
+  // config passed back (etp = tp written out, as Recommend's plans carry it)
+  // renders the same as the request it came from.
+  const bool expert_dims = model != nullptr ? (model->is_moe() || c.ep > 1) : (c.ep > 1 || !c.etp_defaulted);
+  if (expert_dims) {
     s.push_back(Int("model.expert_model_parallel_size", c.ep, "--expert-model-parallel-size"));
     s.push_back(Int("model.expert_tensor_parallel_size", c.etp, "--expert-tensor-parallel-size"));
   }

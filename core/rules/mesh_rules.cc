@@ -1,5 +1,8 @@
 // Mesh and batch rules: world size divisibility, batch split, microbatches
 // against the pipeline schedule.
+#include <algorithm>
+#include <string>
+
 #include "absl/strings/str_cat.h"
 #include "core/rules/rule_context.h"
 
@@ -25,11 +28,30 @@ void CheckMeshRules(const RuleContext& ctx) {
             absl::StrCat("use a multiple of ", min.min_gpus, " GPUs (e.g. ", (w.gpus / min.min_gpus + 1) * min.min_gpus,
                          ") or change TP/PP/CP"));
   }
-  if (w.gpus % expert != 0) {
+  // Without experts (EP = 1) the expert mesh PP*ETP is PP*TP, which divides
+  // the world whenever the dense mesh does: the dense rule above says it all.
+  const bool expert_implied = d.ep == 1 && d.etp == d.tp && w.gpus % dense != 0;
+  if (w.gpus % expert != 0 && !expert_implied) {
+    // An EP that fits: the largest divisor of the GPUs per PP*ETP below EP
+    // (only when PP*ETP divides the world at all).
+    int64_t lower_ep = 0;
+    const int64_t pp_etp = std::max<int64_t>(1, d.pp * d.etp);
+    if (w.gpus % pp_etp == 0) {
+      for (int64_t e = d.ep - 1; e >= 1 && lower_ep == 0; --e) {
+        if ((w.gpus / pp_etp) % e == 0) lower_ep = e;
+      }
+    }
+    std::string fix = absl::StrCat("use a multiple of ", min.min_gpus, " GPUs (e.g. ",
+                                   (w.gpus / min.min_gpus + 1) * min.min_gpus, ")");
+    if (lower_ep > 1 || (lower_ep == 1 && d.ep > 1)) {
+      absl::StrAppend(&fix, ", or lower EP to ", lower_ep, " (it divides ", w.gpus, " / (PP*ETP = ", pp_etp,
+                      ") = ", w.gpus / pp_etp, ")");
+    } else {
+      absl::StrAppend(&fix, ", or change PP/EP/ETP so that PP*EP*ETP divides ", w.gpus);
+    }
     ctx.Add("mesh.world_expert_divisible", {"gpus", "pp", "ep", "etp"},
             absl::StrCat(w.gpus, " GPUs is not divisible by PP*EP*ETP = ", d.pp, "*", d.ep, "*", d.etp, " = ", expert),
-            absl::StrCat("use a multiple of ", min.min_gpus, " GPUs, or lower EP to divide ",
-                         w.gpus / std::max<int64_t>(1, d.pp * d.etp)));
+            fix);
   }
   if (min.naive_product != min.min_gpus && w.gpus == min.naive_product) {
     ctx.Add("mesh.product_sizing", {"gpus"},

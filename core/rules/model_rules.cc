@@ -1,5 +1,8 @@
 // Rules that need the model's architecture: head/width divisibility by TP and
 // ETP, experts by EP, sequence parallelism and context parallelism.
+#include <string>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/rules/rule_context.h"
@@ -12,6 +15,30 @@ bool Known(const ModelSpec& m, const char* field) {
     if (f == field) return false;
   }
   return true;
+}
+
+// The fix for a sequence SP cannot split: the TPs that divide the tokens of
+// a CP rank (<= 2*TP), or the multiples of TP*CP*2^k around seq_length (a
+// power-of-two multiple keeps the usual shapes; seq_length + 1 would not).
+std::string SeqDivisibleFix(const ResolvedConfig& c) {
+  const int64_t local = c.seq_length / c.cp;
+  std::vector<std::string> tps;
+  for (int64_t t = 2; t <= 2 * c.tp && tps.size() < 2; ++t) {
+    if (t != c.tp && local % t == 0 && c.seq_length % c.cp == 0) tps.push_back(absl::StrCat("TP=", t));
+  }
+  const int64_t unit = c.tp * c.cp;
+  int64_t below = unit;
+  while (below * 2 <= c.seq_length) below *= 2;
+  const int64_t above = below * 2;
+  std::string fix;
+  if (!tps.empty()) {
+    fix = absl::StrCat("use ", absl::StrJoin(tps, " or "), " (divides the ", local, " tokens of each CP rank), or ");
+  } else {
+    fix = "use ";
+  }
+  absl::StrAppend(&fix, "a seq_length divisible by TP*CP = ", unit, " (e.g. ", below, " or ", above,
+                  "), or turn SP off");
+  return fix;
 }
 
 void CheckSequenceRules(const RuleContext& ctx) {
@@ -41,13 +68,11 @@ void CheckSequenceRules(const RuleContext& ctx) {
   // _split_along_first_dim asserts it divides.
   if (c.sp && c.tp > 1 && c.seq_length > 0 && (c.seq_length % c.cp != 0 || (c.seq_length / c.cp) % c.tp != 0)) {
     const int64_t local = c.seq_length / c.cp;
-    int64_t next = c.seq_length;
-    while (next % (c.tp * c.cp) != 0) ++next;
     ctx.Add(
         "sp.seq_divisible", {"seq_length", "tp", "cp", "sp"},
         absl::StrCat("sequence parallelism splits the ", local, " tokens of each CP rank (seq_length ", c.seq_length,
                      c.cp > 1 ? absl::StrCat(" / CP ", c.cp) : std::string(), ") over TP=", c.tp, ": not divisible"),
-        absl::StrCat("use a seq_length divisible by TP*CP = ", c.tp * c.cp, " (e.g. ", next, "), or turn SP off"));
+        SeqDivisibleFix(c));
   }
   if (c.cp > 1) {
     if (c.seq_length <= 0) {

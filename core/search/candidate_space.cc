@@ -13,7 +13,6 @@
 namespace parplan {
 namespace {
 
-constexpr double kTokensPerStep = 4194304.0;
 constexpr int64_t kMinTokensPerCpRank = 1024;
 constexpr int64_t kMaxVpp = 8;        // even splits
 constexpr int64_t kMaxLayoutVpp = 8;  // balanced layouts (layers do not divide): 1, 2, 4 or 8 chunks per rank
@@ -38,7 +37,9 @@ std::vector<int64_t> PowersOfTwo(int64_t limit) {
 }  // namespace
 
 int64_t SearchGlobalBatch(int64_t seq_length, int64_t world) {
-  const double sequences = kTokensPerStep / static_cast<double>(std::max<int64_t>(1, seq_length));
+  const double sequences =
+      static_cast<double>(kDefaultTokensPerStep) / static_cast<double>(std::max<int64_t>(1, seq_length));
+  if (static_cast<double>(world) > sequences) return 0;  // per candidate (DefaultGlobalBatch)
   return std::max<int64_t>(1, std::llround(sequences / static_cast<double>(world))) * world;
 }
 
@@ -186,7 +187,7 @@ void AppendMesh(const Space& s, int64_t tp, int64_t cp, int64_t pp, int64_t ep, 
   const int64_t dp = SizeWorld(MeshDims{tp, pp, cp, ep, etp}, s.world, 0, 0, 0).dp;
   for (const Split& split : splits) {
     for (int64_t mbs : s.mbs_options) {
-      if (!Allowed(mbs, s.k.mbs) || s.base.gbs % (mbs * dp) != 0) continue;
+      if (!Allowed(mbs, s.k.mbs) || (s.base.gbs > 0 && s.base.gbs % (mbs * dp) != 0)) continue;
       for (const ResolvedConfig& r : s.recompute) {
         ResolvedConfig c = r;
         c.tp = tp;
@@ -198,7 +199,8 @@ void AppendMesh(const Space& s, int64_t tp, int64_t cp, int64_t pp, int64_t ep, 
         c.sp = tp > 1;
         c.sp_defaulted = false;
         c.mbs = mbs;
-        c.vpp = split.layout.empty() ? split.vpp : 0;  // a layout sets VPP itself
+        if (s.base.gbs <= 0) c.gbs = DefaultGlobalBatch(c, dp);  // past one sequence per GPU: per DP
+        c.vpp = split.layout.empty() ? split.vpp : 0;            // a layout sets VPP itself
         c.vpp_given = split.vpp > 1 && split.layout.empty();
         c.pipeline_layout = split.layout;
         c.first_stage_layers = 0;

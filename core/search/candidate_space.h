@@ -19,14 +19,18 @@ namespace parplan {
 
 // Global batch the search uses on `world` GPUs when the caller gives none:
 // about 4,194,304 tokens per step, rounded to a multiple of the world so that
-// every DP size of the world divides it (at least `world` sequences).
+// every DP size of the world divides it and every candidate runs the same
+// batch. 0 when one sequence per GPU is already above that target: each
+// candidate then takes DefaultGlobalBatch of its own DP (at most 16M tokens
+// unless DP alone is larger; core/config/parallel_config.h).
 int64_t SearchGlobalBatch(int64_t seq_length, int64_t world);
 
 // The recompute settings tried, lightest first: none, selective (dense: mlp;
 // MoE: moe_act + layernorm, + mla_up_proj with MLA), full (uniform, 1 layer).
 std::vector<ResolvedConfig> RecomputeVariants(const ModelSpec& model, const ResolvedConfig& config);
 
-// Preconditions: model complete, world >= 1, base.seq_length > 0, base.gbs > 0.
+// Preconditions: model complete, world >= 1, base.seq_length > 0; base.gbs
+// 0 = each candidate's DefaultGlobalBatch.
 // `memory_probe` keeps only MBS=1 with the strongest recompute allowed (the
 // least memory each mesh can use) for feasibility scans. Meshes whose
 // weights and gradients alone (>= 3 bytes per local parameter) exceed the

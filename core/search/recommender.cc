@@ -2,6 +2,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/memory/memory_margin.h"
 #include "core/memory/memory_model.h"
 #include "core/search/search_steps.h"
 #include "core/util/limits.h"
@@ -32,7 +34,8 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
   if (!worlds.ok()) return worlds.status();
   SearchResult out;
   if (req.find_min_gpus) {
-    const int64_t found = FindFewestGpus(req, *worlds, &out);
+    const FewestGpus fewest = FindFewestGpus(req, *worlds, &out);
+    const int64_t found = fewest.with_room > 0 ? fewest.with_room : fewest.tight;
     if (found == 0) {
       out.infeasible_reason = out.truncated
                                   ? out.truncated_reason
@@ -40,9 +43,21 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
                                                  " GPUs of ", HumanGiB(req.system.hbm_gb * kGiB), ".");
       return out;
     }
-    out.reasons.push_back(absl::StrCat("Fewest GPUs: ", found, " (", out.worlds_searched.size(),
-                                       " world sizes probed from ", out.worlds_searched.front(),
-                                       ", with MBS 1 and the strongest recompute allowed)."));
+    const std::string reserve = absl::StrFormat("%.0f%% of HBM", 100 * req.memory_reserve);
+    if (fewest.with_room > 0 && fewest.tight > 0) {
+      out.reasons.push_back(absl::StrCat(
+          "Fewest GPUs with room: ", fewest.with_room, " (", reserve, " kept free for the memory model's error). ",
+          fewest.tight, " GPUs also fit, but every config there is tight (at most ", HumanGiB(fewest.best_free_bytes),
+          " free): plan on ", fewest.tight, " only with memory_reserve lowered and a measured first step."));
+    } else if (fewest.with_room > 0) {
+      out.reasons.push_back(absl::StrCat("Fewest GPUs: ", found, " (", out.worlds_searched.size(),
+                                         " world sizes probed from ", out.worlds_searched.front(),
+                                         ", with MBS 1 and the strongest recompute allowed)."));
+    } else {
+      out.reasons.push_back(absl::StrCat("Fewest GPUs: ", found, ", tight: no world up to ", out.worlds_searched.back(),
+                                         " leaves ", reserve, " free (at most ", HumanGiB(fewest.best_free_bytes),
+                                         " free on ", found, " GPUs)."));
+    }
     *worlds = {found};
   }
   Evaluated evaluated = EvaluateCandidates(req, *worlds, &out);

@@ -81,7 +81,11 @@ bool ValidOn(const ModelSpec& m, const ResolvedConfig& c, int64_t world, const S
 
 bool Better(const Scored& a, const Scored& b, Objective objective, double band_floor) {
   if (a.fits != b.fits) return a.fits;  // fitting candidates first, so runs of ties are contiguous
+  // A defaulted batch above 16M tokens is no published run's: such plans last.
+  if (a.oversized_batch != b.oversized_batch) return !a.oversized_batch;
   if (objective == Objective::kFewestGpus && a.world != b.world) return a.world < b.world;
+  // Fewest GPUs honours the memory reserve: on one world, plans with room first.
+  if (objective == Objective::kFewestGpus && a.fits && a.tight != b.tight) return !a.tight;
   if (objective == Objective::kHeadroom) {
     const bool ea = a.tokens_per_gpu >= band_floor, eb = b.tokens_per_gpu >= band_floor;
     if (ea != eb) return ea;
@@ -214,24 +218,37 @@ absl::StatusOr<std::vector<int64_t>> WorldsToSearch(const SearchRequest& req) {
   return worlds;
 }
 
-int64_t FindFewestGpus(const SearchRequest& req, const std::vector<int64_t>& worlds, SearchResult* out) {
+FewestGpus FindFewestGpus(const SearchRequest& req, const std::vector<int64_t>& worlds, SearchResult* out) {
   const ModelSpec& m = *req.model;
   const SystemSpec& sys = req.system;
+  FewestGpus found;
   for (int64_t w : worlds) {
     if (absl::Now() > req.deadline) {
       Cut(out, absl::StrCat("deadline reached while probing ", w, " GPUs"));
       break;
     }
     out->worlds_searched.push_back(w);
+    bool tight_here = false;
     for (const ResolvedConfig& c : EnumerateCandidates(m, BaseFor(req, w), w, sys, req.constraints, true)) {
       const auto plan = PlanStages(m, c);
       ++out->evaluated;
       if (!plan.has_value()) continue;
       const MemoryEstimate mem = EstimateMemory(m, c, *plan, w, &sys, MemoryOptions{});
-      if (FitsWithin(mem, req) && ValidOn(m, c, w, sys)) return w;
+      if (!FitsWithin(mem, req) || !ValidOn(m, c, w, sys)) continue;
+      if (!IsTight(mem, req.memory_reserve)) {
+        found.with_room = w;
+        if (found.tight == w) found.tight = 0;  // not a fewer-GPU world
+        return found;
+      }
+      if (!tight_here) {
+        tight_here = true;
+        if (found.tight == 0) found.tight = w;
+        found.best_free_bytes = 0;
+      }
+      found.best_free_bytes = std::max(found.best_free_bytes, mem.headroom_bytes);
     }
   }
-  return 0;
+  return found;
 }
 
 Evaluated EvaluateCandidates(const SearchRequest& req, const std::vector<int64_t>& worlds, SearchResult* out) {
@@ -280,6 +297,7 @@ Evaluated EvaluateCandidates(const SearchRequest& req, const std::vector<int64_t
       s.headroom_fraction = capacity > 0 ? est.memory.headroom_bytes / capacity : 0;
       s.peak_fraction = capacity > 0 ? est.memory.peak_bytes / capacity : 0;
       s.tight = IsTight(est.memory, req.memory_reserve);
+      s.oversized_batch = req.base.gbs <= 0 && c.gbs * c.seq_length > kMaxDefaultTokensPerStep;
       s.dims = DimensionsInUse(c);
       e.store.Offer(s, std::move(est));
       e.scored.push_back(s);
@@ -303,7 +321,7 @@ void RankCandidates(const SearchRequest& req, std::vector<Scored>* scored) {
   std::vector<Scored>& r = *scored;
   for (size_t begin = 0; begin < r.size();) {
     size_t end = begin + 1;
-    while (end < r.size() && r[end].fits == r[begin].fits &&
+    while (end < r.size() && r[end].fits == r[begin].fits && r[end].oversized_batch == r[begin].oversized_batch &&
            r[end].tokens_per_gpu >= r[begin].tokens_per_gpu * (1 - kTieBand)) {
       ++end;
     }
@@ -317,6 +335,7 @@ void RankCandidates(const SearchRequest& req, std::vector<Scored>* scored) {
   for (size_t i = 0; i < std::min(r.size(), kTightYieldWindow); ++i) {
     if (!r[i].fits || !r[i].tight) continue;
     for (size_t j = i + 1; j < r.size() && r[j].fits; ++j) {
+      if (r[j].oversized_batch != r[i].oversized_batch) break;
       // Ties are ordered by mesh, not speed: look past a slower plan while
       // a tie band could still hide a faster one behind it.
       if (r[j].tokens_per_gpu * band_up * (1 + kTieBand) < r[i].tokens_per_gpu) break;

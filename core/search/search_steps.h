@@ -28,7 +28,10 @@ struct Scored {
   double headroom_fraction = 0;  // of HBM
   double peak_fraction = 0;      // peak / HBM
   bool tight = false;            // fits, with less free than the memory reserve
-  int dims = 0;                  // parallel dimensions in use (simpler first among ties)
+  // Its defaulted global batch is above 16M tokens (one microbatch per DP
+  // rank already is): ranks below plans with a published batch size.
+  bool oversized_batch = false;
+  int dims = 0;  // parallel dimensions in use (simpler first among ties)
 };
 
 // The candidate configs of one world size.
@@ -84,11 +87,22 @@ struct Evaluated {
 // when the range is empty.
 absl::StatusOr<std::vector<int64_t>> WorldsToSearch(const SearchRequest& req);
 
+// What the fewest-GPUs probe found: the first world where a valid config
+// fits with the memory reserve free (0 = none), and the first world where
+// configs fit but all are tight (0 = none before `with_room`), with the most
+// any of its configs leaves free.
+struct FewestGpus {
+  int64_t with_room = 0;
+  int64_t tight = 0;
+  double best_free_bytes = 0;  // at `tight`
+};
+
 // Fewest-GPUs mode: probes `worlds` in order with the lightest memory
-// settings and returns the first where a valid config fits (0 when none, or
-// when the deadline cut the probe: then `out` says so). Fills
-// out->worlds_searched, evaluated, truncated.
-int64_t FindFewestGpus(const SearchRequest& req, const std::vector<int64_t>& worlds, SearchResult* out);
+// settings (MBS 1, the strongest recompute allowed) until a valid config
+// fits with at least the request's memory reserve free; a fewer-GPU world
+// where everything that fits is tight is remembered. Stops at the deadline
+// (then `out` says so). Fills out->worlds_searched, evaluated, truncated.
+FewestGpus FindFewestGpus(const SearchRequest& req, const std::vector<int64_t>& worlds, SearchResult* out);
 
 // Enumerates and estimates every candidate of every world once, stopping at
 // the candidate bound or the deadline (out->truncated says which). Fills

@@ -106,6 +106,7 @@ StartingPoint RuleOfThumbConfig(const ModelSpec& m, const ResolvedConfig& base, 
   s.config.recompute = RecomputeGranularity::kNone;
   s.config.recompute_modules.clear();
   s.config.pipeline_layout.clear();
+
   // The tables ignore the layer count: when PP does not split the layers,
   // use the nearest split Megatron accepts (61 layers over PP 16 -> a layout).
   if (const auto repair = NearestValidSplit(m, s.config); repair.has_value()) {
@@ -118,6 +119,11 @@ StartingPoint RuleOfThumbConfig(const ModelSpec& m, const ResolvedConfig& base, 
     const int64_t from = s.config.pp;
     while (s.config.pp > 1 && (world % (tp * cp * s.config.pp) != 0 || !splits(s.config))) --s.config.pp;
     absl::StrAppend(&s.rule, "; PP ", from, " -> ", s.config.pp, " so that the layers split");
+  }
+  // No batch yet (past one sequence per GPU): the default of its DP, as the search's candidates.
+  const int64_t model_parallel = s.config.tp * s.config.cp * s.config.pp;
+  if (s.config.gbs <= 0 && world % model_parallel == 0) {
+    s.config.gbs = DefaultGlobalBatch(s.config, world / model_parallel);
   }
   return s;
 }

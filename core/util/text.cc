@@ -62,6 +62,16 @@ std::string HumanCount(double count) {
   return absl::StrFormat("%.0f", count);
 }
 
+std::string WithCommas(int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return n < 0 ? "-" + out : out;
+}
+
 std::string HumanGiB(double bytes) { return absl::StrFormat("%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0)); }
 
 int64_t Gcd(int64_t a, int64_t b) {

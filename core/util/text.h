@@ -24,6 +24,9 @@ std::vector<std::string> ClosestNames(absl::string_view query, const std::vector
 // 70553706496 -> "70.6B", 1.2e12 -> "1.20T", 950e6 -> "950M".
 std::string HumanCount(double count);
 
+// 8388608 -> "8,388,608".
+std::string WithCommas(int64_t n);
+
 // Bytes as GiB with one decimal: "71.2 GiB".
 std::string HumanGiB(double bytes);
 

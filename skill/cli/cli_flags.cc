@@ -14,6 +14,8 @@
 #include "core/memory/memory_margin.h"
 #include "core/model/size_model.h"
 #include "core/util/field_error.h"
+#include "nlohmann/json.hpp"
+#include "server/convert.h"
 #include "server/json_codec.h"
 #include "core/util/limits.h"
 
@@ -381,13 +383,23 @@ absl::Status FillPlacement(const Flags& flags, v1::Placement* p) {
   if (absl::Status s = IntFlag(flags, "gpus-per-node", 1, kMaxGpusPerNode, &v); !s.ok()) return s;
   if (flags.Has("gpus-per-node")) p->set_gpus_per_node(static_cast<int32_t>(v));
   if (flags.Has("system")) p->set_system(flags.Get("system"));
-  // The system's figures: a spec file (proto3 JSON of SystemSpec), then
-  // single-figure flags on top of it.
+  // The system's figures: a spec file (proto3 JSON of SystemSpec, or what
+  // `parplan system --json` prints: {"system": {...}} with SystemInfo's
+  // names), then single-figure flags on top of it.
   v1::SystemSpec* spec = p->mutable_system_spec();
   if (flags.Has("system-file")) {
     auto text = ReadFileFlag(flags, "system-file", 1 << 16);
     if (!text.ok()) return text.status();
-    if (absl::Status s = api::JsonToMessage(*text, "--system-file", spec); !s.ok()) return s;
+    std::string body = *std::move(text);
+    if (api::JsonNestedWithin(body, kMaxJsonDepth)) {
+      const auto parsed = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+      if (parsed.is_object() && parsed.size() == 1 && parsed.contains("system") && parsed["system"].is_object()) {
+        body = parsed["system"].dump();
+      }
+    }
+    if (absl::Status s = api::JsonToMessage(body, "--system-file", spec); !s.ok()) return s;
+    if (absl::Status s = CheckSystemSpecSpellings(*spec, "--system-file"); !s.ok()) return s;
+    CanonicalizeSystemSpec(spec);
   }
   FieldErrors errors;
   auto real = [&](const char* name, auto setter) {

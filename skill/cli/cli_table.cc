@@ -322,12 +322,14 @@ std::string FormatEstimateMemory(const v1::EstimateMemoryResponse& r) {
   if (!r.suggestions().empty()) {
     absl::StrAppend(&out, "changes that would help (cheapest first):\n");
     for (const auto& s : r.suggestions()) {
-      absl::StrAppend(&out, absl::StrFormat("  %-48s %.2f GiB -> %.2f GiB %s  (%s)\n", s.change(), r.peak_gib(),
-                                            s.peak_gib(), s.fits() ? "fits" : "", s.note()));
+      absl::StrAppend(&out,
+                      absl::StrFormat("  %-48s %.2f GiB -> %.2f GiB %s  (%s)\n", s.change(), r.peak_gib(), s.peak_gib(),
+                                      s.fits() ? (s.tight() ? "fits, tight" : "fits") : "", s.note()));
     }
   }
   out += Reasons(r.reasons());
   for (const auto& a : r.assumptions()) absl::StrAppend(&out, "  assumption: ", a, "\n");
+  for (const auto& d : r.defaults()) absl::StrAppend(&out, "  default: ", d, "\n");
   return out;
 }
 
@@ -383,6 +385,7 @@ std::string FormatEstimatePerformance(const v1::EstimatePerformanceResponse& r) 
   }
   out += Reasons(r.reasons());
   for (const auto& a : r.assumptions()) absl::StrAppend(&out, "  assumption: ", a, "\n");
+  for (const auto& d : r.defaults()) absl::StrAppend(&out, "  default: ", d, "\n");
   return out;
 }
 
@@ -392,9 +395,10 @@ namespace {
 std::string PlanLine(const v1::PlanSummary& p) {
   if (!p.valid()) return absl::StrCat(p.label(), " on ", p.gpus(), " GPUs: invalid\n");
   return absl::StrFormat(
-      "%s on %d GPUs: %.0f tokens/s/GPU, MFU %.1f%%, step %.2f s, peak %.1f of %.1f GiB%s\n", p.label(), p.gpus(),
-      p.tokens_per_s_per_gpu(), 100 * p.mfu(), p.step_time_s(), p.memory_peak_bytes() / (1024.0 * 1024 * 1024),
-      p.memory_capacity_bytes() / (1024.0 * 1024 * 1024), p.fits() ? (p.tight() ? " (tight)" : "") : " (DOES NOT FIT)");
+      "%s on %d GPUs: %.0f tokens/s/GPU (±%.0f%%), MFU %.1f%%, step %.2f s, peak %.1f of %.1f GiB%s\n", p.label(),
+      p.gpus(), p.tokens_per_s_per_gpu(), 100 * p.uncertainty(), 100 * p.mfu(), p.step_time_s(),
+      p.memory_peak_bytes() / (1024.0 * 1024 * 1024), p.memory_capacity_bytes() / (1024.0 * 1024 * 1024),
+      p.fits() ? (p.tight() ? " (tight)" : "") : " (DOES NOT FIT)");
 }
 
 }  // namespace
@@ -436,6 +440,7 @@ std::string FormatRecommend(const v1::RecommendResponse& r) {
   if (j.has_best_dominated()) absl::StrAppend(&out, "  next below: ", PlanLine(j.best_dominated()));
   if (r.truncated()) absl::StrAppend(&out, "SEARCH CUT SHORT: ", r.truncated_reason(), "\n");
   out += Reasons(rest);
+  for (const auto& d : r.defaults()) absl::StrAppend(&out, "  default: ", d, "\n");
   return out;
 }
 

@@ -210,10 +210,37 @@ TEST(CandidateSpaceTest, ExtendsMeshOnlyWhenEveryDegreeIsAtLeastAsLarge) {
   EXPECT_TRUE(ExtendsMesh(base, unset_vpp));
 }
 
+// The default batch: the multiple of MBS*DP nearest 4M tokens, lowered to
+// stay within 16M tokens when it can; DP alone above that stays (and says so).
+TEST(CandidateSpaceTest, DefaultGlobalBatchTargetsFourMillionTokens) {
+  ResolvedConfig c;
+  c.seq_length = 8192;
+  c.mbs = 1;
+  EXPECT_EQ(DefaultGlobalBatch(c, 64), 512);       // 4,194,304 tokens
+  EXPECT_EQ(DefaultGlobalBatch(c, 1500), 1500);    // one per DP rank: 12.3M tokens, within 16M
+  EXPECT_EQ(DefaultGlobalBatch(c, 2048), 2048);    // exactly 16M
+  EXPECT_EQ(DefaultGlobalBatch(c, 12500), 12500);  // DP alone: 102M tokens
+  c.mbs = 4;
+  EXPECT_EQ(DefaultGlobalBatch(c, 300), 1200);  // 4 x 300: nearest multiple of 1,200 to 512
+  const std::string note = GlobalBatchNote(c, 12500, DefaultGlobalBatch(c, 12500));
+  EXPECT_NE(note.find("409,600,000 tokens per step"), std::string::npos) << note;
+  EXPECT_NE(note.find("DP at most 512"), std::string::npos) << note;
+  c.mbs = 1;
+  const std::string plain = GlobalBatchNote(c, 64, 512);
+  EXPECT_NE(plain.find("4,194,304 tokens per step"), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("above 16M"), std::string::npos) << plain;
+  c.seq_length = 2048;
+  EXPECT_EQ(DefaultGlobalBatch(c, 6000), 6000);  // 12.3M tokens at 2K: one round of DP
+  EXPECT_EQ(DefaultGlobalBatch(c, 3000), 3000);  // 2,048 sequences nearest multiple: 3,000 (6.1M tokens)
+}
+
 TEST(CandidateSpaceTest, GlobalBatchAndDimensions) {
   EXPECT_EQ(SearchGlobalBatch(8192, 64), 512);
   EXPECT_EQ(SearchGlobalBatch(4096, 24), 1032);  // 1024 sequences rounded to a multiple of 24
-  EXPECT_EQ(SearchGlobalBatch(1 << 24, 8), 8);   // at least one sequence per GPU
+  // Past one sequence per GPU at the 4M-token target, each candidate takes
+  // its own DP's default (DefaultGlobalBatch): no shared batch.
+  EXPECT_EQ(SearchGlobalBatch(1 << 24, 8), 0);
+  EXPECT_EQ(SearchGlobalBatch(8192, 100000), 0);
   ResolvedConfig c;
   c.tp = 8;
   c.pp = 4;

@@ -311,10 +311,17 @@ TEST_F(CliTest, SystemShowsEachFiguresSourceAndTakesOverrides) {
   const std::string path = ::testing::TempDir() + "/bad_system.json";
   {
     std::ofstream f(path);
-    f << R"({"gpu_arch": "hopper", "hbm_gb": 80})";
+    f << R"({"gpu_arch": "hopper", "hbm_gigs": 80})";
   }
   EXPECT_EQ(Run({"system", "--system-file", path}, &out, &err), 2);
-  EXPECT_NE(err.find("hbm_gb"), std::string::npos) << err;
+  EXPECT_NE(err.find("hbm_gigs"), std::string::npos) << err;
+  // GetSystem's printed name is accepted (the same figure as hbm_gib).
+  {
+    std::ofstream f(path);
+    f << R"({"gpu_arch": "hopper", "hbm_gb": 96})";
+  }
+  EXPECT_EQ(Run({"system", "--system-file", path}, &out, &err), 0) << err;
+  EXPECT_NE(out.find("96"), std::string::npos) << out;
 }
 
 TEST_F(CliTest, PlotWritesTheSvgThePageShows) {

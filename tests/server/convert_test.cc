@@ -121,6 +121,12 @@ TEST(ConvertTest, EverySystemFigureReachesTheCore) {
   const auto* d = v1::SystemSpec::descriptor();
   for (int i = 0; i < d->field_count(); ++i) {
     const FieldDescriptor& f = *d->field(i);
+    // SystemInfo's descriptive fields are accepted so a printed system
+    // passes back; they describe, they set no figure.
+    if (f.name() == "id" || f.name() == "aliases" || f.name() == "description" || f.name() == "sources" ||
+        f.name() == "notes") {
+      continue;
+    }
     v1::SystemSpec in;
     SetOther(&in, f, true, "x");
     const SystemFigures figures = ToSystemFigures(in);

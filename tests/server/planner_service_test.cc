@@ -125,7 +125,7 @@ TEST_F(PlannerServiceTest, ListsModelsAndSystems) {
   v1::ListModelsResponse models;
   auto ctx = Context();
   ASSERT_TRUE(stub_->ListModels(ctx.get(), v1::ListModelsRequest(), &models).ok());
-  EXPECT_EQ(models.models_size(), 32);
+  EXPECT_EQ(models.models_size(), 33);  // the reference data's 32 and GPT-3 175B
   v1::ListSystemsResponse systems;
   auto ctx2 = Context();
   ASSERT_TRUE(stub_->ListSystems(ctx2.get(), v1::ListSystemsRequest(), &systems).ok());

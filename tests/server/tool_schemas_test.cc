@@ -7,6 +7,7 @@
 #include "server/tool_schemas.h"
 
 #include <cstdio>
+#include <functional>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -52,7 +53,8 @@ TEST(ToolSchemasTest, EveryRpcIsAToolWithItsTypesAndACall) {
 }
 
 // Every argument is described (from a proto comment) in the full schemas;
-// the lean ones describe every argument but the config's Megatron-named fields.
+// the lean ones describe every argument but the config's Megatron-named
+// fields and the bare field lists of the inline model and system.
 // A $ref without words of its own is described by its definition's comment.
 bool Described(const OrderedJson& property, const OrderedJson& defs) {
   if (property.contains("description")) return true;
@@ -67,7 +69,9 @@ void ExpectDescribed(const OrderedJson& schema, const std::string& path, bool le
   for (const auto& [name, property] : schema["properties"].items()) {
     const std::string where = absl::StrCat(path, ".", name);
     const bool config_field = lean && absl::EndsWith(path, ".config");
-    if (!config_field) {
+    // The lean field lists of the inline model and system are bare (types only).
+    const bool bare_field = lean && (absl::EndsWith(path, ".spec") || absl::EndsWith(path, ".system_spec"));
+    if (!config_field && !bare_field) {
       EXPECT_TRUE(Described(property, defs)) << where << " has no comment in planner.proto";
     }
     ExpectDescribed(property, where, lean, defs);
@@ -88,11 +92,13 @@ TEST(ToolSchemasTest, EveryArgumentIsDescribed) {
 }
 
 // What an MCP client loads into an assistant's context stays small: the
-// whole tools/list result under 30,000 bytes (it was 226,892 before the lean
-// form: each tool repeated the full config, model and system schemas).
+// whole tools/list result under 40,000 bytes (it was 226,892 before the lean
+// form: each tool repeated the full config, model and system schemas; 30,000
+// until each tool carried its outputSchema and the inline model and system
+// objects their fields, issue 25).
 TEST(ToolSchemasTest, McpToolListIsLean) {
   const std::string list = ExportTools(PlannerToolSchemas(), ToolFormat::kMcp).dump();
-  EXPECT_LE(list.size(), 30000u) << "tools/list is " << list.size() << " bytes";
+  EXPECT_LE(list.size(), 40000u) << "tools/list is " << list.size() << " bytes";
   for (const auto& tool : PlannerToolSchemas()) {
     const std::string one = tool.input_schema.dump();
     EXPECT_EQ(one.find("$ref"), std::string::npos) << tool.name << ": MCP schemas must be self-contained";
@@ -265,5 +271,60 @@ TEST(ToolSchemasTest, OutputTypesFollowProto3Json) {
 }
 
 }  // namespace
+// MCP tools carry an outputSchema (the result's top level, every field);
+// descriptions are whole sentences, never cut; the inline model and system
+// objects list their fields.
+TEST(ToolSchemasTest, McpToolsCarryOutputSchemasAndWholeSentences) {
+  const OrderedJson list = ExportTools(PlannerToolSchemas(), ToolFormat::kMcp);
+  std::function<void(const OrderedJson&, const std::string&)> no_cut = [&](const OrderedJson& node,
+                                                                           const std::string& where) {
+    if (node.is_object()) {
+      for (const auto& [key, value] : node.items()) {
+        if (key == "description" && value.is_string()) {
+          EXPECT_FALSE(absl::EndsWith(value.get<std::string>(), "...")) << where << ": " << value;
+        } else {
+          no_cut(value, where + "." + key);
+        }
+      }
+    } else if (node.is_array()) {
+      for (const auto& value : node) no_cut(value, where);
+    }
+  };
+  for (const OrderedJson& tool : list["tools"]) {
+    const std::string name = tool["name"];
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(tool.contains("outputSchema"));
+    EXPECT_EQ(tool["outputSchema"]["type"], "object");
+    EXPECT_FALSE(tool["outputSchema"]["properties"].empty());
+    EXPECT_FALSE(tool["outputSchema"].contains("required"));
+    no_cut(tool, name);
+    // The inline model and system fields are listed once, in get_model and
+    // get_system; every other tool's object says where.
+    const OrderedJson& in = tool["inputSchema"]["properties"];
+    if (in.contains("model")) {
+      const OrderedJson& spec = in["model"]["properties"]["spec"];
+      if (name == "get_model") {
+        EXPECT_TRUE(spec["properties"].contains("num_layers"));
+        EXPECT_TRUE(spec["properties"].contains("position_embedding_type"));
+        EXPECT_EQ(spec["properties"]["normalization"]["enum"], OrderedJson({"RMSNorm", "LayerNorm"}));
+      } else {
+        EXPECT_NE(spec["description"].get<std::string>().find("as in get_model's model.spec"), std::string::npos);
+      }
+    }
+    const OrderedJson* system = in.contains("system_spec") ? &in["system_spec"]
+                                : in.contains("placement") ? &in["placement"]["properties"]["system_spec"]
+                                                           : nullptr;
+    if (system != nullptr) {
+      if (name == "get_system") {
+        EXPECT_TRUE((*system)["properties"].contains("hbm_gib"));
+        EXPECT_TRUE((*system)["properties"].contains("gpu_arch"));
+      } else {
+        EXPECT_NE((*system)["description"].get<std::string>().find("as in get_system's system_spec"),
+                  std::string::npos);
+      }
+    }
+  }
+}
+
 }  // namespace api
 }  // namespace parplan

@@ -43,7 +43,8 @@ const calls = {
   recommend: { model, placement, top_k: 2 },
 };
 const listed = JSON.stringify({ tools }).length;
-if (listed > 30000) fail(`tools/list is ${listed} bytes`);
+// 40,000: the output schemas and the inline model/system fields (issue 25).
+if (listed > 40000) fail(`tools/list is ${listed} bytes`);
 for (const tool of tools) {
   const args = calls[tool.name];
   if (args === undefined) fail(`no test call for ${tool.name}`);
