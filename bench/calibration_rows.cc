@@ -9,7 +9,7 @@
 #include "core/pipeline/layout_builder.h"
 #include "core/rules/validate.h"
 #include "bench/tuned_config_rows.h"
-#include "server/convert.h"
+#include "server/api/convert.h"
 #include "tests/core/csv_reader.h"
 
 namespace parplan {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "bench/tuned_config_rows.h"
-#include "server/planner_api.h"
+#include "server/api/planner_api.h"
 
 int main(int argc, char** argv) {
   const std::string path = argc > 1 ? argv[1] : std::string(PARPLAN_TEST_DATA_DIR) + "/tuned_configs_calibration.csv";

@@ -2,7 +2,7 @@
 // it does not fit, the search for changes), per catalog model.
 #include <benchmark/benchmark.h>
 
-#include "server/planner_api.h"
+#include "server/api/planner_api.h"
 
 namespace {
 

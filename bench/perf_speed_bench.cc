@@ -7,7 +7,7 @@
 #include "core/memory/memory_model.h"
 #include "core/perf/perf_model.h"
 #include "core/pipeline/stage_plan.h"
-#include "server/planner_api.h"
+#include "server/api/planner_api.h"
 
 namespace {
 

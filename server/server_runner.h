@@ -12,9 +12,9 @@
 #include <grpcpp/grpcpp.h>
 
 #include "absl/status/statusor.h"
-#include "server/http_routes.h"
-#include "server/http_server.h"
-#include "server/planner_service.h"
+#include "server/http/http_routes.h"
+#include "server/http/http_server.h"
+#include "server/grpc/planner_service.h"
 #include "core/util/limits.h"
 
 namespace parplan {
@@ -29,7 +29,7 @@ struct ServerOptions {
   bool insecure = false;      // allow a non-loopback address without TLS or a token
   int search_workers = 0;     // see ServiceOptions
   int max_queued_calls = 1024;
-  // The HTTP door (server/http_routes.h): off when empty. It shares the
+  // The HTTP door (server/http/http_routes.h): off when empty. It shares the
   // worker pool, token, TLS files, message limit and access log.
   std::string http_listen;                        // host:port; port 0 picks a free one
   std::vector<std::string> http_allowed_origins;  // Origins allowed beyond loopback ones

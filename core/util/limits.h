@@ -1,5 +1,5 @@
 // Every limit of parplan's inputs, in one place: the core checks, the doors
-// (gRPC, CLI, MCP) and the generated tool schemas (server/schema_rules.cc)
+// (gRPC, CLI, MCP) and the generated tool schemas (server/api/schema_rules.cc)
 // use these constants, and the proto comments state the same numbers
 // (tests/server/schema_rules_test.cc compares them). A limit bounds the work
 // one request can cause; none is a claim about what hardware or models exist.
@@ -47,7 +47,7 @@ inline constexpr size_t kMaxHfConfigBytes = 1 << 20;  // a Hugging Face config.j
 inline constexpr double kMinSizeParams = 0.2e9;       // size phrases ("70B dense"): the family's smallest
 inline constexpr double kMaxSizeParams = 20e12;
 
-// ---- the API's own request fields (server/planner_api.cc, recommend_api.cc)
+// ---- the API's own request fields (server/api/planner_api.cc, recommend_api.cc)
 inline constexpr int64_t kMaxNextWorldSizes = 64;   // MinGpus num_next_world_sizes
 inline constexpr int64_t kMaxRanksListed = 4096;    // ExplainLayout max_ranks
 inline constexpr int64_t kMaxGroupsListed = 64;     // ExplainLayout max_groups

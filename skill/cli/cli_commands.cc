@@ -14,10 +14,10 @@
 #include "core/util/field_error.h"
 #include "core/util/limits.h"
 #include "parplan/v1/planner.pb.h"
-#include "server/api_methods.h"
-#include "server/json_codec.h"
-#include "server/plan_plot.h"
-#include "server/tool_schemas.h"
+#include "server/api/api_methods.h"
+#include "server/api/json_codec.h"
+#include "server/api/plan_plot.h"
+#include "server/api/tool_schemas.h"
 #include "skill/cli/cli_table.h"
 #include "skill/cli/remote_call.h"
 
@@ -256,7 +256,7 @@ const std::vector<CliCommand>& CliCommands() {
 
 namespace {
 
-// `plot`: the plan's pictures (server/plan_plot.h) as one SVG, written to
+// `plot`: the plan's pictures (server/api/plan_plot.h) as one SVG, written to
 // --out (with a one-line summary on stdout) or to stdout. In-process only.
 int Plot(const Flags& flags, std::string* out, std::string* err) {
   if (flags.Has("server")) {

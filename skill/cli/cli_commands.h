@@ -22,7 +22,7 @@ int RunCommand(const Flags& flags, std::string* out, std::string* err);
 // The usage text.
 std::string Usage();
 
-// The CLI's commands: each a row of the method table (server/api_methods.h)
+// The CLI's commands: each a row of the method table (server/api/api_methods.h)
 // with the builder that turns its flags into the request (of the row's
 // request type). A test checks that every row has exactly one command.
 struct CliCommand {

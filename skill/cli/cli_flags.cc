@@ -15,8 +15,8 @@
 #include "core/model/size_model.h"
 #include "core/util/field_error.h"
 #include "nlohmann/json.hpp"
-#include "server/convert.h"
-#include "server/json_codec.h"
+#include "server/api/convert.h"
+#include "server/api/json_codec.h"
 #include "core/util/limits.h"
 
 namespace parplan {

@@ -7,7 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/util/text.h"
-#include "server/api_methods.h"
+#include "server/api/api_methods.h"
 
 namespace parplan {
 namespace cli {

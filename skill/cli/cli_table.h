@@ -1,5 +1,5 @@
 // Human-readable rendering of API responses for `parplan` without --json:
-// Format<Name> for every row <Name> of the method table (server/api_methods.h;
+// Format<Name> for every row <Name> of the method table (server/api/api_methods.h;
 // a row without its formatter does not compile), and FormatAnswer to pick
 // one by RPC name.
 #ifndef PARPLAN_SKILL_CLI_CLI_TABLE_H_

@@ -7,7 +7,7 @@
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
-#include "server/rpc_status_details.h"
+#include "server/api/rpc_status_details.h"
 
 namespace parplan {
 namespace cli {

@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/util/limits.h"
-#include "server/mcp_session.h"
+#include "server/mcp/mcp_session.h"
 
 namespace parplan {
 namespace mcp {

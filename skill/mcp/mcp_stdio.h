@@ -1,5 +1,5 @@
 // The MCP stdio door (`parplan mcp`): one JSON-RPC message per line on
-// stdin, answers on stdout, through one server/mcp_session.h session.
+// stdin, answers on stdout, through one server/mcp/mcp_session.h session.
 #ifndef PARPLAN_SKILL_MCP_MCP_STDIO_H_
 #define PARPLAN_SKILL_MCP_MCP_STDIO_H_
 

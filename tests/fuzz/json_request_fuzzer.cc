@@ -1,5 +1,5 @@
 // libFuzzer target: the JSON request path of the MCP door and the CLI
-// (server/json_codec.h -> server/api_methods.h): the first byte picks the
+// (server/api/json_codec.h -> server/api/api_methods.h): the first byte picks the
 // RPC, the rest is its JSON arguments. Every input must end in an answer or a
 // precise error, within the call budget, without a crash or sanitizer report.
 #include <cstddef>
@@ -10,9 +10,9 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
-#include "server/api_methods.h"
-#include "server/json_codec.h"
-#include "server/utf8.h"
+#include "server/api/api_methods.h"
+#include "server/api/json_codec.h"
+#include "server/api/utf8.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;

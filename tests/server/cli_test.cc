@@ -2,7 +2,7 @@
 #include <fstream>
 
 #include "skill/cli/cli_commands.h"
-#include "server/utf8.h"
+#include "server/api/utf8.h"
 #include "tests/server/server_fixture.h"
 
 namespace parplan {

@@ -13,9 +13,9 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "server/api_methods.h"
+#include "server/api/api_methods.h"
 #include "server/server_runner.h"
-#include "server/tool_schemas.h"
+#include "server/api/tool_schemas.h"
 #include "tests/server/http_client.h"
 #include "tests/server/json_schema_check.h"
 

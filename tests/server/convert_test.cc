@@ -1,14 +1,14 @@
 // The proto <-> core converters keep every field: each field of the request
 // messages, set alone to a value other than its default, comes back the
 // same after request -> core -> response. A field added to the proto and
-// forgotten in server/convert.cc fails here by name.
-#include "server/convert.h"
+// forgotten in server/api/convert.cc fails here by name.
+#include "server/api/convert.h"
 
 #include <functional>
 #include <string>
 
 #include "gtest/gtest.h"
-#include "server/schema_rules.h"
+#include "server/api/schema_rules.h"
 
 namespace parplan {
 namespace {

@@ -1,13 +1,13 @@
-// Every row of the method table (server/api_methods.h) is served by every
+// Every row of the method table (server/api/api_methods.h) is served by every
 // door: the proto service has it, gRPC answers it (not UNIMPLEMENTED), MCP
 // lists it as a tool, and the CLI has exactly one command and a formatter
 // for it. A row added without a door, or a door without a row, fails here.
-#include "server/api_methods.h"
+#include "server/api/api_methods.h"
 
 #include "absl/strings/str_cat.h"
 #include "core/util/limits.h"
 #include "gtest/gtest.h"
-#include "server/tool_schemas.h"
+#include "server/api/tool_schemas.h"
 #include "skill/cli/cli_commands.h"
 #include "skill/cli/cli_table.h"
 #include "skill/cli/remote_call.h"

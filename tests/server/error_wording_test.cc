@@ -8,9 +8,9 @@
 
 #include "core/util/field_error.h"
 #include "gtest/gtest.h"
-#include "server/json_codec.h"
-#include "server/plan_plot.h"
-#include "server/planner_api.h"
+#include "server/api/json_codec.h"
+#include "server/api/plan_plot.h"
+#include "server/api/planner_api.h"
 
 namespace parplan {
 namespace {

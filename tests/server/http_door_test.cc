@@ -12,8 +12,8 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "server/api_methods.h"
-#include "server/json_codec.h"
+#include "server/api/api_methods.h"
+#include "server/api/json_codec.h"
 #include "server/server_runner.h"
 #include "skill/cli/remote_call.h"
 #include "tests/server/http_client.h"

@@ -1,7 +1,7 @@
-// The HTTP door's routes without sockets (server/http_routes.h): status
+// The HTTP door's routes without sockets (server/http/http_routes.h): status
 // codes, the token, Origin checks, content types, static files, health,
 // the pool's back-pressure and MCP Streamable HTTP sessions.
-#include "server/http_routes.h"
+#include "server/http/http_routes.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -10,8 +10,8 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "server/api_methods.h"
-#include "server/openapi.h"
+#include "server/api/api_methods.h"
+#include "server/http/openapi.h"
 
 namespace parplan {
 namespace http {

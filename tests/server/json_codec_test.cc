@@ -2,7 +2,7 @@
 // proto3 JSON out (int64 as strings, snake_case names), and in: every wrong
 // field named with its path, unknown fields listing the known ones, both
 // field-name spellings, null as "default".
-#include "server/json_codec.h"
+#include "server/api/json_codec.h"
 
 #include "core/util/field_error.h"
 #include "gtest/gtest.h"

@@ -4,8 +4,8 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "google/rpc/error_details.pb.h"
 #include "google/rpc/status.pb.h"
-#include "server/planner_api.h"
-#include "server/recommend_api.h"
+#include "server/api/planner_api.h"
+#include "server/api/recommend_api.h"
 #include "tests/server/server_fixture.h"
 
 namespace parplan {

@@ -4,7 +4,7 @@
 // config is a valid one and an invalid one is not rendered.
 #include "core/catalog/catalog.h"
 #include "gtest/gtest.h"
-#include "server/planner_api.h"
+#include "server/api/planner_api.h"
 
 namespace parplan {
 namespace {

@@ -3,7 +3,7 @@
 // -- one past each bound and one unknown value must be refused naming that
 // field, each bound and each listed value must not be -- and every required
 // field left out must be refused naming it.
-#include "server/schema_rules.h"
+#include "server/api/schema_rules.h"
 
 #include <memory>
 #include <string>
@@ -16,9 +16,9 @@
 #include "absl/time/clock.h"
 #include "core/util/field_error.h"
 #include "gtest/gtest.h"
-#include "server/api_methods.h"
-#include "server/json_codec.h"
-#include "server/tool_schemas.h"
+#include "server/api/api_methods.h"
+#include "server/api/json_codec.h"
+#include "server/api/tool_schemas.h"
 
 namespace parplan {
 namespace api {

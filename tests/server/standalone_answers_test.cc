@@ -9,9 +9,9 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
-#include "server/json_codec.h"
-#include "server/planner_api.h"
-#include "server/recommend_api.h"
+#include "server/api/json_codec.h"
+#include "server/api/planner_api.h"
+#include "server/api/recommend_api.h"
 
 namespace parplan {
 namespace {

@@ -9,8 +9,8 @@
 #include "core/util/field_error.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "server/json_codec.h"
-#include "server/planner_api.h"
+#include "server/api/json_codec.h"
+#include "server/api/planner_api.h"
 
 namespace parplan {
 namespace {

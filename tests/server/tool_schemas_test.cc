@@ -4,7 +4,7 @@
 //
 // After an intended API change, regenerate the goldens with
 //   PARPLAN_UPDATE_GOLDENS=1 build/tests/server_tool_schemas_test
-#include "server/tool_schemas.h"
+#include "server/api/tool_schemas.h"
 
 #include <cstdio>
 #include <functional>
@@ -16,7 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "parplan/v1/planner.pb.h"
-#include "server/api_methods.h"
+#include "server/api/api_methods.h"
 
 namespace parplan {
 namespace api {
@@ -44,7 +44,7 @@ TEST(ToolSchemasTest, EveryRpcIsAToolWithItsTypesAndACall) {
     EXPECT_EQ(tools[i].rpc, method->name());
     EXPECT_FALSE(tools[i].description.empty()) << method->name() << " needs a comment in the proto";
     const ApiMethod* call = FindApiMethod(method->name());
-    ASSERT_NE(call, nullptr) << method->name() << " is missing from server/api_methods.cc";
+    ASSERT_NE(call, nullptr) << method->name() << " is missing from server/api/api_methods.cc";
     EXPECT_EQ(call->request->GetDescriptor()->full_name(), method->input_type()->full_name());
     EXPECT_EQ(call->response->GetDescriptor()->full_name(), method->output_type()->full_name());
   }

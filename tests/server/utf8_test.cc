@@ -1,5 +1,5 @@
 // UTF-8 helpers of the doors: validity, repair, and cutting on a character boundary.
-#include "server/utf8.h"
+#include "server/api/utf8.h"
 
 #include "gtest/gtest.h"
 

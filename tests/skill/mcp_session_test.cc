@@ -1,14 +1,14 @@
 // The MCP door, one JSON-RPC line at a time: version negotiation, ping,
 // tools/list, tools/call (answers, bad arguments, unknown tools), protocol
 // errors, notifications, and the stdio loop (EOF, oversize lines).
-#include "server/mcp_session.h"
+#include "server/mcp/mcp_session.h"
 #include "skill/mcp/mcp_stdio.h"
 
 #include <cstdio>
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "server/tool_schemas.h"
+#include "server/api/tool_schemas.h"
 
 namespace parplan {
 namespace mcp {

@@ -1,0 +1,86 @@
+#include "server/api/api_methods.h"
+
+#include <algorithm>
+
+#include "absl/time/clock.h"
+#include "core/util/limits.h"
+#include "parplan/v1/planner.pb.h"
+#include "server/api/planner_api.h"
+#include "server/api/recommend_api.h"
+#include "server/api/utf8.h"
+
+namespace parplan {
+namespace api {
+namespace {
+
+// The request and response types of an api:: call, and whether it takes a
+// deadline (the searches do).
+template <typename F>
+struct Signature;
+template <typename Req, typename Resp>
+struct Signature<absl::Status (*)(const Req&, Resp*)> {
+  using Request = Req;
+  using Response = Resp;
+  static constexpr bool kDeadline = false;
+};
+template <typename Req, typename Resp>
+struct Signature<absl::Status (*)(const Req&, Resp*, absl::Time)> {
+  using Request = Req;
+  using Response = Resp;
+  static constexpr bool kDeadline = true;
+};
+
+template <auto F>
+absl::Status CallOf(const google::protobuf::Message& request, google::protobuf::Message* response,
+                    absl::Time deadline) {
+  using S = Signature<decltype(F)>;
+  const auto& req = static_cast<const typename S::Request&>(request);
+  auto* resp = static_cast<typename S::Response*>(response);
+  if constexpr (S::kDeadline) {
+    return F(req, resp, deadline);
+  } else {
+    return F(req, resp);
+  }
+}
+
+template <auto F>
+ApiMethod Row(const char* rpc, CallCost cost) {
+  using S = Signature<decltype(F)>;
+  return {rpc, &S::Request::default_instance(), &S::Response::default_instance(), cost, &CallOf<F>};
+}
+
+}  // namespace
+
+const std::vector<ApiMethod>& ApiMethods() {
+#define PARPLAN_API_ROW(Name, cost) Row<&Name>(#Name, CallCost::cost),
+  static const std::vector<ApiMethod>* const methods =
+      new std::vector<ApiMethod>{PARPLAN_PLANNER_RPCS(PARPLAN_API_ROW)};
+#undef PARPLAN_API_ROW
+  return *methods;
+}
+
+const ApiMethod* FindApiMethod(absl::string_view rpc) {
+  for (const ApiMethod& m : ApiMethods()) {
+    if (m.rpc == rpc) return &m;
+  }
+  return nullptr;
+}
+
+absl::Time SearchDeadline(absl::Time now, absl::Time caller) {
+  absl::Time deadline = now + absl::Seconds(kMaxSearchSeconds);
+  if (caller != absl::InfiniteFuture()) {
+    const absl::Duration margin = std::min(absl::Milliseconds(500), (caller - now) / 10);
+    deadline = std::min(deadline, caller - margin);
+  }
+  return deadline;
+}
+
+absl::Status RunMethod(const ApiMethod& method, const google::protobuf::Message& request,
+                       google::protobuf::Message* response, absl::Time caller_deadline) {
+  absl::Status status = method.call(request, response, SearchDeadline(absl::Now(), caller_deadline));
+  if (status.ok()) SanitizeUtf8(response);
+  return status;
+}
+
+}  // namespace api
+}  // namespace parplan

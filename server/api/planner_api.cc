@@ -1,0 +1,527 @@
+#include "server/api/planner_api.h"
+
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/catalog/catalog.h"
+#include "core/layout/rank_layout.h"
+#include "core/memory/memory_margin.h"
+#include "core/memory/memory_planner.h"
+#include "core/perf/perf_model.h"
+#include "core/perf/uncertainty.h"
+#include "core/mesh/mesh.h"
+#include "core/resolve/model_resolve.h"
+#include "core/render/render.h"
+#include "core/rules/validate.h"
+#include "core/search/split_repair.h"
+#include "core/util/field_error.h"
+#include "core/util/text.h"
+#include "server/api/answer_defaults.h"
+#include "server/api/convert.h"
+#include "server/api/resolve_request.h"
+#include "core/util/limits.h"
+
+namespace parplan {
+namespace api {
+namespace {
+
+ValidationResult RunValidation(const Resolved& r) {
+  ValidationInput in;
+  in.model = r.model_ptr();
+  in.config = r.config;
+  in.placement = r.placement;
+  return Validate(in);
+}
+
+}  // namespace
+
+absl::Status ListModels(const v1::ListModelsRequest& request, v1::ListModelsResponse* response) {
+  if (static_cast<int64_t>(request.filter().size()) > kMaxNameChars) {
+    return FieldError("filter", absl::StrCat("filter longer than ", kMaxNameChars, " characters"));
+  }
+  const std::string filter = NormalizeName(request.filter());
+  for (const auto& m : Catalog::Get().models()) {
+    bool match = filter.empty();
+    for (const std::string& name : {m.id, m.name, m.hf_id}) {
+      if (!match && NormalizeName(name).find(filter) != std::string::npos) match = true;
+    }
+    for (const auto& a : m.aliases) {
+      if (!match && NormalizeName(a).find(filter) != std::string::npos) match = true;
+    }
+    if (match) ToModelSummary(m, response->add_models());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status GetModel(const v1::GetModelRequest& request, v1::GetModelResponse* response) {
+  auto model = ResolveModel(ToModelSource(request.model()), "model");
+  if (!model.ok()) return model.status();
+  ToModelInfo(*model, response->mutable_model());
+  return absl::OkStatus();
+}
+
+absl::Status ListSystems(const v1::ListSystemsRequest&, v1::ListSystemsResponse* response) {
+  for (const auto& s : Catalog::Get().systems()) ToSystemInfo(s, response->add_systems());
+  return absl::OkStatus();
+}
+
+absl::Status GetSystem(const v1::GetSystemRequest& request, v1::GetSystemResponse* response) {
+  if (absl::Status s = CheckSystemSpecSpellings(request.system_spec(), "system_spec"); !s.ok()) return s;
+  SystemRef ref;
+  ref.id = request.system();
+  ref.figures = ToSystemFigures(request.system_spec());
+  auto system = ResolveSystem(ref, "system", "system_spec");
+  if (!system.ok()) return system.status();
+  ToSystemInfo(system->spec, response->mutable_system());
+  for (const auto& note : system->notes) response->mutable_system()->add_notes(note);
+  return absl::OkStatus();
+}
+
+absl::Status MinGpus(const v1::MinGpusRequest& request, v1::MinGpusResponse* response) {
+  if (request.num_next_world_sizes() < 0 || request.num_next_world_sizes() > kMaxNextWorldSizes) {
+    return FieldError("num_next_world_sizes",
+                      absl::StrCat("num_next_world_sizes = ", request.num_next_world_sizes(),
+                                   " is out of range; allowed 0..", kMaxNextWorldSizes, " (0 = 5)"));
+  }
+  Resolved r;
+  if (absl::Status s = Resolve(&request.model(), request.placement(), request.config(), &r); !s.ok()) return s;
+  const MeshDims dims = MeshOf(r.config);
+  const MinGpusResult min = ComputeMinGpus(dims);
+  response->set_min_gpus(min.min_gpus);
+  response->set_naive_product(min.naive_product);
+  response->set_dense_mesh(min.dense_mesh);
+  response->set_expert_mesh(min.expert_mesh);
+  response->set_world_size_step(min.step);
+  response->set_etp(static_cast<int32_t>(r.config.etp));
+  const int count = request.num_next_world_sizes() > 0 ? request.num_next_world_sizes() : 5;
+  const int64_t from = r.placement.gpus > 0 ? r.placement.gpus : min.min_gpus;
+  for (int64_t w : NextValidWorldSizes(dims, from, count, r.config.gbs, r.config.mbs)) {
+    response->add_next_valid_world_sizes(w);
+  }
+  for (const auto& reason : min.reasons) response->add_reasons(reason);
+  if (r.placement.gpus > 0) {
+    const WorldSizing w = SizeWorld(dims, r.placement.gpus, r.placement.gpus_per_node, r.config.gbs, r.config.mbs);
+    ToWorldSizing(w, response->mutable_world());
+    if (w.dp > 0 && w.edp > 0) {
+      response->add_reasons(absl::StrCat(
+          w.gpus, " GPUs: DP=", w.dp, " (", w.gpus, "/(TP*PP*CP)), EDP=", w.edp, " (", w.gpus, "/(PP*EP*ETP))",
+          w.nodes > 0 ? absl::StrCat(", ", w.nodes, " node(s) of ", w.gpus_per_node) : std::string(),
+          w.microbatches > 0 ? absl::StrCat(", ", w.microbatches, " microbatches") : std::string(), "."));
+    }
+    for (const auto& p : w.problems) response->add_reasons(absl::StrCat("Not valid: ", p, "."));
+  }
+  for (const auto& note : r.config.notes) response->add_reasons(note);
+  if (r.model.has_value()) {
+    ToModelSummary(*r.model, response->mutable_model());
+    const ValidationResult v = RunValidation(r);
+    for (const auto& violation : v.violations) {
+      if (violation.severity != Severity::kInfo) ToViolation(violation, response->add_violations());
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Validate(const v1::ValidateRequest& request, v1::ValidateResponse* response) {
+  Resolved r;
+  if (absl::Status s = Resolve(&request.model(), request.placement(), request.config(), &r); !s.ok()) return s;
+  const ValidationResult v = RunValidation(r);
+  response->set_valid(v.valid);
+  response->set_errors(v.errors);
+  response->set_warnings(v.warnings);
+  response->set_infos(v.infos);
+  ToViolations(v.violations, response->mutable_violations());
+  if (r.model.has_value()) ToModelSummary(*r.model, response->mutable_model());
+  ToResolvedConfig(r.config, response->mutable_resolved_config());
+  if (v.stages.has_value()) {
+    response->mutable_resolved_config()->set_vpp(static_cast<int32_t>(v.stages->vpp));
+    ToStageLayers(*v.stages, response->mutable_stages());
+  }
+  response->set_min_gpus(v.min_gpus.min_gpus);
+  if (v.world.has_value()) ToWorldSizing(*v.world, response->mutable_world());
+  for (const auto& reason : v.reasons) response->add_reasons(reason);
+  if (r.model.has_value() && !v.stages.has_value()) {
+    if (const auto repair = NearestValidSplit(*r.model, r.config); repair.has_value()) {
+      ToSplitRepair(*repair, response->mutable_nearest_valid_split());
+      response->add_reasons(absl::StrCat("Nearest valid split: ", repair->change, " (CLI: ", repair->cli_flags,
+                                         "); memory and perf estimate with it."));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ExplainLayout(const v1::ExplainLayoutRequest& request, v1::ExplainLayoutResponse* response) {
+  FieldErrors errors;
+  if (request.placement().gpus() <= 0) {
+    errors.Add("placement.gpus", "ExplainLayout needs the world size: set placement.gpus (1..1048576)");
+  }
+  errors.CheckRange("max_ranks", request.max_ranks(), 0, kMaxRanksListed);
+  errors.CheckRange("max_groups", request.max_groups(), 0, kMaxGroupsListed);
+  if (!errors.empty()) return errors.ToStatus();
+  Resolved r;
+  if (absl::Status s = Resolve(&request.model(), request.placement(), request.config(), &r); !s.ok()) return s;
+  const MeshDims dims = MeshOf(r.config);
+  const int64_t world = r.placement.gpus;
+  if (request.has_rank() && (request.rank() < 0 || request.rank() >= world)) {
+    return FieldError("rank", absl::StrCat("rank = ", request.rank(), " is out of range; allowed 0..", world - 1));
+  }
+  response->set_world_size(world);
+  response->set_order("tp-cp-ep-dp-pp");
+  response->set_gpus_per_node(static_cast<int32_t>(r.placement.gpus_per_node));
+  response->set_nvlink_domain_size(static_cast<int32_t>(r.placement.nvlink_domain_size));
+  const WorldSizing w = SizeWorld(dims, world, r.placement.gpus_per_node, 0, 1);
+  if (w.dp == 0 || w.edp == 0) {
+    const ValidationResult v = RunValidation(r);
+    for (const auto& violation : v.violations) {
+      if (violation.severity == Severity::kError) ToViolation(violation, response->add_violations());
+    }
+    for (const auto& p : w.problems) response->add_reasons(absl::StrCat("No layout: ", p, "."));
+    response->add_reasons(absl::StrCat("Valid world sizes are multiples of ", ComputeMinGpus(dims).min_gpus, "."));
+    return absl::OkStatus();
+  }
+  const RankLayout layout(dims, world);
+  const int64_t node = r.placement.gpus_per_node;
+  const int64_t domain = r.placement.nvlink_domain_size;
+  const bool expert =
+      dims.ep > 1 || (!r.config.etp_defaulted && dims.etp > 1) || (r.model.has_value() && r.model->is_moe());
+  const int max_groups = request.max_groups() > 0 ? request.max_groups() : 4;
+  // Example groups list at most 65,536 ranks in all, so answers stay well under
+  // the message limit even for a million-GPU world.
+  const int64_t ranks_per_example =
+      std::max<int64_t>(16, std::min<int64_t>(kMaxRanksPerGroupListed, kMaxLayoutAnswerRanks / (9 * max_groups)));
+  const int64_t max_ranks = request.max_ranks() > 0 ? request.max_ranks() : 64;
+  for (GroupKind kind : kAllGroupKinds) {
+    const bool is_expert_kind = kind == GroupKind::kEp || kind == GroupKind::kEtp || kind == GroupKind::kEdp;
+    if (is_expert_kind && !expert) continue;
+    v1::GroupKindSummary* g = response->add_groups();
+    g->set_kind(GroupKindName(kind));
+    g->set_megatron_group(MegatronGroupName(kind));
+    g->set_size(layout.GroupSize(kind));
+    g->set_count(layout.GroupCount(kind));
+    g->set_crossing_node(node > 0 ? layout.CountCrossing(kind, node) : 0);
+    g->set_crossing_nvlink_domain(domain > 0 ? layout.CountCrossing(kind, domain) : 0);
+    const int64_t examples = std::min<int64_t>(max_groups, layout.GroupCount(kind));
+    for (int64_t i = 0; i < examples; ++i) {
+      v1::RankGroup* rg = g->add_examples();
+      for (int64_t rank : layout.Group(kind, i, ranks_per_example)) rg->add_ranks(rank);
+      const auto span = layout.GroupSpan(kind, i);
+      rg->set_crosses_node(node > 0 && span.first / node != span.second / node);
+      rg->set_crosses_nvlink_domain(domain > 0 && span.first / domain != span.second / domain);
+    }
+    if (g->size() > 1) {
+      g->set_note(absl::StrCat(
+          g->count(), " group(s) of ", g->size(), " ranks",
+          g->size() > ranks_per_example ? absl::StrCat(" (examples list the first ", ranks_per_example, ")")
+                                        : std::string(),
+          node > 0 ? absl::StrCat("; ", g->crossing_node(), " cross a node") : std::string(),
+          domain > 0 && domain != node ? absl::StrCat("; ", g->crossing_nvlink_domain(), " cross an NVLink domain")
+                                       : std::string()));
+    }
+  }
+  auto placement_of = [&](int64_t rank, v1::RankPlacement* p) {
+    const RankCoords c = layout.Coords(rank);
+    p->set_rank(rank);
+    p->set_node(node > 0 ? rank / node : 0);
+    p->set_local_gpu(static_cast<int32_t>(node > 0 ? rank % node : rank));
+    p->set_tp(c.tp);
+    p->set_cp(c.cp);
+    p->set_dp(c.dp);
+    p->set_pp(c.pp);
+    p->set_ep(c.ep);
+    p->set_etp(c.etp);
+    p->set_edp(c.edp);
+  };
+  const int64_t listed = std::min<int64_t>(max_ranks, world);
+  for (int64_t rank = 0; rank < listed; ++rank) placement_of(rank, response->add_ranks());
+  response->set_ranks_truncated(listed < world);
+  if (request.has_rank()) {
+    placement_of(request.rank(), response->mutable_rank_detail());
+    for (const auto& g : response->groups()) {
+      for (GroupKind kind : kAllGroupKinds) {
+        if (GroupKindName(kind) != g.kind()) continue;
+        v1::RankGroup* rg = response->add_rank_groups();
+        const int64_t index = layout.GroupIndexOfRank(kind, request.rank());
+        for (int64_t rank : layout.Group(kind, index, kMaxRanksPerGroupListed)) rg->add_ranks(rank);
+        const auto span = layout.GroupSpan(kind, index);
+        rg->set_crosses_node(node > 0 && span.first / node != span.second / node);
+        rg->set_crosses_nvlink_domain(domain > 0 && span.first / domain != span.second / domain);
+      }
+    }
+  }
+  response->add_reasons(absl::StrCat("Rank order tp-cp-ep-dp-pp (Megatron-Core default): TP groups are ", dims.tp,
+                                     " consecutive ranks, then CP, then DP; PP stages are the slowest dimension (",
+                                     world / dims.pp, " ranks per stage)."));
+  response->add_reasons(absl::StrCat("Dense grid TP=", dims.tp, " CP=", dims.cp, " DP=", w.dp, " PP=", dims.pp,
+                                     expert ? absl::StrCat("; expert grid ETP=", dims.etp, " EP=", dims.ep,
+                                                           " EDP=", w.edp, " PP=", dims.pp, " on the same ranks")
+                                            : std::string(),
+                                     "."));
+  for (const auto& g : response->groups()) {
+    if ((g.kind() == "tp" || g.kind() == "ep" || g.kind() == "cp") && g.crossing_nvlink_domain() > 0) {
+      response->add_reasons(absl::StrCat(g.crossing_nvlink_domain(), " of ", g.count(), " ", g.kind(),
+                                         " groups leave the NVLink domain (", domain,
+                                         " GPUs): their collectives use the scale-out network."));
+    }
+  }
+  if (node == 0) response->add_reasons("No system or gpus_per_node given: node placement unknown (node = 0).");
+  if (r.model.has_value()) {
+    const ValidationResult v = RunValidation(r);
+    if (v.stages.has_value()) ToStageLayers(*v.stages, response->mutable_stages());
+    for (const auto& violation : v.violations) {
+      if (violation.severity == Severity::kError) ToViolation(violation, response->add_violations());
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RenderConfig(const v1::RenderConfigRequest& request, v1::RenderConfigResponse* response) {
+  Resolved r;
+  if (absl::Status s = Resolve(&request.model(), request.placement(), request.config(), &r); !s.ok()) return s;
+  const ValidationResult v = RunValidation(r);
+  ResolvedConfig config = r.config;
+  if (v.stages.has_value()) config.vpp = v.stages->vpp;
+  response->set_valid(v.valid);
+  for (const auto& violation : v.violations) {
+    if (violation.severity != Severity::kInfo) ToViolation(violation, response->add_violations());
+  }
+  // Never write a config Megatron would refuse: an invalid one gets its
+  // violations and fixes, not a launchable config.
+  if (!v.valid) {
+    response->add_notes(
+        "Not rendered: the config breaks Megatron's rules (see violations and their fixes); fix them and render "
+        "again.");
+    for (const auto& n : r.config.notes) response->add_notes(n);
+    return absl::OkStatus();
+  }
+  const RenderedConfig out = parplan::RenderConfig(config, r.model_ptr(), r.placement);
+  response->set_bridge_python(out.bridge_python);
+  response->set_bridge_cli(out.bridge_cli);
+  response->set_megatron_lm_args(out.megatron_lm_args);
+  response->set_slurm_header(out.slurm_header);
+  for (const auto& n : out.notes) response->add_notes(n);
+  for (const auto& n : r.config.notes) response->add_notes(n);
+  return absl::OkStatus();
+}
+
+namespace {
+
+// What the memory and performance answers open with: the model, the config
+// as given, its errors and, when the estimate used one, the nearest valid
+// split with the reason saying so.
+template <typename Response>
+void FillEstimateHead(const Resolved& r, const SplitAwareAnswer& split, Response* response) {
+  ToModelSummary(*r.model, response->mutable_model());
+  ToResolvedConfig(r.config, response->mutable_resolved_config());
+  for (const auto& v : split.as_given.violations) {
+    if (v.severity == Severity::kError) ToViolation(v, response->add_violations());
+  }
+  if (split.repair.has_value()) {
+    ToSplitRepair(*split.repair, response->mutable_nearest_valid_split());
+    response->add_reasons(RepairReason(*split.repair, split.as_given));
+  }
+}
+
+}  // namespace
+
+absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::EstimateMemoryResponse* response) {
+  FieldErrors errors;
+  if (!HasModel(request.model()))
+    errors.Add("model", "EstimateMemory needs a model (id, spec, hf_config_json or size)");
+  if (request.has_overhead_gib() && !(request.overhead_gib() >= 0 && request.overhead_gib() <= kMaxOverheadGib)) {
+    errors.Add("overhead_gib", absl::StrCat("overhead_gib = ", request.overhead_gib(), " is out of range; allowed 0..",
+                                            kMaxOverheadGib));
+  }
+  errors.CheckRange("max_suggestions", request.max_suggestions(), 0, kMaxSuggestions);
+  const double reserve =
+      MemoryReserveOf(request.has_memory_reserve(), request.memory_reserve(), "memory_reserve", &errors);
+  if (!errors.empty()) return errors.ToStatus();
+  Resolved r;
+  if (absl::Status s = Resolve(&request.model(), request.placement(), request.config(), &r); !s.ok()) return s;
+  auto assumed = CompleteForEstimate(&*r.model, "model");
+  if (!assumed.ok()) return assumed.status();
+  for (const auto& a : *assumed)
+    response->add_assumptions(absl::StrCat("Model field assumed (estimate approximate): ", a));
+  for (const auto& n : r.placement.notes) response->add_assumptions(n);
+  if (!r.config.seq_length_note.empty()) response->add_reasons(r.config.seq_length_note);
+  MemoryOptions options;
+  if (request.has_overhead_gib()) options.overhead_gib = request.overhead_gib();
+  const SplitAwareAnswer split = AnswerMemoryOrNearestSplit(*r.model, r.config, r.placement, options);
+  const MemoryAnswer& a = split.answer;
+  FillEstimateHead(r, split, response);
+  if (!a.estimate.has_value()) {
+    response->add_reasons(absl::StrCat("No estimate: ", a.unavailable_reason, "."));
+    return absl::OkStatus();
+  }
+  const MemoryEstimate& e = *a.estimate;
+  for (auto& d : ConfigDefaults(request.config(), r.config, &*r.model, DefaultsFor::kEstimate)) {
+    response->add_defaults(std::move(d));
+  }
+  if (request.placement().gpus() == 0) {
+    response->add_defaults(absl::StrCat("placement.gpus = ", a.world, " (not given: the smallest valid world)"));
+  }
+  if (request.config().gbs() == 0) {
+    response->add_defaults(absl::StrCat("gbs not given: ", e.microbatches,
+                                        " microbatches per step assumed (enough to fill the pipeline)"));
+  }
+  if (!request.has_overhead_gib()) {
+    response->add_defaults("overhead_gib: 2 GiB + 3% allocator slack per GPU (not given)");
+  }
+  if (!request.has_memory_reserve()) {
+    response->add_defaults(absl::StrFormat("memory_reserve = %.2f (not given)", reserve));
+  }
+  if (!split.repair.has_value()) {
+    response->mutable_resolved_config()->set_vpp(static_cast<int32_t>(a.validation.stages->vpp));
+  }
+  for (const auto& st : e.stages) ToStageMemory(st, response->add_stages());
+  response->set_peak_pp_rank(static_cast<int32_t>(e.peak_pp_rank));
+  response->set_peak_bytes(static_cast<int64_t>(std::llround(e.peak_bytes)));
+  response->set_capacity_bytes(static_cast<int64_t>(std::llround(e.capacity_bytes)));
+  response->set_fits(e.fits);
+  response->set_headroom_bytes(static_cast<int64_t>(std::llround(e.headroom_bytes)));
+  response->set_peak_gib(std::round(e.peak_bytes / kGiB * 100) / 100);
+  response->set_capacity_gib(std::round(e.capacity_bytes / kGiB * 100) / 100);
+  response->set_dp(e.dp);
+  response->set_edp(e.edp);
+  response->set_microbatches(e.microbatches);
+  for (const auto& s : e.assumptions) response->add_assumptions(s);
+  if (a.world_assumed) {
+    response->add_assumptions(
+        absl::StrCat("No GPU count: sized for the smallest valid world, ", a.world, " GPUs (DP=", e.dp, ")."));
+  }
+  const StageMemory& peak = e.stages[e.peak_pp_rank];
+  if (e.capacity_bytes > 0) {
+    response->add_reasons(absl::StrCat(e.fits ? "Fits: " : "Does not fit: ", "peak ", HumanGiB(e.peak_bytes),
+                                       " on PP rank ", e.peak_pp_rank, " of ", HumanGiB(e.capacity_bytes), " (",
+                                       static_cast<int>(std::round(100 * e.peak_bytes / e.capacity_bytes)), "%)."));
+    response->set_tight(IsTight(e, reserve));
+    if (response->tight()) response->add_reasons(TightReason(e, reserve));
+  } else {
+    response->add_reasons(absl::StrCat("Peak ", HumanGiB(e.peak_bytes), " on PP rank ", e.peak_pp_rank,
+                                       "; no system given, so capacity is unknown."));
+  }
+  response->add_reasons(absl::StrCat(
+      "Peak stage: weights ", HumanGiB(peak.weight_bytes + peak.low_precision_weight_bytes), ", gradients ",
+      HumanGiB(peak.grad_bytes), ", optimizer ", HumanGiB(peak.optimizer_dense_bytes + peak.optimizer_expert_bytes),
+      ", activations ", HumanGiB(peak.activation_bytes + peak.recompute_working_bytes), " (",
+      absl::StrFormat("%.2f", peak.in_flight_microbatches), " microbatches in flight), logits ",
+      HumanGiB(peak.logits_bytes), ", overhead ", HumanGiB(peak.overhead_bytes), "."));
+  if (e.capacity_bytes > 0 && !e.fits) {
+    const int max = request.max_suggestions() > 0 ? request.max_suggestions() : 5;
+    const ResolvedConfig& estimated = split.repair.has_value() ? split.repair->config : r.config;
+    for (const auto& s : SuggestMemoryChanges(*r.model, estimated, r.placement, options, max)) {
+      v1::MemorySuggestion* out = response->add_suggestions();
+      ToMemorySuggestion(s, out);
+      // A change that fits with less than the reserve free is tight, not a fix to rely on.
+      const double free_bytes = e.capacity_bytes - s.peak_bytes;
+      const bool tight = s.fits && free_bytes < reserve * e.capacity_bytes;
+      out->set_tight(tight);
+      response->add_reasons(
+          absl::StrCat(s.change, ": ", HumanGiB(e.peak_bytes), " -> ", HumanGiB(s.peak_bytes),
+                       !s.fits ? " (still does not fit)"
+                               : (tight ? absl::StrFormat(" (fits, tight: %s free, under the %.0f%% reserve)",
+                                                          HumanGiB(free_bytes), 100 * reserve)
+                                        : "")));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
+                                 v1::EstimatePerformanceResponse* response) {
+  FieldErrors errors;
+  if (!HasModel(request.model()))
+    errors.Add("model", "EstimatePerformance needs a model (id, spec, hf_config_json or size)");
+  if (request.placement().system().empty() && request.placement().system_spec().gpu_arch().empty()) {
+    errors.Add("placement.system",
+               "EstimatePerformance needs a system (peaks and links): a catalog id (e.g. h100-sxm) or system_spec with "
+               "gpu_arch");
+  }
+  if (!errors.empty()) return errors.ToStatus();
+  Resolved r;
+  if (absl::Status s = Resolve(&request.model(), request.placement(), request.config(), &r); !s.ok()) return s;
+  auto assumed = CompleteForEstimate(&*r.model, "model");
+  if (!assumed.ok()) return assumed.status();
+  for (const auto& a : *assumed)
+    response->add_assumptions(absl::StrCat("Model field assumed (estimate approximate): ", a));
+  if (!r.config.seq_length_note.empty()) response->add_reasons(r.config.seq_length_note);
+  const int64_t world = r.placement.gpus > 0 ? r.placement.gpus : ComputeMinGpus(MeshOf(r.config)).min_gpus;
+  const int64_t dp = SizeWorld(MeshOf(r.config), world, 0, 0, 0).dp;  // 0 when the world does not divide
+  std::string gbs_note;
+  if (r.config.gbs == 0 && r.config.seq_length > 0 && dp > 0) {
+    r.config.gbs = DefaultGlobalBatch(r.config, dp);
+    gbs_note = GlobalBatchNote(r.config, dp, r.config.gbs);
+    response->add_reasons(gbs_note);
+  }
+  if (r.config.seq_length <= 0) return FieldError("config.seq_length", "no sequence length: set config.seq_length");
+  for (const auto& n : r.placement.notes) response->add_assumptions(n);
+  const SplitAwareAnswer split = AnswerMemoryOrNearestSplit(*r.model, r.config, r.placement, MemoryOptions{});
+  const MemoryAnswer& a = split.answer;
+  FillEstimateHead(r, split, response);
+  if (!a.estimate.has_value() || !a.validation.valid) {
+    response->add_reasons(absl::StrCat(
+        "No estimate: ",
+        a.unavailable_reason.empty() ? "the config breaks Megatron's rules (see violations)" : a.unavailable_reason,
+        "."));
+    return absl::OkStatus();
+  }
+  ResolvedConfig effective = split.repair.has_value() ? split.repair->config : r.config;
+  effective.vpp = a.validation.stages->vpp;
+  const PerfEstimate p = parplan::EstimatePerformance(*r.model, effective, *a.validation.stages, a.world,
+                                                      *r.placement.system, CalibratedPerfParams());
+  if (!split.repair.has_value()) response->mutable_resolved_config()->set_vpp(static_cast<int32_t>(effective.vpp));
+  response->set_step_time_s(p.step_time_s);
+  ToPerformanceBreakdown(p.breakdown, response->mutable_breakdown());
+  response->set_tokens_per_s_per_gpu(p.tokens_per_s_per_gpu);
+  response->set_model_tflops_per_gpu(p.model_tflops_per_gpu);
+  response->set_mfu(p.mfu);
+  response->set_peak_tflops(p.peak_tflops);
+  response->set_model_gflops_per_token(p.flops.total / 1e9);
+  response->set_microbatches(p.microbatches);
+  response->set_slowest_pp_rank(static_cast<int32_t>(p.slowest_stage));
+  response->set_gemm_efficiency(p.gemm_efficiency);
+  response->set_dp(a.estimate->dp);
+  response->set_edp(a.estimate->edp);
+  response->set_gbs(r.config.gbs);
+  response->set_memory_peak_bytes(static_cast<int64_t>(std::llround(a.estimate->peak_bytes)));
+  response->set_memory_capacity_bytes(static_cast<int64_t>(std::llround(a.estimate->capacity_bytes)));
+  response->set_fits(a.estimate->fits);
+  for (const LayerCompute& l : p.layers) ToLayerComputeTime(l, response->add_layer_times());
+  for (const auto& s : p.assumptions) response->add_assumptions(s);
+  const Uncertainty u = PerfUncertainty(*r.model, *r.placement.system, CalibratedUncertainty());
+  response->set_uncertainty(u.median);
+  response->set_uncertainty_p90(u.p90);
+  response->set_uncertainty_basis(u.basis);
+  for (auto& d : ConfigDefaults(request.config(), r.config, &*r.model, DefaultsFor::kEstimate)) {
+    response->add_defaults(std::move(d));
+  }
+  if (request.placement().gpus() == 0) {
+    response->add_defaults(absl::StrCat("placement.gpus = ", world, " (not given: the smallest valid world)"));
+  }
+  if (!gbs_note.empty()) response->add_defaults(gbs_note);
+  if (r.model->is_moe()) {
+    response->add_assumptions(
+        "MoE runs in the calibration data force-balance routing, so real MoE training is slower.");
+  }
+  response->add_reasons(absl::StrCat(
+      absl::StrFormat("%.0f tokens/s/GPU, %.0f model TFLOP/s/GPU; ", p.tokens_per_s_per_gpu, p.model_tflops_per_gpu),
+      MfuStatement(p.mfu, p.peak_tflops, r.config.precision)));
+  response->add_reasons(absl::StrCat("Uncertainty ", u.basis));
+  const PerfBreakdown& d = p.breakdown;
+  response->add_reasons(absl::StrFormat(
+      "Step %.2f s = compute %.2f + bubble %.2f + exposed comm (TP %.2f, CP %.2f, EP %.2f, DP %.2f, PP %.2f%s) + "
+      "optimizer %.2f; %d microbatches, slowest stage PP rank %d.",
+      p.step_time_s, d.compute_s, d.bubble_s, d.tp_comm_s, d.cp_comm_s, d.ep_comm_s, d.dp_comm_s, d.pp_comm_s,
+      r.config.fsdp ? absl::StrFormat(", FSDP %.2f", d.fsdp_comm_s) : std::string(), d.optimizer_s,
+      static_cast<int>(p.microbatches), static_cast<int>(p.slowest_stage)));
+  if (!a.estimate->fits) {
+    response->add_reasons(absl::StrCat("Memory: peak ", HumanGiB(a.estimate->peak_bytes), " exceeds ",
+                                       HumanGiB(a.estimate->capacity_bytes), ": this config would not run as is."));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace api
+}  // namespace parplan
