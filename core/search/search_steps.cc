@@ -413,7 +413,14 @@ void ExplainRanking(SearchResult* out) {
   const ErrorSpread& resolution = CalibratedUncertainty().between_configs;
   for (size_t i = 1; i < plans.size() && plans[0].memory.fits; ++i) {
     const double behind = 1 - plans[i].perf.tokens_per_s_per_gpu / plans[0].perf.tokens_per_s_per_gpu;
-    if (behind <= resolution.median && plans[i].memory.fits) {
+    if (behind < 0 && plans[i].memory.fits) {
+      // Ranked below a slower plan: it is tight (or plan 1 is the simpler tie).
+      plans[i].reasons.push_back(absl::StrFormat(
+          "%.1f%% faster than plan 1 but ranked below it: %s.", -100 * behind,
+          plans[i].tight ? "it leaves less than the memory reserve free, and plan 1 has room within the model's "
+                           "error"
+                         : "within the model's error the simpler config ranks first"));
+    } else if (behind <= resolution.median && plans[i].memory.fits) {
       plans[i].reasons.push_back(absl::StrFormat(
           "A tie with plan 1: %.1f%% behind it, inside the model's ±%.0f%% typical error between two configs of one "
           "model (measured on published runs); try both if the difference matters.",
@@ -422,10 +429,19 @@ void ExplainRanking(SearchResult* out) {
   }
   for (size_t i = 0; i + 1 < plans.size(); ++i) {
     const double gain = plans[i].perf.tokens_per_s_per_gpu / plans[i + 1].perf.tokens_per_s_per_gpu - 1;
-    plans[i].reasons.insert(plans[i].reasons.begin() + 1,
-                            gain < kTieBand ? absl::StrCat("Within ", Percent(kTieBand), " of plan ", i + 2,
-                                                           ": near-equal predictions rank the simpler config first.")
-                                            : absl::StrCat(Percent(gain), " faster than plan ", i + 2, "."));
+    std::string reason;
+    if (gain < 0) {
+      reason =
+          absl::StrCat("Ranked above plan ", i + 2, " though ", Percent(-gain), " slower: ",
+                       plans[i + 1].tight ? "plan " + std::to_string(i + 2) + " is tight (under the memory reserve)."
+                                          : "near-equal predictions rank the simpler config first.");
+    } else if (gain < kTieBand) {
+      reason = absl::StrCat("Within ", Percent(kTieBand), " of plan ", i + 2,
+                            ": near-equal predictions rank the simpler config first.");
+    } else {
+      reason = absl::StrCat(Percent(gain), " faster than plan ", i + 2, ".");
+    }
+    plans[i].reasons.insert(plans[i].reasons.begin() + 1, reason);
   }
 }
 
