@@ -369,6 +369,12 @@ void SelectPlans(const SearchRequest& req, const Evaluated& e, SearchResult* out
                              q.ep == c.ep && q.etp == c.etp;
       return same_mesh || Redundant(s, c, *p, q);
     });
+    // Explaining a plan validates its layout (O(world)); at the deadline keep
+    // the plans explained so far.
+    if (!out->plans.empty() && absl::Now() > req.deadline) {
+      Cut(out, absl::StrCat("deadline reached while explaining plan ", out->plans.size() + 1));
+      break;
+    }
     if (repeat || static_cast<int>(out->plans.size()) >= req.top_k) {
       ++out->rejected.dominated;
       if (repeat || out->rejected.best_dominated.has_value()) continue;

@@ -122,6 +122,7 @@ void RankCandidates(const SearchRequest& req, std::vector<Scored>* scored);
 // found (each mesh once, with its best MBS, recompute and split; a plan that
 // only extends a shown one without gain is redundant), reusing their
 // estimates. Fills out->plans, the rejected counts and examples, feasible.
+// Past req.deadline it stops once one plan is shown (out->truncated says why).
 void SelectPlans(const SearchRequest& req, const Evaluated& evaluated, SearchResult* out);
 
 // Reasons that compare each plan with its neighbours: the next plan's

@@ -127,6 +127,23 @@ TEST(SearchStepsTest, PlansReuseTheirCandidatesEstimates) {
   }
 }
 
+// Explaining plans is bounded too: past the deadline the selection keeps the
+// first plan and says it was cut (68K ranks made each explanation O(world)).
+TEST(SearchStepsTest, SelectionStopsAtTheDeadlineAfterOnePlan) {
+  const ModelSpec m = CatalogModel("llama3_8b");
+  SearchRequest r = Request(&m, "h200-sxm", 68192, 8192);
+  SearchResult out;
+  Evaluated e = EvaluateCandidates(r, {68192}, &out);
+  ASSERT_FALSE(out.truncated);
+  RankCandidates(r, &e.scored);
+  r.deadline = absl::Now() - absl::Seconds(1);
+  SelectPlans(r, e, &out);
+  EXPECT_EQ(out.plans.size(), 1u);
+  EXPECT_TRUE(out.truncated);
+  EXPECT_NE(out.truncated_reason.find("deadline reached while explaining plan 2"), std::string::npos)
+      << out.truncated_reason;
+}
+
 TEST(SearchStepsTest, OutcomeSaysWhyNothingFits) {
   const ModelSpec m = CatalogModel("llama31_405b");
   SearchRequest r = Request(&m, "h100-sxm", 8, 8192);
