@@ -51,7 +51,7 @@ std::vector<CalibrationRow> LoadCalibrationRows(const std::string& data_dir, std
     c.cp = std::stoll(r.at("cp"));
     if (Given(r.at("vp"))) c.vpp = std::stoll(r.at("vp"));
     if (Given(r.at("ep"))) c.ep = std::stoll(r.at("ep"));
-    c.etp = Given(r.at("etp")) ? std::stoll(r.at("etp")) : 1;
+    if (Given(r.at("etp"))) c.etp = std::stoll(r.at("etp"));  // unset: Megatron Bridge's default
     c.sp = c.tp > 1;
     c.mbs = std::stoll(r.at("mbs"));
     c.gbs = std::stoll(r.at("gbs"));

@@ -147,14 +147,29 @@ absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& c, const Mode
   r.ep = c.ep > 0 ? c.ep : 1;
   if (c.etp.has_value()) {
     r.etp = *c.etp;
+  } else if (r.ep > 1) {
+    // Megatron Bridge sets expert_tensor_parallel_size = 1 when EP > 1 and it
+    // is unset (_set_moe_expert_tensor_parallel_default,
+    // src/megatron/bridge/models/transformer_config.py:80-88, from finalize()).
+    r.etp = 1;
+    r.etp_defaulted = true;
+    if (r.tp > 1) {
+      r.notes.push_back(absl::StrCat("etp not given: ETP=1 (Megatron Bridge default when EP > 1); Megatron-LM and ",
+                                     "Megatron-Core would use ETP = TP = ", r.tp, " (pass etp=", r.tp,
+                                     " to plan that)"));
+    } else {
+      r.notes.push_back(
+          "etp not given: ETP=1 (Megatron Bridge default when EP > 1; Megatron-Core's ETP = TP is 1 too)");
+    }
   } else {
+    // Megatron-Core: expert_tensor_parallel_size = tp when unset
+    // (megatron/core/model_parallel_config.py:506-507); Bridge keeps it at EP = 1.
     r.etp = r.tp;
     r.etp_defaulted = true;
-    if (r.tp > 1 && (r.ep > 1 || (model != nullptr && model->is_moe()))) {
-      r.notes.push_back(
-          absl::StrCat("etp not given: Megatron-Core sets expert_tensor_parallel_size = "
-                       "tp = ",
-                       r.tp, "; pass etp=1 to keep experts unsplit"));
+    if (r.tp > 1 && model != nullptr && model->is_moe()) {
+      r.notes.push_back(absl::StrCat("etp not given: ETP = TP = ", r.tp,
+                                     " (Megatron-Core default, which Megatron Bridge keeps when EP = 1); pass etp=1 to "
+                                     "keep experts unsplit"));
     }
   }
   if (c.sp.has_value()) {

@@ -53,8 +53,14 @@ std::vector<std::string> ConfigDefaults(const v1::ParallelConfig& g, const Resol
   }
   const bool moe = model != nullptr && model->is_moe();
   if (!g.has_etp() && moe) {
-    out.push_back(search ? "etp: searched (not pinned; Megatron-Core's own default is ETP = TP)"
-                         : absl::StrCat("etp = ", r.etp, " (not given: = TP, Megatron-Core's default)"));
+    out.push_back(search     ? "etp: searched (not pinned; Megatron Bridge's default is ETP = 1 when EP > 1, "
+                               "Megatron-Core's ETP = TP)"
+                  : r.ep > 1 ? absl::StrCat("etp = 1 (not given: Megatron Bridge's default when EP > 1; "
+                                            "Megatron-LM would use ETP = TP = ",
+                                            r.tp, ")")
+                             : absl::StrCat("etp = ", r.etp,
+                                            " (not given: = TP, Megatron-Core's default, "
+                                            "kept by Megatron Bridge when EP = 1)"));
   }
   if (!g.has_sp() && !search) out.push_back(absl::StrCat("sp = ", OnOff(r.sp), " (not given: on when TP > 1)"));
   if (!g.has_mtp_num_layers() && r.mtp_num_layers > 0) {

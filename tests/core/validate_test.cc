@@ -142,8 +142,13 @@ std::vector<BadCase> BadCases() {
               c.sp = false;
             }),
        "", 0, "sp.required_for_moe"},
-      {"moe_bias_etp", "gpt_oss_20b", With(Cfg(2, 1, 1, 8), [](auto& c) { c.sp = true; }), "", 0,
-       "etp.moe_bias_needs_etp1"},  // GPT-OSS has expert biases; ETP defaults to TP = 2
+      {"moe_bias_etp", "gpt_oss_20b",
+       With(Cfg(2, 1, 1, 8),
+            [](auto& c) {
+              c.sp = true;
+              c.etp = 2;
+            }),
+       "", 0, "etp.moe_bias_needs_etp1"},  // GPT-OSS has expert biases
       {"fp8_no_dist_opt", "llama3_8b",
        With(Cfg(1),
             [](auto& c) {
@@ -285,13 +290,37 @@ TEST(ValidateTest, KvHeadsReplicatedIsInfo) {
   EXPECT_THAT(ErrorRules(r), ::testing::Not(Contains(std::string("tp.query_groups_divisible"))));
 }
 
-TEST(ValidateTest, EtpDefaultsToTpLikeMegatron) {
-  // Qwen3-30B-A3B at TP=2, EP=8 without etp: ETP=2 -> min GPUs = lcm(2, 16) = 16.
+TEST(ValidateTest, EtpDefaultsLikeMegatronBridge) {
+  // Qwen3-30B-A3B at TP=2, EP=8 without etp: Bridge's ETP=1 -> min GPUs = lcm(2, 8) = 8.
   ParallelConfig c = Cfg(2, 1, 1, 8);
   const ValidationResult r = ValidateConfig("qwen3_30b_a3b", c, "", 0);
-  EXPECT_EQ(r.min_gpus.min_gpus, 16);
-  c.etp = 1;
-  EXPECT_EQ(ValidateConfig("qwen3_30b_a3b", c, "", 0).min_gpus.min_gpus, 8);
+  EXPECT_EQ(r.min_gpus.min_gpus, 8);
+  // Megatron-LM's ETP = TP, asked for explicitly: lcm(2, 16) = 16.
+  c.etp = 2;
+  EXPECT_EQ(ValidateConfig("qwen3_30b_a3b", c, "", 0).min_gpus.min_gpus, 16);
+  // EP = 1: Bridge keeps Megatron-Core's ETP = TP.
+  c = Cfg(2);
+  auto resolved = ResolveConfig(c, nullptr, "config");
+  ASSERT_TRUE(resolved.ok());
+  EXPECT_EQ(resolved->etp, 2);
+}
+
+// The runs NVIDIA publishes leave ETP unset: Qwen3-235B-A22B on 256 H100 as
+// Bridge's recipe writes it (qwen3_235b_a22b_pretrain_256gpu_h100_bf16_config:
+// TP=2 PP=8 VP=4 EP=32, embedding and loss counted in the split) is valid
+// under Bridge's default and says whose it is.
+TEST(ValidateTest, PublishedQwen3RunIsValidWithBridgesEtp) {
+  ParallelConfig c = Cfg(2, 8, 1, 32);
+  c.vpp = 4;
+  c.account_for_embedding = true;
+  c.account_for_loss = true;
+  c.seq_length = 4096;
+  c.gbs = 8192;
+  const ValidationResult r = ValidateConfig("qwen3_235b_a22b", c, "h100-sxm", 256);
+  EXPECT_TRUE(r.valid) << (r.violations.empty() ? "" : r.violations[0].message);
+  bool said = false;
+  for (const auto& n : r.reasons) said = said || n.find("ETP=1 (Megatron Bridge default") != std::string::npos;
+  EXPECT_TRUE(said);
 }
 
 TEST(ValidateTest, IncompleteModelSkipsWhatItCannotCheck) {

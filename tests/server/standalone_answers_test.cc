@@ -71,8 +71,10 @@ TEST(StandaloneAnswersTest, EstimatesNameTheirDefaults) {
       R"({"model":{"id":"mixtral_8x7b"},"placement":{"system":"h100-sxm"},"config":{"tp":2,"ep":8}})";
   v1::EstimatePerformanceResponse perf;
   ASSERT_TRUE(api::EstimatePerformance(Parse<v1::EstimatePerformanceRequest>(body), &perf).ok());
-  for (const char* named : {"precision = bf16", "placement.gpus = ", "gbs not given: ", "etp = 2", "mbs = 1",
-                            "recompute_granularity = none", "sp = true"}) {
+  for (const char* named :
+       {"precision = bf16", "placement.gpus = ", "gbs not given: ",
+        "etp = 1 (not given: Megatron Bridge's default when EP > 1; Megatron-LM would use ETP = TP = 2)", "mbs = 1",
+        "recompute_granularity = none", "sp = true"}) {
     EXPECT_TRUE(AnyContains(perf.defaults(), named)) << named;
   }
   EXPECT_TRUE(AnyContains(perf.reasons(), "against the BF16 dense peak"));
