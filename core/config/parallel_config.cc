@@ -60,6 +60,17 @@ const std::vector<std::string>& KnownAttentionBackends() {
   return *names;
 }
 
+const std::vector<std::string>& KnownTokenDispatchers() {
+  // megatron/core/transformer/transformer_config.py:891
+  static const auto* names = new std::vector<std::string>{"alltoall", "allgather", "flex"};
+  return *names;
+}
+const std::vector<std::string>& KnownFlexBackends() {
+  // megatron/core/transformer/transformer_config.py:898
+  static const auto* names = new std::vector<std::string>{"deepep", "hybridep", "ncclep"};
+  return *names;
+}
+
 std::string RecomputeName(RecomputeGranularity g) {
   switch (g) {
     case RecomputeGranularity::kNone:
@@ -132,6 +143,8 @@ absl::Status CheckConfigBounds(const ParallelConfig& c, const std::string& prefi
   CheckChoice(&errors, f("cuda_graph_impl"), c.cuda_graph_impl, KnownCudaGraphImpls());
   CheckChoice(&errors, f("attention_backend"), c.attention_backend, KnownAttentionBackends());
   CheckModules(&errors, f("cuda_graph_modules"), c.cuda_graph_modules, KnownCudaGraphModules(), "CUDA graph");
+  CheckChoice(&errors, f("moe_token_dispatcher_type"), c.moe_token_dispatcher_type, KnownTokenDispatchers());
+  CheckChoice(&errors, f("moe_flex_dispatcher_backend"), c.moe_flex_dispatcher_backend, KnownFlexBackends());
   return errors.ToStatus();
 }
 
@@ -230,6 +243,14 @@ absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& c, const Mode
   for (const auto& m : c.cuda_graph_modules) r.cuda_graph_modules.push_back(NormalizeName(m));
   r.attention_backend = c.attention_backend.empty() ? "auto" : NormalizeName(c.attention_backend);
   r.unfused_attention = r.attention_backend == "unfused" || r.attention_backend == "local";
+  r.dispatcher_defaulted = c.moe_token_dispatcher_type.empty();
+  if (!r.dispatcher_defaulted) r.moe_token_dispatcher_type = NormalizeName(c.moe_token_dispatcher_type);
+  r.flex_backend_given = !c.moe_flex_dispatcher_backend.empty();
+  if (r.flex_backend_given) r.moe_flex_dispatcher_backend = NormalizeName(c.moe_flex_dispatcher_backend);
+  r.dispatch_fields_given = !r.dispatcher_defaulted || r.flex_backend_given || c.moe_permute_fusion.has_value() ||
+                            c.moe_router_force_load_balancing.has_value();
+  r.moe_permute_fusion = c.moe_permute_fusion.value_or(true);
+  r.moe_router_force_load_balancing = c.moe_router_force_load_balancing.value_or(false);
   return r;
 }
 

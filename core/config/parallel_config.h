@@ -35,6 +35,8 @@ const std::vector<std::string>& KnownOptimizerStateDtypes();    // fp32 bf16
 const std::vector<std::string>& KnownPeftMethods();             // none lora
 const std::vector<std::string>& KnownCudaGraphImpls();          // none local transformer_engine full_iteration
 const std::vector<std::string>& KnownAttentionBackends();       // auto flash fused unfused local
+const std::vector<std::string>& KnownTokenDispatchers();        // alltoall allgather flex
+const std::vector<std::string>& KnownFlexBackends();            // deepep hybridep ncclep
 
 struct ParallelConfig {
   int64_t tp = 0, pp = 0, vpp = 0, cp = 0, ep = 0;
@@ -74,6 +76,12 @@ struct ParallelConfig {
   std::string cuda_graph_impl;                  // none | local | transformer_engine | full_iteration
   std::vector<std::string> cuda_graph_modules;  // attn, mlp, moe, moe_router, moe_preprocess, mamba, full
   std::string attention_backend;  // Megatron-Core attention_backend: auto | flash | fused | unfused | local
+  // MoE token dispatch (Megatron-Core moe_token_dispatcher_type and friends);
+  // empty / unset = Megatron Bridge's default (see ResolvedConfig).
+  std::string moe_token_dispatcher_type;    // alltoall | allgather | flex
+  std::string moe_flex_dispatcher_backend;  // deepep | hybridep | ncclep (flex only)
+  std::optional<bool> moe_permute_fusion;
+  std::optional<bool> moe_router_force_load_balancing;
 };
 
 struct ResolvedConfig {
@@ -116,6 +124,18 @@ struct ResolvedConfig {
   // separate softmax; false for the fused (flash) kernels ("auto").
   bool unfused_attention = false;
   std::string attention_backend = "auto";
+  // MoE token dispatch. Megatron Bridge's model bridges set alltoall with
+  // permute fusion for every MoE family (e.g.
+  // src/megatron/bridge/models/deepseek/deepseek_v3_bridge.py:67,76);
+  // Megatron-Core's own defaults are allgather and no fusion
+  // (megatron/core/transformer/transformer_config.py:891,941).
+  std::string moe_token_dispatcher_type = "alltoall";
+  std::string moe_flex_dispatcher_backend = "deepep";  // used when the dispatcher is flex
+  bool moe_permute_fusion = true;
+  bool moe_router_force_load_balancing = false;
+  bool dispatcher_defaulted = false;   // moe_token_dispatcher_type not given
+  bool dispatch_fields_given = false;  // any of the four dispatch fields given
+  bool flex_backend_given = false;     // moe_flex_dispatcher_backend given
   // Set when seq_length was not given: which length was taken and how to
   // change it (answers state it first).
   std::string seq_length_note;

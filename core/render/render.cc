@@ -134,6 +134,20 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model, con
   if (c.attention_backend != "auto") {
     s.push_back(str("model.attention_backend", c.attention_backend, "--attention-backend"));
   }
+  // Token dispatch, written out for MoE: Megatron-LM's defaults (allgather,
+  // no permute fusion) differ from what Bridge's model bridges set.
+  if (expert_dims) {
+    s.push_back(str("model.moe_token_dispatcher_type", c.moe_token_dispatcher_type, "--moe-token-dispatcher-type"));
+    if (c.moe_token_dispatcher_type == "flex") {
+      s.push_back(
+          str("model.moe_flex_dispatcher_backend", c.moe_flex_dispatcher_backend, "--moe-flex-dispatcher-backend"));
+    }
+    s.push_back({"model.moe_permute_fusion", c.moe_permute_fusion ? "True" : "False",
+                 c.moe_permute_fusion ? "true" : "false", c.moe_permute_fusion ? "--moe-permute-fusion" : ""});
+    if (c.moe_router_force_load_balancing) {
+      s.push_back({"model.moe_router_force_load_balancing", "True", "true", "--moe-router-force-load-balancing"});
+    }
+  }
   if (c.recompute != RecomputeGranularity::kNone) {
     s.push_back(str("model.recompute_granularity", RecomputeName(c.recompute), "--recompute-granularity"));
     if (c.recompute == RecomputeGranularity::kSelective) {

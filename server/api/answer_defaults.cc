@@ -85,6 +85,20 @@ std::vector<std::string> ConfigDefaults(const v1::ParallelConfig& g, const Resol
   if (!overlap.empty()) {
     out.push_back(absl::StrCat(absl::StrJoin(overlap, ", "), " (not given: Megatron Bridge's defaults)"));
   }
+  if (moe) {
+    std::vector<std::string> dispatch;
+    if (g.moe_token_dispatcher_type().empty()) dispatch.push_back("moe_token_dispatcher_type = alltoall");
+    if (!g.has_moe_permute_fusion()) dispatch.push_back("moe_permute_fusion = on");
+    if (!dispatch.empty()) {
+      out.push_back(absl::StrCat(absl::StrJoin(dispatch, ", "),
+                                 " (not given: Megatron Bridge's model bridges; Megatron-LM's defaults are allgather "
+                                 "and no permute fusion)"));
+    }
+    if (r.moe_token_dispatcher_type == "flex" && g.moe_flex_dispatcher_backend().empty()) {
+      out.push_back("moe_flex_dispatcher_backend = deepep (not given: Megatron-Core's default)");
+    }
+    if (!g.has_moe_router_force_load_balancing()) out.push_back("moe_router_force_load_balancing = off (not given)");
+  }
   std::vector<std::string> kernels;
   if (g.cuda_graph_impl().empty()) kernels.push_back("cuda_graph_impl = none");
   if (g.attention_backend().empty()) kernels.push_back("attention_backend = auto");

@@ -229,6 +229,10 @@ ParallelConfig ToParallelConfig(const v1::ParallelConfig& c) {
   r.cuda_graph_impl = c.cuda_graph_impl();
   r.cuda_graph_modules.assign(c.cuda_graph_modules().begin(), c.cuda_graph_modules().end());
   r.attention_backend = c.attention_backend();
+  r.moe_token_dispatcher_type = c.moe_token_dispatcher_type();
+  r.moe_flex_dispatcher_backend = c.moe_flex_dispatcher_backend();
+  if (c.has_moe_permute_fusion()) r.moe_permute_fusion = c.moe_permute_fusion();
+  if (c.has_moe_router_force_load_balancing()) r.moe_router_force_load_balancing = c.moe_router_force_load_balancing();
   return r;
 }
 
@@ -399,6 +403,15 @@ void ToResolvedConfig(const ResolvedConfig& c, v1::ParallelConfig* out) {
   out->set_cuda_graph_impl(c.cuda_graph_impl);
   for (const auto& m : c.cuda_graph_modules) out->add_cuda_graph_modules(m);
   out->set_attention_backend(c.attention_backend);
+  // Token dispatch only where experts are split (or the caller chose it).
+  if (c.ep > 1 || c.dispatch_fields_given) {
+    out->set_moe_token_dispatcher_type(c.moe_token_dispatcher_type);
+    if (c.moe_token_dispatcher_type == "flex" || c.flex_backend_given) {
+      out->set_moe_flex_dispatcher_backend(c.moe_flex_dispatcher_backend);
+    }
+    out->set_moe_permute_fusion(c.moe_permute_fusion);
+    out->set_moe_router_force_load_balancing(c.moe_router_force_load_balancing);
+  }
 }
 
 void ToStageLayers(const StagePlan& plan, google::protobuf::RepeatedPtrField<v1::StageLayers>* out) {

@@ -76,6 +76,8 @@ const RuleTable& Rules() {
     add("ParallelConfig", "cuda_graph_impl", OneOf(KnownCudaGraphImpls()));
     add("ParallelConfig", "cuda_graph_modules", OneOf(KnownCudaGraphModules(), kMaxModules));
     add("ParallelConfig", "attention_backend", OneOf(KnownAttentionBackends()));
+    add("ParallelConfig", "moe_token_dispatcher_type", OneOf(KnownTokenDispatchers()));
+    add("ParallelConfig", "moe_flex_dispatcher_backend", OneOf(KnownFlexBackends()));
     // Placement: core/config/parallel_config.cc CheckPlacementBounds.
     add("Placement", "system", Chars(kMaxNameChars));
     add("Placement", "gpus", Range(0, kMaxGpus));

@@ -35,6 +35,8 @@ enum class Detail { kLean, kShared };
 
 // How a collapsed object names the tool that lists its fields.
 constexpr char kFieldsPointer[] = " Its fields: as in ";
+// The tool whose lean schema lists every config field.
+constexpr char kConfigFieldListTool[] = "validate";
 
 // A comment block as one paragraph: lines trimmed and joined by spaces.
 std::string Paragraph(const std::string& text) {
@@ -220,6 +222,14 @@ class SchemaWriter {
     }
     for (const Descriptor* open : stack_) {
       if (open == &d) return {{"type", "object"}, {"description", absl::StrCat(d.full_name(), " (recursive)")}};
+    }
+    if (dir_ == Direction::kInput && d.name() == "ParallelConfig" && ConfigFieldsRead(rpc_) == nullptr &&
+        ToolName(rpc_) != kConfigFieldListTool) {
+      // Every tool that reads the whole config points at one list of its
+      // fields (with their bounds and closed sets), so tools/list carries it once.
+      return {
+          {"type", "object"},
+          {"description", absl::StrCat(LeanText(CommentOf(d)), kFieldsPointer, kConfigFieldListTool, "'s config.")}};
     }
     if (dir_ == Direction::kInput && CollapsedInLeanSchemas(d.name()) && !bare_) {
       // Field by field (types and closed sets of values, without words or

@@ -56,6 +56,10 @@
     { key: 'overlap-moe-expert-parallel-comm', json: 'overlap_moe_expert_parallel_comm', label: 'Overlap EP comm', kind: 'bool', group: 'Overlap', help: '[off]' },
     { key: 'cuda-graph-impl', json: 'cuda_graph_impl', label: 'CUDA graphs', kind: 'enum', options: ['none', 'local', 'transformer_engine', 'full_iteration'], group: 'Overlap', help: '[none]' },
     { key: 'cuda-graph-modules', json: 'cuda_graph_modules', label: 'Graph modules', kind: 'list', options: ['attn', 'mlp', 'moe', 'moe_router', 'moe_preprocess', 'mamba', 'full'], group: 'Overlap', help: 'comma-separated [whole layer]' },
+    { key: 'moe-token-dispatcher-type', json: 'moe_token_dispatcher_type', label: 'MoE dispatcher', kind: 'enum', options: ['alltoall', 'allgather', 'flex'], group: 'MoE', help: "[alltoall: Bridge's]" },
+    { key: 'moe-flex-dispatcher-backend', json: 'moe_flex_dispatcher_backend', label: 'Flex backend', kind: 'enum', options: ['deepep', 'hybridep', 'ncclep'], group: 'MoE', help: 'with flex [deepep]' },
+    { key: 'moe-permute-fusion', json: 'moe_permute_fusion', label: 'Permute fusion', kind: 'bool', group: 'MoE', help: "[on: Bridge's]" },
+    { key: 'moe-router-force-load-balancing', json: 'moe_router_force_load_balancing', label: 'Force load balancing', kind: 'bool', group: 'MoE', help: 'benchmarks only [off]' },
     { key: 'attention-backend', json: 'attention_backend', label: 'Attention backend', kind: 'enum', options: ['auto', 'flash', 'fused', 'unfused', 'local'], group: 'Overlap', help: '[auto]' },
   ];
 

@@ -329,6 +329,8 @@ config:  --tp --pp --vpp --cp --ep --etp (1..4096)  --sp | --no-sp  --mbs --gbs 
          --cpu-offload-layers N --offload-modules core_attn,attn_proj,expert_fc1,...
          --tp-comm-overlap --overlap-grad-reduce[=false] --overlap-moe-expert-parallel-comm
          --cuda-graph-impl none|local|transformer_engine|full_iteration --cuda-graph-modules attn,mlp,moe_router,...
+         --moe-token-dispatcher-type alltoall|allgather|flex --moe-flex-dispatcher-backend deepep|hybridep|ncclep
+         --moe-permute-fusion[=false] --moe-router-force-load-balancing
          --attention-backend auto|flash|fused|unfused|local
 where:   --system ID (parplan systems: h100-sxm, h800-sxm, a100-40gb, rtx-pro-6000, gb200-nvl72, ...)
          --gpus N  --gpus-per-node N

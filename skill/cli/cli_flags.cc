@@ -103,6 +103,10 @@ const std::vector<std::string>& KnownFlags() {
                                                           "cuda-graph-impl",
                                                           "cuda-graph-modules",
                                                           "attention-backend",
+                                                          "moe-token-dispatcher-type",
+                                                          "moe-flex-dispatcher-backend",
+                                                          "moe-permute-fusion",
+                                                          "moe-router-force-load-balancing",
                                                           "out",
                                                           "figure",
                                                           "groups"};
@@ -125,7 +129,9 @@ const std::vector<std::string>& SwitchFlags() {
                                                           "account-for-loss-in-pipeline-split",
                                                           "tp-comm-overlap",
                                                           "overlap-grad-reduce",
-                                                          "overlap-moe-expert-parallel-comm"};
+                                                          "overlap-moe-expert-parallel-comm",
+                                                          "moe-permute-fusion",
+                                                          "moe-router-force-load-balancing"};
   return *flags;
 }
 }  // namespace
@@ -352,6 +358,14 @@ absl::Status FillConfig(const Flags& flags, v1::ParallelConfig* c) {
     }
   }
   if (flags.Has("attention-backend")) c->set_attention_backend(flags.Get("attention-backend"));
+  // Megatron-LM's own flag names.
+  if (flags.Has("moe-token-dispatcher-type")) c->set_moe_token_dispatcher_type(flags.Get("moe-token-dispatcher-type"));
+  if (flags.Has("moe-flex-dispatcher-backend")) {
+    c->set_moe_flex_dispatcher_backend(flags.Get("moe-flex-dispatcher-backend"));
+  }
+  boolean("moe-permute-fusion", "use the bare flag or =false", [c](bool b) { c->set_moe_permute_fusion(b); });
+  boolean("moe-router-force-load-balancing", "use the bare flag or =false",
+          [c](bool b) { c->set_moe_router_force_load_balancing(b); });
   return errors.ToStatus();
 }
 

@@ -95,7 +95,8 @@ TEST(ToolSchemasTest, EveryArgumentIsDescribed) {
 // whole tools/list result under 40,000 bytes (it was 226,892 before the lean
 // form: each tool repeated the full config, model and system schemas; 30,000
 // until each tool carried its outputSchema and the inline model and system
-// objects their fields, issue 25).
+// objects their fields, issue 25; 40,104 with the dispatcher fields of issue
+// 23 before the whole config was listed once, in validate).
 TEST(ToolSchemasTest, McpToolListIsLean) {
   const std::string list = ExportTools(PlannerToolSchemas(), ToolFormat::kMcp).dump();
   EXPECT_LE(list.size(), 40000u) << "tools/list is " << list.size() << " bytes";
@@ -111,15 +112,24 @@ TEST(ToolSchemasTest, LeanSchemasCarryBoundsEnumsAndRequired) {
   const ToolSchema* min_gpus = nullptr;
   const ToolSchema* recommend = nullptr;
   const ToolSchema* layout = nullptr;
+  const ToolSchema* validate = nullptr;
   for (const auto& t : PlannerToolSchemas()) {
     if (t.name == "min_gpus") min_gpus = &t;
+    if (t.name == "validate") validate = &t;
     if (t.name == "recommend") recommend = &t;
     if (t.name == "explain_layout") layout = &t;
   }
   ASSERT_NE(min_gpus, nullptr);
   ASSERT_NE(recommend, nullptr);
   ASSERT_NE(layout, nullptr);
-  const auto& config = recommend->input_schema["properties"]["config"]["properties"];
+  ASSERT_NE(validate, nullptr);
+  // The whole config is listed once, in validate; the other tools point there.
+  const auto& config = validate->input_schema["properties"]["config"]["properties"];
+  const auto& pointer = recommend->input_schema["properties"]["config"];
+  EXPECT_FALSE(pointer.contains("properties"));
+  EXPECT_NE(pointer["description"].get<std::string>().find("Its fields: as in validate's config."), std::string::npos)
+      << pointer.dump();
+  EXPECT_EQ(config["moe_token_dispatcher_type"]["enum"], OrderedJson({"alltoall", "allgather", "flex"}));
   EXPECT_EQ(config["tp"]["minimum"], 0);
   EXPECT_EQ(config["tp"]["maximum"], 4096);
   EXPECT_EQ(config["etp"]["minimum"], 1);
