@@ -18,7 +18,7 @@ namespace {
 
 using testing_util::CatalogModel;
 
-struct Run {
+struct RackRun {
   ResolvedPlacement placement;
   ValidationResult validation;
   PerfEstimate estimate;
@@ -42,12 +42,12 @@ class Ep64OnNvl72 : public ::testing::Test {
     plan_ = *PlanStages(model_, config_);
   }
 
-  Run RunWith(int64_t used) {
+  RackRun RunWith(int64_t used) {
     Placement p;
     p.system = "gb200-nvl72";
     p.gpus = 256;
     p.gpus_per_nvlink_domain = used;
-    Run r;
+    RackRun r;
     auto placement = ResolvePlacement(p, "placement");
     EXPECT_TRUE(placement.ok()) << placement.status();
     r.placement = *placement;
@@ -62,10 +62,10 @@ class Ep64OnNvl72 : public ::testing::Test {
   }
 
   // Seconds of one EP all-to-all of the estimate (a MoE layer's share).
-  double EstimatedAllToAll(const Run& r) {
+  double EstimatedAllToAll(const RackRun& r) {
     return ShareOfLayer(r.inputs, KindOfLayer(model_, 0), 0, false, false).ep_one_s;
   }
-  double EpBytes(const Run& r) { return ShareOfLayer(r.inputs, KindOfLayer(model_, 0), 0, false, false).layer.ep_bytes; }
+  double EpBytes(const RackRun& r) { return ShareOfLayer(r.inputs, KindOfLayer(model_, 0), 0, false, false).layer.ep_bytes; }
 
   ModelSpec model_;
   ResolvedConfig config_;
@@ -108,7 +108,7 @@ std::vector<EpGroup> EpGroups(int64_t block) {
 }
 
 TEST_F(Ep64OnNvl72, SixtyFourPerRackNoGroupCrossesAndTheEstimateSaysSo) {
-  const Run r = RunWith(64);
+  const RackRun r = RunWith(64);
   EXPECT_EQ(r.placement.gpus_per_nvlink_domain, 64);
   EXPECT_EQ(Find(r.validation, "topology.ep_crosses_nvlink"), nullptr);
   const SystemSpec& sys = *r.placement.system;
@@ -128,8 +128,8 @@ TEST_F(Ep64OnNvl72, SixtyFourPerRackNoGroupCrossesAndTheEstimateSaysSo) {
 }
 
 TEST_F(Ep64OnNvl72, AllSeventyTwoTheWarnedGroupsAreTheOnesChargedAtNetworkSpeed) {
-  const Run r = RunWith(0);
-  const Run aligned = RunWith(64);
+  const RackRun r = RunWith(0);
+  const RackRun aligned = RunWith(64);
   EXPECT_EQ(r.placement.gpus_per_nvlink_domain, 72);
   const Violation* warning = Find(r.validation, "topology.ep_crosses_nvlink");
   ASSERT_NE(warning, nullptr);
@@ -146,7 +146,9 @@ TEST_F(Ep64OnNvl72, AllSeventyTwoTheWarnedGroupsAreTheOnesChargedAtNetworkSpeed)
     crossing += g.crosses;
     EXPECT_EQ(LinkOfGroup(sys, g.spread), g.crosses ? Link::kNetwork : Link::kNvlink);
     const double t = AllToAllSeconds(EpBytes(r), g.spread, sys, P);
-    if (g.crosses) EXPECT_GT(t, 5 * EstimatedAllToAll(aligned));
+    if (g.crosses) {
+      EXPECT_GT(t, 5 * EstimatedAllToAll(aligned));
+    }
     slowest = std::max(slowest, t);
   }
   EXPECT_EQ(crossing, 3);
