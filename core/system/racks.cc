@@ -21,6 +21,16 @@ int64_t RanksPerHost(const SystemSpec& s) {
   return node;
 }
 
+int64_t EvenDomainUse(const SystemSpec& s, int64_t world) {
+  const int64_t domain = std::max(1, s.nvlink_domain_size);
+  const int64_t node = std::max(1, s.gpus_per_node);
+  if (domain <= node || world <= 0) return domain;
+  for (int64_t used = domain / node * node; used >= node; used -= node) {
+    if (world % used == 0) return used;
+  }
+  return domain;
+}
+
 int64_t DomainsTaken(const SystemSpec& s, int64_t world) {
   const int64_t used = RanksPerDomain(s);
   return (std::max<int64_t>(0, world) + used - 1) / used;

@@ -26,6 +26,12 @@ int64_t RanksPerDomain(const SystemSpec& s);
 // one host used in part holds `used` ranks per host.
 int64_t RanksPerHost(const SystemSpec& s);
 
+// The most GPUs of each domain, in whole hosts, that divide `world` ranks
+// into equal domains (GB200 NVL72: 64 for 128, 256 or 1,024 GPUs; 72 for
+// 144): how jobs that fill racks evenly are placed. The whole domain when
+// the domain is one host or smaller, or no such split exists.
+int64_t EvenDomainUse(const SystemSpec& s, int64_t world);
+
 // NVLink domains (racks) `world` ranks take: ceil(world / used).
 int64_t DomainsTaken(const SystemSpec& s, int64_t world);
 
