@@ -284,8 +284,8 @@ absl::StatusOr<ResolvedPlacement> ResolvePlacement(const Placement& p, const std
     r.nvlink_domain_size = p.gpus_per_node;
   }
   const std::string used_field = absl::StrCat(prefix, ".gpus_per_nvlink_domain");
-  if (absl::Status used = CheckGpusPerDomain(p.gpus_per_nvlink_domain, r.nvlink_domain_size, r.gpus_per_node,
-                                             used_field);
+  if (absl::Status used =
+          CheckGpusPerDomain(p.gpus_per_nvlink_domain, r.nvlink_domain_size, r.gpus_per_node, used_field);
       !used.ok()) {
     return used;
   }

@@ -12,7 +12,7 @@ namespace {
 // in one of the blocks it touches.
 int64_t FewestInBlock(int64_t rho, int64_t n, int64_t step, int64_t block) {
   const int64_t last = rho + (n - 1) * step;
-  if (last < block) return n;  // one block
+  if (last < block) return n;   // one block
   if (step >= block) return 1;  // every member alone in its block
   const int64_t first_count = (block - rho + step - 1) / step;
   const int64_t last_count = (last % block) / step + 1;

@@ -28,8 +28,7 @@ double RingCollectiveSeconds(double buffer_bytes, const GroupSpread& group, cons
 // NVLink domain goes over NVLink, the rest through its own NIC, both at once;
 // the member with the fewest peers in its domain (group.domain_local) bounds
 // it. Plus a latency per doubling of the group on the slowest link.
-double AllToAllSeconds(double send_bytes, const GroupSpread& group, const SystemSpec& system,
-                       const PerfParams& params);
+double AllToAllSeconds(double send_bytes, const GroupSpread& group, const SystemSpec& system, const PerfParams& params);
 
 // One point-to-point transfer of `bytes` over `link`, with one step latency.
 double SendRecvSeconds(double bytes, Link link, const SystemSpec& system, const PerfParams& params);

@@ -12,8 +12,7 @@
 namespace parplan {
 namespace {
 
-GroupLink LinkOf(const RankLayout& layout, GroupKind kind, const char* name, int64_t domain_block,
-                 int64_t host_block) {
+GroupLink LinkOf(const RankLayout& layout, GroupKind kind, const char* name, int64_t domain_block, int64_t host_block) {
   GroupLink g;
   g.name = name;
   const BlockShare domain = ShareOfBlocks(layout, kind, domain_block);
@@ -78,12 +77,11 @@ std::string DescribeGroupLinks(const GroupLinks& links, const SystemSpec& s) {
     parts.push_back(part);
   }
   const int64_t domain = std::max(1, s.nvlink_domain_size);
-  std::string head = absl::StrCat("Links from the rank layout over ", links.domains, " NVLink domain",
-                                  links.domains == 1 ? "" : "s", " (",
-                                  links.ranks_per_domain == domain
-                                      ? absl::StrCat("all ", domain, " GPUs of each used")
-                                      : absl::StrCat(links.ranks_per_domain, " of each ", domain, " GPUs used"),
-                                  "; rank r in domain r / ", links.ranks_per_domain, ")");
+  std::string head = absl::StrCat(
+      "Links from the rank layout over ", links.domains, " NVLink domain", links.domains == 1 ? "" : "s", " (",
+      links.ranks_per_domain == domain ? absl::StrCat("all ", domain, " GPUs of each used")
+                                       : absl::StrCat(links.ranks_per_domain, " of each ", domain, " GPUs used"),
+      "; rank r in domain r / ", links.ranks_per_domain, ")");
   if (parts.empty()) return absl::StrCat(head, ": one GPU per group, no collectives.");
   return absl::StrCat(head, ": ", absl::StrJoin(parts, "; "), ".");
 }

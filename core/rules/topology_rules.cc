@@ -76,8 +76,8 @@ void CheckTopologyRules(const RuleContext& ctx) {
   const int64_t tp_cross = layout.CountCrossing(GroupKind::kTp, domain);
   if (d.tp > 1 && tp_cross > 0) {
     ctx.Add("topology.tp_crosses_nvlink", {"tp", "system"},
-            absl::StrCat(tp_cross, " of ", layout.GroupCount(GroupKind::kTp), " TP groups (size ", d.tp,
-                         ") span ", DomainPhrase(full_domain, domain), "; ", CostPhrase(p, d.tp)),
+            absl::StrCat(tp_cross, " of ", layout.GroupCount(GroupKind::kTp), " TP groups (size ", d.tp, ") span ",
+                         DomainPhrase(full_domain, domain), "; ", CostPhrase(p, d.tp)),
             domain <= 1 ? std::string("these GPUs have no NVLink peers: prefer TP=1 and split the model with PP, "
                                       "FSDP or DP, whose traffic is lighter")
                         : absl::StrCat("keep TP <= ", domain, " and a divisor of it; cross domains with PP or DP"));

@@ -88,10 +88,9 @@ void AddPlanReasons(const ModelSpec& m, const SystemSpec& sys, PlanEval* p) {
         domain_words, ": their collectives run over ", DescribeLink(sys, LinkLeavingDomain(sys, p->config.tp)),
         " instead of ", domain > 1 ? DescribeLink(sys, Link::kNvlink) : "NVLink", "."));
   } else if (ep_cross > 0) {
-    p->reasons.push_back(absl::StrCat(ep_cross, " of ", layout.GroupCount(GroupKind::kEp),
-                                      " EP groups (EP*ETP=", expert_span, ") cross the ", domain_words,
-                                      ": their all-to-all runs over ",
-                                      DescribeLink(sys, LinkLeavingDomain(sys, expert_span)), "."));
+    p->reasons.push_back(absl::StrCat(
+        ep_cross, " of ", layout.GroupCount(GroupKind::kEp), " EP groups (EP*ETP=", expert_span, ") cross the ",
+        domain_words, ": their all-to-all runs over ", DescribeLink(sys, LinkLeavingDomain(sys, expert_span)), "."));
   } else if (p->config.tp > 1 || expert_span > 1) {
     p->reasons.push_back(absl::StrCat(
         "TP=", p->config.tp, m.num_moe_experts > 0 ? absl::StrCat(" and EP*ETP=", expert_span, " stay") : " stays",

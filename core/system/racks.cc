@@ -43,7 +43,8 @@ absl::Status CheckGpusPerDomain(int64_t used, int64_t domain, int64_t node, cons
   }
   if (used == 0) return absl::OkStatus();
   if (domain <= 0) {
-    return FieldError(field, absl::StrCat(used, " GPUs per NVLink domain needs a system (or gpus_per_node) to know "
+    return FieldError(field, absl::StrCat(used,
+                                          " GPUs per NVLink domain needs a system (or gpus_per_node) to know "
                                           "the domain's size"));
   }
   if (used > domain) {
@@ -55,10 +56,10 @@ absl::Status CheckGpusPerDomain(int64_t used, int64_t domain, int64_t node, cons
     // launchers (Slurm, torchrun) place whole hosts, and a tray left half
     // idle still holds its NICs. So the GPUs used are whole trays.
     const int64_t lower = used / node * node;
-    return FieldError(field, absl::StrCat(used, " is not a whole number of ", node, "-GPU hosts of the ", domain,
-                                          "-GPU NVLink domain (jobs take whole hosts); use ",
-                                          lower > 0 ? absl::StrCat(lower, " or ") : std::string(),
-                                          std::min(domain, lower + node)));
+    return FieldError(
+        field, absl::StrCat(used, " is not a whole number of ", node, "-GPU hosts of the ", domain,
+                            "-GPU NVLink domain (jobs take whole hosts); use ",
+                            lower > 0 ? absl::StrCat(lower, " or ") : std::string(), std::min(domain, lower + node)));
   }
   if (node > 0 && domain < node && used != domain) {
     return FieldError(field, absl::StrCat(used, ": the ", domain, "-GPU NVLink domain is smaller than a ", node,

@@ -266,13 +266,12 @@ absl::Status ExplainLayout(const v1::ExplainLayoutRequest& request, v1::ExplainL
                                      "."));
   for (const auto& g : response->groups()) {
     if ((g.kind() == "tp" || g.kind() == "ep" || g.kind() == "cp") && g.crossing_nvlink_domain() > 0) {
-      response->add_reasons(absl::StrCat(g.crossing_nvlink_domain(), " of ", g.count(), " ", g.kind(),
-                                         " groups leave the NVLink domain (",
-                                         domain == r.placement.nvlink_domain_size
-                                             ? absl::StrCat(domain, " GPUs")
-                                             : absl::StrCat(domain, " of its ", r.placement.nvlink_domain_size,
-                                                            " GPUs used"),
-                                         "): their collectives use the scale-out network."));
+      response->add_reasons(absl::StrCat(
+          g.crossing_nvlink_domain(), " of ", g.count(), " ", g.kind(), " groups leave the NVLink domain (",
+          domain == r.placement.nvlink_domain_size
+              ? absl::StrCat(domain, " GPUs")
+              : absl::StrCat(domain, " of its ", r.placement.nvlink_domain_size, " GPUs used"),
+          "): their collectives use the scale-out network."));
     }
   }
   if (r.placement.system.has_value()) {

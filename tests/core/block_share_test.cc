@@ -80,11 +80,11 @@ TEST(BlockShareTest, MatchesBruteForceOnRandomMeshes) {
       ASSERT_EQ(fast.groups, slow.groups);
       ASSERT_EQ(fast.size, slow.size);
       ASSERT_EQ(fast.crossing, slow.crossing)
-          << GroupKindName(kind) << " tp" << d.tp << " cp" << d.cp << " pp" << d.pp << " ep" << d.ep << " etp"
-          << d.etp << " world " << world << " block " << block;
+          << GroupKindName(kind) << " tp" << d.tp << " cp" << d.cp << " pp" << d.pp << " ep" << d.ep << " etp" << d.etp
+          << " world " << world << " block " << block;
       ASSERT_EQ(fast.fewest_local, slow.fewest_local)
-          << GroupKindName(kind) << " tp" << d.tp << " cp" << d.cp << " pp" << d.pp << " ep" << d.ep << " etp"
-          << d.etp << " world " << world << " block " << block;
+          << GroupKindName(kind) << " tp" << d.tp << " cp" << d.cp << " pp" << d.pp << " ep" << d.ep << " etp" << d.etp
+          << " world " << world << " block " << block;
       ++checked;
     }
   }

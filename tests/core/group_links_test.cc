@@ -65,7 +65,9 @@ class Ep64OnNvl72 : public ::testing::Test {
   double EstimatedAllToAll(const RackRun& r) {
     return ShareOfLayer(r.inputs, KindOfLayer(model_, 0), 0, false, false).ep_one_s;
   }
-  double EpBytes(const RackRun& r) { return ShareOfLayer(r.inputs, KindOfLayer(model_, 0), 0, false, false).layer.ep_bytes; }
+  double EpBytes(const RackRun& r) {
+    return ShareOfLayer(r.inputs, KindOfLayer(model_, 0), 0, false, false).layer.ep_bytes;
+  }
 
   ModelSpec model_;
   ResolvedConfig config_;

@@ -209,8 +209,9 @@ TEST_F(CliTest, AnswersQuotingBrokenUtf8AreValidUtf8AndEqualTheServers) {
 // a value that is not whole trays is refused naming the field, in-process
 // and through the server alike.
 TEST_F(CliTest, GpusPerDomainFlag) {
-  const std::vector<std::string> base = {"validate", "--json",        "--model", "qwen3_30b_a3b", "--system",
-                                         "gb200-nvl72", "--gpus", "256", "--tp",  "1", "--ep", "64", "--etp", "1"};
+  const std::vector<std::string> base = {
+      "validate", "--json", "--model", "qwen3_30b_a3b", "--system", "gb200-nvl72", "--gpus",
+      "256",      "--tp",   "1",       "--ep",          "64",       "--etp",       "1"};
   std::string out, err;
   ASSERT_EQ(Run(base, &out, &err), 0) << err;
   EXPECT_NE(out.find("topology.ep_crosses_nvlink"), std::string::npos) << out;
@@ -233,8 +234,9 @@ TEST_F(CliTest, GpusPerDomainFlag) {
   EXPECT_EQ(Run(bad, &out, &err), 2);
   EXPECT_NE(err.find("--gpus-per-domain"), std::string::npos) << err;
   std::string perf;
-  std::vector<std::string> perf_args = {"perf", "--model", "qwen3_30b_a3b", "--system", "gb200-nvl72", "--gpus",
-                                        "256", "--tp", "1", "--ep", "64", "--etp", "1", "--gpus-per-domain", "64"};
+  std::vector<std::string> perf_args = {
+      "perf", "--model", "qwen3_30b_a3b", "--system", "gb200-nvl72",       "--gpus", "256", "--tp", "1",
+      "--ep", "64",      "--etp",         "1",        "--gpus-per-domain", "64"};
   ASSERT_EQ(Run(perf_args, &perf, &err), 0) << err;
   EXPECT_NE(perf.find("EP (64): all 4 groups inside one domain"), std::string::npos) << perf;
 }
