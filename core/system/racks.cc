@@ -79,7 +79,7 @@ std::string DescribeDomainUse(const SystemSpec& s, int64_t world) {
                               : std::string("The job");
   absl::StrAppend(&out, " of ", s.id.empty() ? std::string("the system") : s.id, ", ");
   if (used == domain) {
-    absl::StrAppend(&out, "all ", domain, " GPUs of each domain used (gpus_per_nvlink_domain unset)");
+    absl::StrAppend(&out, "all ", domain, " GPUs of each domain used");
   } else {
     absl::StrAppend(&out, used, " of each ", domain, "-GPU domain's GPUs used");
     if (domain > node) absl::StrAppend(&out, " (", used / node, " of its ", domain / node, " hosts)");

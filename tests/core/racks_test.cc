@@ -58,8 +58,8 @@ TEST(RacksTest, DescribesDomainsTakenAndGpusUsed) {
             "256 GPUs take 4 NVLink domains (racks) of gb200-nvl72, 64 of each 72-GPU domain's GPUs used (16 of its "
             "18 hosts): rank r sits in domain r / 64.");
   EXPECT_EQ(DescribeDomainUse(Nvl72(), 256),
-            "256 GPUs take 4 NVLink domains (racks) of gb200-nvl72, all 72 GPUs of each domain used "
-            "(gpus_per_nvlink_domain unset); the last domain holds 40: rank r sits in domain r / 72.");
+            "256 GPUs take 4 NVLink domains (racks) of gb200-nvl72, all 72 GPUs of each domain used"
+            "; the last domain holds 40: rank r sits in domain r / 72.");
   EXPECT_EQ(DescribeDomainUse(*Catalog::Get().FindSystem("h100-sxm"), 64), "");
 }
 
