@@ -8,6 +8,7 @@
 #include "core/perf/flops.h"
 #include "core/pipeline/layout_builder.h"
 #include "core/rules/validate.h"
+#include "core/system/racks.h"
 #include "bench/tuned_config_rows.h"
 #include "server/api/convert.h"
 #include "tests/core/csv_reader.h"
@@ -121,6 +122,9 @@ std::vector<CalibrationRow> LoadCalibrationRows(const std::string& data_dir, std
     row.moe = model->is_moe();
     row.model = *model;
     row.system = *sys;
+    // NVL72 jobs fill racks evenly (64 of 72 GPUs on 128..1,024-GPU runs):
+    // the published runs are taken to as well (core/system/racks.h).
+    row.system.nvlink_domain_used = static_cast<int>(EvenDomainUse(*sys, p.gpus));
     row.config = *resolved;
     row.config.vpp = v.stages->vpp;
     row.plan = *v.stages;

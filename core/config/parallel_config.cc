@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/system/racks.h"
 #include "core/util/field_error.h"
 #include "core/util/text.h"
 
@@ -318,6 +319,18 @@ absl::StatusOr<ResolvedPlacement> ResolvePlacement(const Placement& p, const std
     r.gpus_per_node = p.gpus_per_node;
     r.nvlink_domain_size = p.gpus_per_node;
   }
+  const std::string used_field = absl::StrCat(prefix, ".gpus_per_nvlink_domain");
+  if (absl::Status used =
+          CheckGpusPerDomain(p.gpus_per_nvlink_domain, r.nvlink_domain_size, r.gpus_per_node, used_field);
+      !used.ok()) {
+    return used;
+  }
+  r.gpus_per_nvlink_domain = p.gpus_per_nvlink_domain > 0 ? p.gpus_per_nvlink_domain : r.nvlink_domain_size;
+  if (r.system.has_value()) {
+    r.system->nvlink_domain_used = static_cast<int>(p.gpus_per_nvlink_domain);
+    const std::string use = DescribeDomainUse(*r.system, r.gpus);
+    if (!use.empty()) r.notes.push_back(use);
+  }
   return r;
 }
 
@@ -351,6 +364,7 @@ ResolvedPlacement PlacementOn(const SystemSpec& system, int64_t gpus) {
   p.gpus = gpus;
   p.gpus_per_node = system.gpus_per_node;
   p.nvlink_domain_size = system.nvlink_domain_size;
+  p.gpus_per_nvlink_domain = RanksPerDomain(system);
   return p;
 }
 

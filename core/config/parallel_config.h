@@ -167,6 +167,9 @@ struct Placement {
   std::string system;         // id or alias; empty = none
   int64_t gpus = 0;           // 0 = not given
   int64_t gpus_per_node = 0;  // 0 = the system's
+  // GPUs of each NVLink domain the job's ranks fill (core/system/racks.h);
+  // 0 = all of it.
+  int64_t gpus_per_nvlink_domain = 0;
   // Inline figures: overrides of `system`, or (with gpu_arch and no
   // `system`) a whole inline system. See core/resolve/system_resolve.h.
   SystemFigures system_figures;
@@ -177,6 +180,10 @@ struct ResolvedPlacement {
   int64_t gpus = 0;
   int64_t gpus_per_node = 0;       // 0 = unknown
   int64_t nvlink_domain_size = 0;  // 0 = unknown
+  // GPUs of each domain the ranks fill: rank r sits in domain r / this
+  // (nvlink_domain_size unless given; 0 = unknown). The system carries the
+  // same number (SystemSpec::nvlink_domain_used).
+  int64_t gpus_per_nvlink_domain = 0;
   std::vector<std::string> notes;  // overrides applied and defaults used, in words
 };
 
@@ -221,7 +228,8 @@ ResolvedPlacement PlacementOn(const SystemSpec& system, int64_t gpus);
 // Resolves the system (catalog id, inline figures, or both: see
 // ResolveSystem) and checks bounds; NOT_FOUND for an unknown system.
 // `gpus_per_node` is the same override as system_figures.gpus_per_node
-// (both given and different: INVALID_ARGUMENT). Without a system, a node
+// (both given and different: INVALID_ARGUMENT). `gpus_per_nvlink_domain` is
+// checked by CheckGpusPerDomain (core/system/racks.h). Without a system, a node
 // size alone still sizes nodes (the NVLink domain taken as the node).
 absl::StatusOr<ResolvedPlacement> ResolvePlacement(const Placement& placement, const std::string& prefix);
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/layout/block_share.h"
+
 namespace parplan {
 
 std::string GroupKindName(GroupKind kind) {
@@ -182,19 +184,18 @@ std::vector<int64_t> RankLayout::GroupOfRank(GroupKind kind, int64_t rank, int64
 }
 
 int64_t RankLayout::CountCrossing(GroupKind kind, int64_t block) const {
-  if (block <= 0) return 0;
-  // One Select for all groups: at 68K ranks there are 34K groups per kind.
+  return ShareOfBlocks(*this, kind, block).crossing;
+}
+
+RankLayout::GroupGeometry RankLayout::Geometry(GroupKind kind) const {
   std::vector<Dim> masked, unmasked;
   Select(kind, &masked, &unmasked);
-  int64_t extent = 0;
-  for (const auto& d : masked) extent += (d.size - 1) * d.stride;
-  int64_t crossing = 0;
-  const int64_t count = GroupCount(kind);
-  for (int64_t i = 0; i < count; ++i) {
-    const int64_t base = GroupBase(unmasked, i);
-    if (base / block != (base + extent) / block) ++crossing;
-  }
-  return crossing;
+  GroupGeometry g;
+  g.size = 1;
+  for (const auto& d : masked) g.size *= d.size;
+  g.step = masked.empty() ? 1 : masked.front().stride;
+  for (const auto& d : unmasked) g.bases.push_back(BaseDim{d.size, d.stride});
+  return g;
 }
 
 }  // namespace parplan

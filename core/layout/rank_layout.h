@@ -14,7 +14,6 @@
 #include <array>
 #include <cstdint>
 #include <limits>
-#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,8 +58,24 @@ class RankLayout {
   // Lowest and highest rank of the index-th group.
   std::pair<int64_t, int64_t> GroupSpan(GroupKind kind, int64_t index) const;
   // Groups whose ranks fall into more than one aligned block of `block`
-  // consecutive ranks (a node, or an NVLink domain). O(number of groups).
+  // consecutive ranks (a node, or the used GPUs of an NVLink domain):
+  // ShareOfBlocks(*this, kind, block).crossing (core/layout/block_share.h).
   int64_t CountCrossing(GroupKind kind, int64_t block) const;
+
+  // The shape every group of a kind shares: the dimensions a kind spans are
+  // adjacent in its grid, so each group is an arithmetic progression
+  // base + i * step (i < size); the bases are the sums of u * stride
+  // (u < dim size) over `bases`, the dimensions the kind does not span.
+  struct BaseDim {
+    int64_t size;
+    int64_t stride;
+  };
+  struct GroupGeometry {
+    int64_t size = 1;
+    int64_t step = 1;
+    std::vector<BaseDim> bases;
+  };
+  GroupGeometry Geometry(GroupKind kind) const;
 
  private:
   struct Dim {

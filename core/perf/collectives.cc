@@ -11,25 +11,22 @@ double StepLatency(Link link, const PerfParams& p) {
   return (link == Link::kNvlink ? p.nvlink_step_latency_us : p.network_step_latency_us) * 1e-6;
 }
 
-double RingCollectiveSeconds(double buffer_bytes, int64_t group, int64_t stride, const SystemSpec& s,
-                             const PerfParams& p) {
-  if (group <= 1 || buffer_bytes <= 0) return 0;
-  const double n = static_cast<double>(group);
-  const double gbytes = RingBandwidth(s, group, stride) * p.link_efficiency;
-  const Link link = LinkOfSpan(s, group * stride);
-  return (n - 1) / n * buffer_bytes / (gbytes * 1e9) + (n - 1) * StepLatency(link, p);
+double RingCollectiveSeconds(double buffer_bytes, const GroupSpread& g, const SystemSpec& s, const PerfParams& p) {
+  if (g.size <= 1 || buffer_bytes <= 0) return 0;
+  const double n = static_cast<double>(g.size);
+  const double gbytes = RingBandwidth(s, g) * p.link_efficiency;
+  return (n - 1) / n * buffer_bytes / (gbytes * 1e9) + (n - 1) * StepLatency(LinkOfGroup(s, g), p);
 }
 
-double AllToAllSeconds(double send_bytes, int64_t group, int64_t stride, const SystemSpec& s, const PerfParams& p) {
-  if (group <= 1 || send_bytes <= 0) return 0;
-  const double n = static_cast<double>(group);
-  const int64_t domain = std::max(1, s.nvlink_domain_size);
+double AllToAllSeconds(double send_bytes, const GroupSpread& g, const SystemSpec& s, const PerfParams& p) {
+  if (g.size <= 1 || send_bytes <= 0) return 0;
+  const double n = static_cast<double>(g.size);
   const double nvlink = LinkGbytesPerSecond(s, Link::kNvlink) * p.link_efficiency * 1e9;
-  const double local =
-      nvlink > 0 ? std::min(n, std::max(1.0, static_cast<double>(domain / std::max<int64_t>(1, stride)))) : 1.0;
+  // The worst-placed member: its peers in its own domain (itself included).
+  const double local = nvlink > 0 ? std::min(n, std::max(1.0, static_cast<double>(g.domain_local))) : 1.0;
   const double inside = send_bytes * (local - 1) / n;
   const double outside = send_bytes * (n - local) / n;
-  const Link far = LinkOfSpan(s, group * stride);
+  const Link far = LinkOfGroup(s, g);
   const double far_rate = LinkGbytesPerSecond(s, far) * p.link_efficiency * 1e9;
   const double transfer = std::max(inside > 0 ? inside / nvlink : 0.0, outside > 0 ? outside / far_rate : 0.0);
   return transfer + std::ceil(std::log2(n)) * StepLatency(far, p);

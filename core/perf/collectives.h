@@ -15,19 +15,20 @@ namespace parplan {
 
 struct PerfParams;
 
-// One ring all-gather (or reduce-scatter) over `group` ranks placed `stride`
-// ranks apart that assembles (or reduces) `buffer_bytes` on every rank:
-// (N-1)/N of the buffer at ring bus bandwidth (RingBandwidth) plus N - 1 step
-// latencies of the slowest link the ring crosses. An all-reduce is two.
-double RingCollectiveSeconds(double buffer_bytes, int64_t group, int64_t stride, const SystemSpec& system,
+// One ring all-gather (or reduce-scatter) over a group spread as `group`
+// (where its members sit: core/system/links.h GroupSpread) that assembles (or
+// reduces) `buffer_bytes` on every rank: (N-1)/N of the buffer at ring bus
+// bandwidth (RingBandwidth) plus N - 1 step latencies of the slowest link the
+// ring crosses (LinkOfGroup). An all-reduce is two.
+double RingCollectiveSeconds(double buffer_bytes, const GroupSpread& group, const SystemSpec& system,
                              const PerfParams& params);
 
-// One all-to-all in which every rank of a `group` (ranks `stride` apart)
-// sends `send_bytes` spread evenly over the group: the share for peers in its
-// own NVLink domain goes over NVLink, the rest through its own NIC, both at
-// once; plus a latency per doubling of the group on the slowest link.
-double AllToAllSeconds(double send_bytes, int64_t group, int64_t stride, const SystemSpec& system,
-                       const PerfParams& params);
+// One all-to-all in which every rank of a group spread as `group` sends
+// `send_bytes` spread evenly over the group: the share for peers in its own
+// NVLink domain goes over NVLink, the rest through its own NIC, both at once;
+// the member with the fewest peers in its domain (group.domain_local) bounds
+// it. Plus a latency per doubling of the group on the slowest link.
+double AllToAllSeconds(double send_bytes, const GroupSpread& group, const SystemSpec& system, const PerfParams& params);
 
 // One point-to-point transfer of `bytes` over `link`, with one step latency.
 double SendRecvSeconds(double bytes, Link link, const SystemSpec& system, const PerfParams& params);

@@ -50,8 +50,8 @@ void AddByKind(StageTime* st, LayerPart part, double seconds) {
 // to move `bytes_per_param` of these parameters over their FSDP groups.
 double FsdpSeconds(const StepInputs& in, double dense_params, double expert_params, double bytes_per_param) {
   const ResolvedConfig& c = *in.config;
-  return RingCollectiveSeconds(dense_params / c.tp * bytes_per_param, in.dp * c.cp, c.tp, *in.system, *in.params) +
-         RingCollectiveSeconds(expert_params / (c.ep * c.etp) * bytes_per_param, in.edp, c.ep * c.etp, *in.system,
+  return RingCollectiveSeconds(dense_params / c.tp * bytes_per_param, in.links.dp_cp.spread, *in.system, *in.params) +
+         RingCollectiveSeconds(expert_params / (c.ep * c.etp) * bytes_per_param, in.links.edp.spread, *in.system,
                                *in.params);
 }
 
@@ -122,7 +122,8 @@ StepInputs PrepareStep(const ModelSpec& m, const ResolvedConfig& c, const StageP
   in.tokens = static_cast<double>(c.seq_length) * c.mbs / c.cp;
   // TP overlap (userbuffers) needs TP > 1 and sequence parallelism (Bridge
   // comm_overlap.py turns it off otherwise) and the TP group on NVLink.
-  in.tp_overlap = c.tp_comm_overlap && c.tp > 1 && c.sp && LinkOfSpan(sys, c.tp) == Link::kNvlink;
+  in.links = LinksOfGroups(MeshOf(c), world, sys);
+  in.tp_overlap = c.tp_comm_overlap && c.tp > 1 && c.sp && LinkOfGroup(sys, in.links.tp.spread) == Link::kNvlink;
   in.device = MakeDevice(sys, c.precision);
   in.logits_device = MakeDevice(sys, Precision::kBf16);
   in.first_layers = FirstLayerIndices(plan);
@@ -158,10 +159,10 @@ LayerShare ShareOfLayer(const StepInputs& in, LayerKind kind, int64_t index, boo
   const bool moe_selected = c.recompute == RecomputeGranularity::kSelective && c.Recomputes("moe");
   out.tp_count = t.tp_collectives * (2 + (full_recompute ? 1 : 0));
   out.ep_count = t.ep_all_to_alls * (2 + (full_recompute || moe_selected ? 1 : 0));
-  if (t.ep_bytes > 0) out.ep_one_s = AllToAllSeconds(t.ep_bytes, c.ep, c.etp, sys, P);
+  if (t.ep_bytes > 0) out.ep_one_s = AllToAllSeconds(t.ep_bytes, in.links.ep.spread, sys, P);
   if (c.cp > 1 && t.cp_chunk_bytes > 0) {
     out.cp_steps = 3.0 * (c.cp - 1);
-    out.cp_one_s = SendRecvSeconds(t.cp_chunk_bytes, LinkOfSpan(sys, c.tp * c.cp), sys, P);
+    out.cp_one_s = SendRecvSeconds(t.cp_chunk_bytes, LinkOfGroup(sys, in.links.cp.spread), sys, P);
   }
   if (c.fsdp) {
     const double gathered = GemmWeightBytes(c.precision);
@@ -221,7 +222,7 @@ StageTime TimeStage(const StepInputs& in, int64_t r, LayerShareCache* cache) {
     st.fsdp_s += FsdpSeconds(in, ends * vocab_params, 0, 2.0 * 2.0 + GradCommBytes(c));
   }
   const double compute = st.Compute();
-  const double tp_one_s = RingCollectiveSeconds(in.tokens * h * 2.0, c.tp, 1, sys, P);
+  const double tp_one_s = RingCollectiveSeconds(in.tokens * h * 2.0, in.links.tp.spread, sys, P);
   st.tp_s =
       Exposed(tp_count * tp_one_s, in.tp_overlap ? P.tp_exposed_overlap : P.tp_exposed, P.overlap_window, compute);
   st.ep_s = Exposed(ep_count * ep_one_s, c.overlap_moe_expert_parallel_comm ? P.ep_exposed_overlap : P.ep_exposed,
@@ -256,7 +257,7 @@ PipelineTerms PipelineSeconds(const StepInputs& in, const SlowestStage& slowest)
   // p2p of the [tokens x h] activation per boundary, each way, per chunk.
   const double outside = c.sp ? static_cast<double>(c.tp) : 1.0;
   const double bytes = in.tokens / outside * static_cast<double>(in.model->hidden_size) * 2.0;
-  const double p2p = SendRecvSeconds(bytes, LinkOfSpan(*in.system, in.world), *in.system, *in.params);
+  const double p2p = SendRecvSeconds(bytes, LinkOfGroup(*in.system, in.links.pp.spread), *in.system, *in.params);
   t.p2p_s = 2.0 * in.plan->vpp * p2p * in.params->pp_exposed * in.microbatches;
   t.bubble_s = slowest.time.Total() * (c.pp - 1.0) / in.plan->vpp;
   return t;
@@ -280,11 +281,11 @@ double DataParallelSeconds(const StepInputs& in, double backward_s) {
   if (c.fsdp) return 0;  // per microbatch instead (fsdp_comm_s)
   const auto [dense_local, expert_local] = LocalParams(in);
   const double grad_b = GradCommBytes(c);
-  auto dp_seconds = [&](double local_params, int64_t group, int64_t stride) {
-    return RingCollectiveSeconds(grad_b * local_params, group, stride, *in.system, *in.params) +
-           RingCollectiveSeconds(2.0 * local_params, group, stride, *in.system, *in.params);
+  auto dp_seconds = [&](double local_params, const GroupSpread& group) {
+    return RingCollectiveSeconds(grad_b * local_params, group, *in.system, *in.params) +
+           RingCollectiveSeconds(2.0 * local_params, group, *in.system, *in.params);
   };
-  const double dp_s = dp_seconds(dense_local, in.dp * c.cp, c.tp) + dp_seconds(expert_local, in.edp, c.ep * c.etp);
+  const double dp_s = dp_seconds(dense_local, in.links.dp_cp.spread) + dp_seconds(expert_local, in.links.edp.spread);
   // Gradient reduction overlaps the backward passes of the step when
   // overlap_grad_reduce is on; otherwise it all waits for the last one.
   return c.overlap_grad_reduce ? Exposed(dp_s, in.params->dp_exposed, in.params->overlap_window, backward_s) : dp_s;
@@ -386,15 +387,17 @@ std::vector<std::string> PerfAssumptions(const StepInputs& in, const PerfEstimat
       c.overlap_grad_reduce ? absl::StrFormat("%.0f%% (overlap_grad_reduce on)", 100 * P.dp_exposed)
                             : std::string("100% (overlap_grad_reduce off)"),
       100 * P.pp_exposed));
+  out.push_back(DescribeGroupLinks(in.links, sys));
   if (c.fsdp) {
     const int64_t group = in.dp * c.cp;
     out.push_back(absl::StrFormat(
         "Megatron FSDP: per microbatch each layer's weights are all-gathered twice (%.2f B/param, forward and "
         "backward) and its gradients reduce-scattered (%.0f B/param) over %d GPUs at %.0f GB/s bus bandwidth%s; "
         "exposed like DP communication (%.0f%%, or what the layer's compute cannot hide) plus the first gather.",
-        GemmWeightBytes(c.precision), GradCommBytes(c), static_cast<int>(group), RingBandwidth(sys, group, c.tp),
+        GemmWeightBytes(c.precision), GradCommBytes(c), static_cast<int>(group),
+        RingBandwidth(sys, in.links.dp_cp.spread),
         m.num_moe_experts > 0 ? absl::StrFormat(" (experts over %d GPUs at %.0f GB/s)", static_cast<int>(in.edp),
-                                                RingBandwidth(sys, in.edp, c.ep * c.etp))
+                                                RingBandwidth(sys, in.links.edp.spread))
                               : std::string(),
         100 * P.dp_exposed));
   }

@@ -15,6 +15,7 @@
 #include "core/config/parallel_config.h"
 #include "core/model/layer_kind.h"
 #include "core/model/model_spec.h"
+#include "core/perf/group_links.h"
 #include "core/perf/kernel_time.h"
 #include "core/perf/layer_time.h"
 #include "core/perf/perf_model.h"
@@ -35,6 +36,7 @@ struct StepInputs {
   int64_t microbatches = 0;
   double tokens = 0;                               // tokens of one microbatch on one CP rank
   bool tp_overlap = false;                         // userbuffers TP overlap active (TP > 1, SP, TP group on NVLink)
+  GroupLinks links;                                // where each group's members sit (rank layout over the used domains)
   Device device;                                   // GEMMs at the run's precision
   Device logits_device;                            // the output layer (bf16)
   std::array<bool, kLayerParts> selected{};        // parts selective recompute repeats

@@ -1,5 +1,7 @@
 // Topology and hardware rules: groups that leave the NVLink domain or a
 // node, and precisions the GPU cannot run.
+#include <numeric>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/layout/rank_layout.h"
@@ -29,6 +31,23 @@ std::string CostPhrase(const ResolvedPlacement& p, int64_t span) {
                          DescribeLink(s, link), s.nvlink_gbps_unidirectional / slow);
 }
 
+// "NVLink domains of 72 GPUs", or "NVLink domains (64 of each 72 GPUs
+// used)" when the job fills part of each domain.
+std::string DomainPhrase(int64_t domain, int64_t used) {
+  if (used == domain) return absl::StrCat("NVLink domains of ", domain, " GPUs");
+  return absl::StrCat("NVLink domains (", used, " of each ", domain, " GPUs used)");
+}
+
+// The largest GPUs-per-domain below the domain that is a whole number of
+// hosts and of `span`-rank groups, so groups of `span` never straddle a
+// domain; 0 when none (or the domain is one host).
+int64_t AligningUse(int64_t domain, int64_t node, int64_t span) {
+  if (domain <= node || span <= 1 || span > domain) return 0;
+  const int64_t unit = std::lcm(span, node);
+  const int64_t used = domain / unit * unit;
+  return used > 0 && used < domain ? used : 0;
+}
+
 }  // namespace
 
 void CheckTopologyRules(const RuleContext& ctx) {
@@ -39,8 +58,11 @@ void CheckTopologyRules(const RuleContext& ctx) {
             "pass a system (e.g. h100-sxm)");
     return;
   }
-  const int64_t domain = p.nvlink_domain_size;
-  const int64_t node = p.gpus_per_node;
+  // Blocks of consecutive ranks: the used GPUs of each domain
+  // (core/system/racks.h), the same blocks the performance model charges.
+  const int64_t full_domain = p.nvlink_domain_size;
+  const int64_t domain = p.gpus_per_nvlink_domain > 0 ? p.gpus_per_nvlink_domain : full_domain;
+  const int64_t node = full_domain == p.gpus_per_node ? domain : p.gpus_per_node;
   // Judge the given world when it is valid, else the smallest valid one.
   const int64_t world =
       (ctx.world.has_value() && ctx.world->dp > 0 && ctx.world->edp > 0) ? ctx.world->gpus : ComputeMinGpus(d).min_gpus;
@@ -54,14 +76,14 @@ void CheckTopologyRules(const RuleContext& ctx) {
   const int64_t tp_cross = layout.CountCrossing(GroupKind::kTp, domain);
   if (d.tp > 1 && tp_cross > 0) {
     ctx.Add("topology.tp_crosses_nvlink", {"tp", "system"},
-            absl::StrCat(tp_cross, " of ", layout.GroupCount(GroupKind::kTp), " TP groups (size ", d.tp,
-                         ") span NVLink domains of ", domain, " GPUs; ", CostPhrase(p, d.tp)),
+            absl::StrCat(tp_cross, " of ", layout.GroupCount(GroupKind::kTp), " TP groups (size ", d.tp, ") span ",
+                         DomainPhrase(full_domain, domain), "; ", CostPhrase(p, d.tp)),
             domain <= 1 ? std::string("these GPUs have no NVLink peers: prefer TP=1 and split the model with PP, "
                                       "FSDP or DP, whose traffic is lighter")
                         : absl::StrCat("keep TP <= ", domain, " and a divisor of it; cross domains with PP or DP"));
   } else if (d.tp > 1 && node < domain && layout.CountCrossing(GroupKind::kTp, node) > 0) {
     ctx.Add("topology.tp_crosses_node", {"tp"},
-            absl::StrCat("TP=", d.tp, " spans hosts of ", node, " GPUs but stays inside the ", domain,
+            absl::StrCat("TP=", d.tp, " spans hosts of ", node, " GPUs but stays inside the ", full_domain,
                          "-GPU NVLink domain"),
             "fine on NVL72 (multi-node NVLink); keep TP within the rack");
   }
@@ -69,20 +91,25 @@ void CheckTopologyRules(const RuleContext& ctx) {
     const int64_t cp_cross = layout.CountCrossing(GroupKind::kCp, domain);
     if (cp_cross > 0) {
       ctx.Add("topology.cp_crosses_nvlink", {"cp", "tp", "system"},
-              absl::StrCat("TP*CP = ", d.tp * d.cp, " exceeds or straddles the ", domain,
-                           "-GPU NVLink domain: ", cp_cross, " CP groups cross it; ", CostPhrase(p, d.tp * d.cp)),
+              absl::StrCat("TP*CP = ", d.tp * d.cp, " exceeds or straddles the ", DomainPhrase(full_domain, domain),
+                           ": ", cp_cross, " CP groups cross it; ", CostPhrase(p, d.tp * d.cp)),
               "use cp_comm_type a2a+p2p (hierarchical CP) or keep TP*CP within the domain");
     }
   }
   if (d.ep * d.etp > 1) {
     const int64_t ep_cross = layout.CountCrossing(GroupKind::kEp, domain);
     if (ep_cross > 0) {
-      ctx.Add(
-          "topology.ep_crosses_nvlink", {"ep", "etp", "system"},
-          absl::StrCat(ep_cross, " of ", layout.GroupCount(GroupKind::kEp), " EP groups (EP*ETP = ", d.ep * d.etp,
-                       ") span NVLink domains of ", domain, " GPUs: the token all-to-all leaves NVLink; ",
-                       CostPhrase(p, d.ep * d.etp)),
-          absl::StrCat("keep EP*ETP <= ", domain, " where the model allows, or use a DeepEP/HybridEP flex dispatcher"));
+      const int64_t aligning = AligningUse(full_domain, p.gpus_per_node, d.ep * d.etp);
+      ctx.Add("topology.ep_crosses_nvlink", {"ep", "etp", "system", "gpus_per_nvlink_domain"},
+              absl::StrCat(ep_cross, " of ", layout.GroupCount(GroupKind::kEp), " EP groups (EP*ETP = ", d.ep * d.etp,
+                           ") span ", DomainPhrase(full_domain, domain), ": the token all-to-all leaves NVLink; ",
+                           CostPhrase(p, d.ep * d.etp)),
+              aligning > 0 && aligning != domain
+                  ? absl::StrCat("use ", aligning, " GPUs of each NVLink domain (gpus_per_nvlink_domain ", aligning,
+                                 ": whole EP groups per domain, as NVL72 jobs using 64 of 72 GPUs do), keep EP*ETP <= ",
+                                 domain, ", or use a DeepEP/HybridEP flex dispatcher")
+                  : absl::StrCat("keep EP*ETP <= ", domain,
+                                 " where the model allows, or use a DeepEP/HybridEP flex dispatcher"));
     }
   }
   if (ctx.world.has_value() && ctx.world->partial_node) {

@@ -12,6 +12,7 @@
 #include "core/pipeline/layout_builder.h"
 #include "core/rules/validate.h"
 #include "core/system/links.h"
+#include "core/system/racks.h"
 #include "core/util/text.h"
 
 namespace parplan {
@@ -72,25 +73,28 @@ void AddPlanReasons(const ModelSpec& m, const SystemSpec& sys, PlanEval* p) {
   // Which groups leave the NVLink domain: counted on the actual rank
   // placement (core/layout/rank_layout.h), as the topology rules count them,
   // so a reason never says "inside" while a warning says some groups cross.
-  const int64_t domain = std::max(1, sys.nvlink_domain_size);
+  const int64_t domain = RanksPerDomain(sys);  // the used GPUs of each domain (core/system/racks.h)
+  const std::string domain_words =
+      domain == std::max(1, sys.nvlink_domain_size)
+          ? absl::StrCat(domain, "-GPU NVLink domain")
+          : absl::StrCat("NVLink domain (", domain, " of its ", sys.nvlink_domain_size, " GPUs used)");
   const int64_t expert_span = p->config.ep * p->config.etp;
   const RankLayout layout(MeshOf(p->config), p->world);
   const int64_t tp_cross = p->config.tp > 1 ? layout.CountCrossing(GroupKind::kTp, domain) : 0;
   const int64_t ep_cross = m.num_moe_experts > 0 && expert_span > 1 ? layout.CountCrossing(GroupKind::kEp, domain) : 0;
   if (tp_cross > 0) {
     p->reasons.push_back(absl::StrCat(
-        tp_cross, " of ", layout.GroupCount(GroupKind::kTp), " TP groups (TP=", p->config.tp, ") cross the ", domain,
-        "-GPU NVLink domain: their collectives run over ", DescribeLink(sys, LinkLeavingDomain(sys, p->config.tp)),
+        tp_cross, " of ", layout.GroupCount(GroupKind::kTp), " TP groups (TP=", p->config.tp, ") cross the ",
+        domain_words, ": their collectives run over ", DescribeLink(sys, LinkLeavingDomain(sys, p->config.tp)),
         " instead of ", domain > 1 ? DescribeLink(sys, Link::kNvlink) : "NVLink", "."));
   } else if (ep_cross > 0) {
-    p->reasons.push_back(absl::StrCat(ep_cross, " of ", layout.GroupCount(GroupKind::kEp),
-                                      " EP groups (EP*ETP=", expert_span, ") cross the ", domain,
-                                      "-GPU NVLink domain: their all-to-all runs over ",
-                                      DescribeLink(sys, LinkLeavingDomain(sys, expert_span)), "."));
+    p->reasons.push_back(absl::StrCat(
+        ep_cross, " of ", layout.GroupCount(GroupKind::kEp), " EP groups (EP*ETP=", expert_span, ") cross the ",
+        domain_words, ": their all-to-all runs over ", DescribeLink(sys, LinkLeavingDomain(sys, expert_span)), "."));
   } else if (p->config.tp > 1 || expert_span > 1) {
     p->reasons.push_back(absl::StrCat(
         "TP=", p->config.tp, m.num_moe_experts > 0 ? absl::StrCat(" and EP*ETP=", expert_span, " stay") : " stays",
-        " inside the ", domain, "-GPU NVLink domain."));
+        " inside the ", domain_words, "."));
   }
 }
 

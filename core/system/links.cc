@@ -43,14 +43,36 @@ std::string DescribeLink(const SystemSpec& s, Link link) {
   return "";
 }
 
-double RingBandwidth(const SystemSpec& s, int64_t group, int64_t stride) {
-  const Link link = LinkOfSpan(s, group * stride);
-  if (link != Link::kNetwork) return LinkGbytesPerSecond(s, link);
+GroupSpread AlignedSpread(const SystemSpec& s, int64_t group, int64_t stride) {
+  GroupSpread g;
+  g.size = std::max<int64_t>(1, group);
+  stride = std::max<int64_t>(1, stride);
   const int64_t domain = std::max(1, s.nvlink_domain_size);
   const int64_t host = std::max<int64_t>(domain, s.gpus_per_node);
+  // Members of an aligned group in its first block: ceil(block / stride).
+  g.domain_local = std::min(g.size, (domain + stride - 1) / stride);
+  g.host_local = std::min(g.size, (host + stride - 1) / stride);
+  return g;
+}
+
+Link LinkOfGroup(const SystemSpec& s, const GroupSpread& g) {
+  if (g.size <= 1) return Link::kNvlink;  // a single GPU talks to itself
+  if (g.domain_local >= g.size && s.nvlink_gbps_unidirectional > 0 && s.nvlink_domain_size > 1) return Link::kNvlink;
+  if (g.host_local >= g.size && s.gpus_per_node > std::max(1, s.nvlink_domain_size)) return Link::kPcie;
+  return Link::kNetwork;
+}
+
+double RingBandwidth(const SystemSpec& s, const GroupSpread& g) {
+  const Link link = LinkOfGroup(s, g);
+  if (link != Link::kNetwork) return LinkGbytesPerSecond(s, link);
+  const int64_t domain = std::max(1, s.nvlink_domain_size);
   const double intra = LinkGbytesPerSecond(s, domain >= s.gpus_per_node ? Link::kNvlink : Link::kPcie);
-  const int64_t local = std::max<int64_t>(1, std::min(group, host / std::max<int64_t>(1, stride)));
+  const int64_t local = std::max<int64_t>(1, g.host_local);
   return std::min(intra, local * LinkGbytesPerSecond(s, Link::kNetwork));
+}
+
+double RingBandwidth(const SystemSpec& s, int64_t group, int64_t stride) {
+  return RingBandwidth(s, AlignedSpread(s, group, stride));
 }
 
 }  // namespace parplan

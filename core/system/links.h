@@ -33,12 +33,33 @@ double LinkGbytesPerSecond(const SystemSpec& s, Link link);
 // "NVLink (450 GB/s per GPU)", "PCIe (64 GB/s per GPU)", "the network (50 GB/s per GPU)".
 std::string DescribeLink(const SystemSpec& s, Link link);
 
-// Bus bandwidth (GB/s per GPU) of a ring collective over `group` ranks placed
-// `stride` ranks apart. Inside one NVLink domain: NVLink; inside one host:
-// PCIe. Across hosts NCCL runs one ring per NIC, so only the ring edges that
-// leave a domain use the network, and the `k` members of a domain (or host)
-// push their share through their own NICs in parallel: min(intra-host link,
-// k * NIC) (nccl-tests doc/PERFORMANCE.md, bus bandwidth).
+// Where the members of a process group sit, from the rank layout
+// (core/layout/block_share.h over the blocks of core/system/racks.h): the
+// worst-placed member of the worst-placed group bounds a collective.
+struct GroupSpread {
+  int64_t size = 1;          // members of one group
+  int64_t domain_local = 1;  // fewest members of one group sharing one NVLink domain (itself included)
+  int64_t host_local = 1;    // the same for the block a ring's NICs serve: the host when it is wider than
+                             // the domain (PCIe systems), else the domain
+};
+
+// The spread of groups of `group` ranks `stride` apart whose first rank
+// starts a domain (and host): what a layout aligned to the blocks gives.
+GroupSpread AlignedSpread(const SystemSpec& s, int64_t group, int64_t stride);
+
+// The link a group spread as `g` uses: NVLink when every group sits in one
+// domain, PCIe when every group sits in one host, else the network.
+Link LinkOfGroup(const SystemSpec& s, const GroupSpread& g);
+
+// Bus bandwidth (GB/s per GPU) of a ring collective over a group spread as
+// `g`. Inside one NVLink domain: NVLink; inside one host: PCIe. Across hosts
+// NCCL runs one ring per NIC, so only the ring edges that leave a domain use
+// the network, and the `k` members of a domain (or host) push their share
+// through their own NICs in parallel: min(intra-host link, k * NIC), k the
+// fewest members of a group in one block (g.host_local) (nccl-tests
+// doc/PERFORMANCE.md, bus bandwidth).
+double RingBandwidth(const SystemSpec& s, const GroupSpread& g);
+// The same for `group` ranks placed `stride` apart, aligned (AlignedSpread).
 double RingBandwidth(const SystemSpec& s, int64_t group, int64_t stride);
 
 }  // namespace parplan

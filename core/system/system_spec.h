@@ -25,6 +25,12 @@ struct SystemSpec {
   // Host PCIe link per GPU, GB/s per direction: the path between GPUs of one
   // host that do not share an NVLink domain (PCIe cards); 0 = unknown.
   double pcie_gbps_unidirectional = 0;
+  // GPUs of each NVLink domain the job's ranks fill, from the placement
+  // (Placement.gpus_per_nvlink_domain; 0 = all of them): rank r sits in
+  // domain r / used. Carried with the system so the rank layout, the rules,
+  // the performance model and the search all read the same number
+  // (core/system/racks.h).
+  int nvlink_domain_used = 0;
   int sm_count = 0;  // streaming multiprocessors per GPU; 0 = the architecture's flagship (core/perf/kernel_time.h)
   std::string description;
   std::map<std::string, std::string> sources;

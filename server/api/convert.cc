@@ -338,6 +338,7 @@ Placement ToPlacement(const v1::Placement& p) {
   r.system = p.system();
   r.gpus = p.gpus();
   r.gpus_per_node = p.gpus_per_node();
+  r.gpus_per_nvlink_domain = p.gpus_per_nvlink_domain();
   r.system_figures = ToSystemFigures(p.system_spec());
   return r;
 }

@@ -18,6 +18,7 @@
 #include "core/render/render.h"
 #include "core/rules/validate.h"
 #include "core/search/split_repair.h"
+#include "core/system/racks.h"
 #include "core/util/field_error.h"
 #include "core/util/text.h"
 #include "server/api/answer_defaults.h"
@@ -172,6 +173,7 @@ absl::Status ExplainLayout(const v1::ExplainLayoutRequest& request, v1::ExplainL
   response->set_order("tp-cp-ep-dp-pp");
   response->set_gpus_per_node(static_cast<int32_t>(r.placement.gpus_per_node));
   response->set_nvlink_domain_size(static_cast<int32_t>(r.placement.nvlink_domain_size));
+  response->set_gpus_per_nvlink_domain(static_cast<int32_t>(r.placement.gpus_per_nvlink_domain));
   const WorldSizing w = SizeWorld(dims, world, r.placement.gpus_per_node, 0, 1);
   if (w.dp == 0 || w.edp == 0) {
     const ValidationResult v = RunValidation(r);
@@ -183,8 +185,11 @@ absl::Status ExplainLayout(const v1::ExplainLayoutRequest& request, v1::ExplainL
     return absl::OkStatus();
   }
   const RankLayout layout(dims, world);
-  const int64_t node = r.placement.gpus_per_node;
-  const int64_t domain = r.placement.nvlink_domain_size;
+  // Ranks fill the used GPUs of each domain (core/system/racks.h): the
+  // blocks the warnings and the performance model use too.
+  const int64_t domain = r.placement.gpus_per_nvlink_domain;
+  const int64_t node = r.placement.nvlink_domain_size == r.placement.gpus_per_node ? domain : r.placement.gpus_per_node;
+  if (domain > 0) response->set_nvlink_domains((world + domain - 1) / domain);
   const bool expert =
       dims.ep > 1 || (!r.config.etp_defaulted && dims.etp > 1) || (r.model.has_value() && r.model->is_moe());
   const int max_groups = request.max_groups() > 0 ? request.max_groups() : 4;
@@ -261,10 +266,17 @@ absl::Status ExplainLayout(const v1::ExplainLayoutRequest& request, v1::ExplainL
                                      "."));
   for (const auto& g : response->groups()) {
     if ((g.kind() == "tp" || g.kind() == "ep" || g.kind() == "cp") && g.crossing_nvlink_domain() > 0) {
-      response->add_reasons(absl::StrCat(g.crossing_nvlink_domain(), " of ", g.count(), " ", g.kind(),
-                                         " groups leave the NVLink domain (", domain,
-                                         " GPUs): their collectives use the scale-out network."));
+      response->add_reasons(absl::StrCat(
+          g.crossing_nvlink_domain(), " of ", g.count(), " ", g.kind(), " groups leave the NVLink domain (",
+          domain == r.placement.nvlink_domain_size
+              ? absl::StrCat(domain, " GPUs")
+              : absl::StrCat(domain, " of its ", r.placement.nvlink_domain_size, " GPUs used"),
+          "): their collectives use the scale-out network."));
     }
+  }
+  if (r.placement.system.has_value()) {
+    const std::string use = DescribeDomainUse(*r.placement.system, world);
+    if (!use.empty()) response->add_reasons(use);
   }
   if (node == 0) response->add_reasons("No system or gpus_per_node given: node placement unknown (node = 0).");
   if (r.model.has_value()) {

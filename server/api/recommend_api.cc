@@ -14,6 +14,8 @@
 #include "core/search/candidate_space.h"
 #include "core/util/text.h"
 #include "server/api/answer_defaults.h"
+#include "core/search/domain_choice.h"
+#include "core/system/racks.h"
 #include "server/api/convert.h"
 #include "server/api/resolve_request.h"
 #include "core/util/limits.h"
@@ -109,6 +111,15 @@ absl::Status Recommend(const v1::RecommendRequest& request, v1::RecommendRespons
   q.model = &*r.model;
   q.system = *r.placement.system;
   q.gpus = request.placement().gpus();
+  // One world and no GPUs per domain given: fill the domains evenly when
+  // that takes no more of them (core/search/domain_choice.h).
+  const std::string domain_choice = ChooseGpusPerDomain(q.gpus, &q.system);
+  if (!domain_choice.empty()) {
+    const std::string filled = DescribeDomainUse(*r.placement.system, q.gpus);
+    for (auto& n : r.placement.notes) {
+      if (n == filled) n = domain_choice;
+    }
+  }
   q.find_min_gpus = request.find_min_gpus();
   q.min_gpus = request.min_gpus();
   q.max_gpus = request.max_gpus();

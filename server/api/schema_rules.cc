@@ -82,6 +82,7 @@ const RuleTable& Rules() {
     add("Placement", "system", Chars(kMaxNameChars));
     add("Placement", "gpus", Range(0, kMaxGpus));
     add("Placement", "gpus_per_node", Range(0, kMaxGpusPerNode));
+    add("Placement", "gpus_per_nvlink_domain", Range(0, kMaxNvlinkDomain));
     // ModelRef: core/resolve/model_resolve.cc.
     add("ModelRef", "id", Chars(kMaxNameChars));
     add("ModelRef", "size", Chars(kMaxNameChars));

@@ -333,7 +333,7 @@ config:  --tp --pp --vpp --cp --ep --etp (1..4096)  --sp | --no-sp  --mbs --gbs 
          --moe-permute-fusion[=false] --moe-router-force-load-balancing
          --attention-backend auto|flash|fused|unfused|local
 where:   --system ID (parplan systems: h100-sxm, h800-sxm, a100-40gb, rtx-pro-6000, gb200-nvl72, ...)
-         --gpus N  --gpus-per-node N
+         --gpus N  --gpus-per-node N  --gpus-per-domain N (GPUs used of each NVLink domain, e.g. 64 of 72)
 system figures (override --system's, or describe your own with --gpu-arch):
          --system-file spec.json (SystemSpec JSON)  --gpu-arch ampere|hopper|blackwell
          --hbm-gib X  --hbm-tbps X  --bf16-tflops X  --fp8-tflops X  --fp4-tflops X (dense, per GPU)

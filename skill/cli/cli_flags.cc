@@ -29,6 +29,7 @@ const std::vector<std::string>& KnownFlags() {
                                                           "system",
                                                           "gpus",
                                                           "gpus-per-node",
+                                                          "gpus-per-domain",
                                                           "tp",
                                                           "pp",
                                                           "vpp",
@@ -396,6 +397,8 @@ absl::Status FillPlacement(const Flags& flags, v1::Placement* p) {
   if (flags.Has("gpus")) p->set_gpus(v);
   if (absl::Status s = IntFlag(flags, "gpus-per-node", 1, kMaxGpusPerNode, &v); !s.ok()) return s;
   if (flags.Has("gpus-per-node")) p->set_gpus_per_node(static_cast<int32_t>(v));
+  if (absl::Status s = IntFlag(flags, "gpus-per-domain", 1, kMaxNvlinkDomain, &v); !s.ok()) return s;
+  if (flags.Has("gpus-per-domain")) p->set_gpus_per_nvlink_domain(static_cast<int32_t>(v));
   if (flags.Has("system")) p->set_system(flags.Get("system"));
   // The system's figures: a spec file (proto3 JSON of SystemSpec, or what
   // `parplan system --json` prints: {"system": {...}} with SystemInfo's

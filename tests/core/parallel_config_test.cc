@@ -2,6 +2,7 @@
 
 #include "core/util/field_error.h"
 #include "gmock/gmock.h"
+#include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "tests/core/test_util.h"
 
@@ -99,6 +100,34 @@ TEST(ParallelConfigTest, Placement) {
   EXPECT_EQ(ResolvePlacement(custom, "placement")->nvlink_domain_size, 4);
   custom.gpus = -1;
   EXPECT_EQ(ResolvePlacement(custom, "placement").status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// gpus_per_nvlink_domain: the system and the placement carry the same
+// number; bad values name the field (CheckGpusPerDomain has the wording).
+TEST(ParallelConfigTest, PlacementGpusPerNvlinkDomain) {
+  Placement p;
+  p.system = "gb200-nvl72";
+  p.gpus = 256;
+  auto all = ResolvePlacement(p, "placement");
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->gpus_per_nvlink_domain, 72);
+  EXPECT_EQ(all->system->nvlink_domain_used, 0);
+  p.gpus_per_nvlink_domain = 64;
+  auto racks = ResolvePlacement(p, "placement");
+  ASSERT_TRUE(racks.ok());
+  EXPECT_EQ(racks->gpus_per_nvlink_domain, 64);
+  EXPECT_EQ(racks->system->nvlink_domain_used, 64);
+  EXPECT_EQ(PlacementOn(*racks->system, 256).gpus_per_nvlink_domain, 64);
+  EXPECT_THAT(absl::StrJoin(racks->notes, " "), HasSubstr("256 GPUs take 4 NVLink domains (racks)"));
+  for (int64_t bad : {int64_t{73}, int64_t{62}, int64_t{-4}}) {
+    p.gpus_per_nvlink_domain = bad;
+    const auto r = ResolvePlacement(p, "placement");
+    ASSERT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(std::string(r.status().message()), HasSubstr("placement.gpus_per_nvlink_domain")) << bad;
+  }
+  Placement none;
+  none.gpus_per_nvlink_domain = 8;
+  EXPECT_THAT(std::string(ResolvePlacement(none, "placement").status().message()), HasSubstr("needs a system"));
 }
 
 }  // namespace

@@ -205,6 +205,42 @@ TEST_F(CliTest, AnswersQuotingBrokenUtf8AreValidUtf8AndEqualTheServers) {
   EXPECT_EQ(local, remote);
 }
 
+// --gpus-per-domain: 64 of each GB200 NVL72 rack keeps EP=64 inside racks;
+// a value that is not whole trays is refused naming the field, in-process
+// and through the server alike.
+TEST_F(CliTest, GpusPerDomainFlag) {
+  const std::vector<std::string> base = {
+      "validate", "--json", "--model", "qwen3_30b_a3b", "--system", "gb200-nvl72", "--gpus",
+      "256",      "--tp",   "1",       "--ep",          "64",       "--etp",       "1"};
+  std::string out, err;
+  ASSERT_EQ(Run(base, &out, &err), 0) << err;
+  EXPECT_NE(out.find("topology.ep_crosses_nvlink"), std::string::npos) << out;
+  std::vector<std::string> racks = base;
+  racks.insert(racks.end(), {"--gpus-per-domain", "64"});
+  std::string local, remote;
+  ASSERT_EQ(Run(racks, &local, &err), 0) << err;
+  EXPECT_EQ(local.find("topology.ep_crosses_nvlink"), std::string::npos) << local;
+  EXPECT_NE(local.find("64 of each 72-GPU domain's GPUs used"), std::string::npos) << local;
+  racks.insert(racks.end(), {"--server", address_});
+  ASSERT_EQ(Run(racks, &remote, &err), 0) << err;
+  EXPECT_EQ(local, remote);
+  std::vector<std::string> bad = base;
+  bad.insert(bad.end(), {"--gpus-per-domain", "66"});
+  EXPECT_EQ(Run(bad, &out, &err), 2);
+  EXPECT_NE(err.find("placement.gpus_per_nvlink_domain"), std::string::npos) << err;
+  EXPECT_NE(err.find("use 64 or 68"), std::string::npos) << err;
+  bad = base;
+  bad.insert(bad.end(), {"--gpus-per-domain", "0"});
+  EXPECT_EQ(Run(bad, &out, &err), 2);
+  EXPECT_NE(err.find("--gpus-per-domain"), std::string::npos) << err;
+  std::string perf;
+  std::vector<std::string> perf_args = {
+      "perf", "--model", "qwen3_30b_a3b", "--system", "gb200-nvl72",       "--gpus", "256", "--tp", "1",
+      "--ep", "64",      "--etp",         "1",        "--gpus-per-domain", "64"};
+  ASSERT_EQ(Run(perf_args, &perf, &err), 0) << err;
+  EXPECT_NE(perf.find("EP (64): all 4 groups inside one domain"), std::string::npos) << perf;
+}
+
 TEST_F(CliTest, ServerUnreachableIsExitOne) {
   std::string out, err;
   EXPECT_EQ(Run({"models", "--server", "127.0.0.1:1", "--timeout-ms", "500"}, &out, &err), 1);
