@@ -69,7 +69,7 @@ const ApiMethod* FindApiMethod(absl::string_view rpc) {
 absl::Time SearchDeadline(absl::Time now, absl::Time caller) {
   absl::Time deadline = now + absl::Seconds(kMaxSearchSeconds);
   if (caller != absl::InfiniteFuture()) {
-    const absl::Duration margin = std::min(absl::Milliseconds(500), (caller - now) / 10);
+    const absl::Duration margin = std::min(absl::Seconds(1), (caller - now) / 4);
     deadline = std::min(deadline, caller - margin);
   }
   return deadline;

@@ -54,8 +54,8 @@ TEST_F(DoorsTest, EveryRowHasEveryDoor) {
 TEST(SearchDeadlineTest, CallerDeadlineLessAMarginUnderTheCap) {
   const absl::Time now = absl::FromUnixSeconds(1000);
   EXPECT_EQ(api::SearchDeadline(now, absl::InfiniteFuture()), now + absl::Seconds(kMaxSearchSeconds));
-  EXPECT_EQ(api::SearchDeadline(now, now + absl::Seconds(1)), now + absl::Milliseconds(900));
-  EXPECT_EQ(api::SearchDeadline(now, now + absl::Seconds(10)), now + absl::Milliseconds(9500));
+  EXPECT_EQ(api::SearchDeadline(now, now + absl::Seconds(1)), now + absl::Milliseconds(750));
+  EXPECT_EQ(api::SearchDeadline(now, now + absl::Seconds(10)), now + absl::Seconds(9));
   EXPECT_EQ(api::SearchDeadline(now, now + absl::Seconds(100)), now + absl::Seconds(kMaxSearchSeconds));
 }
 
