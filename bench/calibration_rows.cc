@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "core/catalog/catalog.h"
 #include "core/perf/flops.h"
 #include "core/pipeline/layout_builder.h"
@@ -26,6 +28,46 @@ std::string PrecisionOf(const std::string& norm) {
   return "fp8-cs";  // fp8_cs and the 25.09 tables' unspecified FP8
 }
 
+// (container, model_key, system, precision as written) of a measured row.
+using RunKey = std::tuple<std::string, std::string, std::string, std::string>;
+
+// The MoE settings each container's Megatron Bridge release ran
+// (tests/data/moe_recipe_history.csv, traced through Bridge's history with
+// sources; moe_recipe_history.md says how): dispatcher, backend, graphs, EP
+// overlap and recompute moved between releases while the parallelism in the
+// tables stayed the same, so the head recipe's values are wrong for older rows.
+std::map<RunKey, std::map<std::string, std::string>> LoadMoeRecipeHistory(const std::string& path) {
+  std::map<RunKey, std::map<std::string, std::string>> out;
+  for (const auto& r : ReadCsv(path)) {
+    out[RunKey{r.at("container"), r.at("model_key"), r.at("system"), r.at("precision_as_written")}] = r;
+  }
+  return out;
+}
+
+void ApplyMoeRecipe(const std::map<std::string, std::string>& h, ParallelConfig* c) {
+  c->moe_token_dispatcher_type = h.at("moe_token_dispatcher_type");
+  c->moe_flex_dispatcher_backend = c->moe_token_dispatcher_type == "flex" ? h.at("moe_flex_dispatcher_backend") : "";
+  c->moe_permute_fusion = h.at("moe_permute_fusion") == "True";
+  c->moe_router_force_load_balancing = h.at("moe_router_force_load_balancing") == "True";
+  c->overlap_moe_expert_parallel_comm = h.at("overlap_moe_expert_parallel_comm") == "True";
+  c->cuda_graph_impl = h.at("cuda_graph_impl");
+  c->cuda_graph_modules.clear();
+  for (absl::string_view m : absl::StrSplit(h.at("cuda_graph_scope"), ';', absl::SkipEmpty())) {
+    c->cuda_graph_modules.emplace_back(m);
+  }
+  const std::string& recompute = h.at("recompute");
+  c->recompute_granularity.clear();
+  c->recompute_method.clear();
+  c->recompute_num_layers = 0;
+  c->recompute_modules.clear();
+  if (recompute.rfind("selective:", 0) == 0) {
+    c->recompute_granularity = "selective";
+    for (absl::string_view m : absl::StrSplit(recompute.substr(10), ';', absl::SkipEmpty())) {
+      c->recompute_modules.emplace_back(m);
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<CalibrationRow> LoadCalibrationRows(const std::string& data_dir, std::vector<std::string>* skipped) {
@@ -33,6 +75,7 @@ std::vector<CalibrationRow> LoadCalibrationRows(const std::string& data_dir, std
   for (const TunedRow& t : LoadTunedRows(data_dir + "/tuned_configs_calibration.csv")) {
     recipes[t.recipe] = ToParallelConfig(t.config);
   }
+  const auto history = LoadMoeRecipeHistory(data_dir + "/moe_recipe_history.csv");
   const auto& systems = CatalogSystemIds();
   std::vector<CalibrationRow> out;
   for (const auto& r : ReadCsv(data_dir + "/benchmarks_calibration.csv")) {
@@ -82,7 +125,12 @@ std::vector<CalibrationRow> LoadCalibrationRows(const std::string& data_dir, std
       c.overlap_moe_expert_parallel_comm = t.overlap_moe_expert_parallel_comm;
       c.cuda_graph_impl = t.cuda_graph_impl;
       c.cuda_graph_modules = t.cuda_graph_modules;
+      c.moe_token_dispatcher_type = t.moe_token_dispatcher_type;
+      c.moe_flex_dispatcher_backend = t.moe_flex_dispatcher_backend;
+      c.moe_router_force_load_balancing = t.moe_router_force_load_balancing;
     }
+    auto ran = history.find(RunKey{r.at("container"), r.at("model_key"), r.at("system"), r.at("precision_as_written")});
+    if (ran != history.end()) ApplyMoeRecipe(ran->second, &c);
     // Runs whose layers do not divide over PP*VPP used a layout (the DeepSeek
     // recipes build one from (PP, VPP)); rebuild the balanced one.
     const int64_t vstages = c.pp * std::max<int64_t>(1, c.vpp);

@@ -17,11 +17,13 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/catalog/catalog.h"
 #include "core/perf/kernel_time.h"
 #include "core/perf/layer_time.h"
 #include "core/perf/perf_model.h"
+#include "core/perf/token_dispatch.h"
 #include "tests/core/csv_reader.h"
 
 namespace parplan {
@@ -208,6 +210,28 @@ void MemoryBound(const SystemSpec& h200, std::vector<Check>* out) {
     const double bytes = 2.0 * Num(r, "tokens") * Num(r, "topk") * Num(r, "hidden") * 2.0;
     out->push_back({"moe permute (gather)", Num(r, "seconds"), StreamSeconds(bytes, d)});
   }
+  // The eager (unfused) forward of one MoE layer's local permutation as
+  // PermuteSeconds charges it: gather, routing-map sort and the weighted
+  // scatter-add back, against the three measured kernels of each shape.
+  std::map<std::string, double> eager;
+  std::map<std::string, CsvRow> shapes;
+  for (const CsvRow& r : Table("moe_permute.csv")) {
+    const std::string shape =
+        absl::StrCat(r.at("hidden"), "/", r.at("topk"), "/", r.at("experts"), "/", r.at("tokens"));
+    eager[shape] += Num(r, "seconds");
+    shapes[shape] = r;
+  }
+  for (const auto& [shape, measured] : eager) {
+    const CsvRow& r = shapes[shape];
+    ModelSpec m;
+    m.hidden_size = static_cast<int64_t>(Num(r, "hidden"));
+    m.moe_router_topk = static_cast<int64_t>(Num(r, "topk"));
+    m.num_moe_experts = static_cast<int64_t>(Num(r, "experts"));
+    ResolvedConfig c;
+    c.moe_permute_fusion = false;
+    out->push_back(
+        {"moe eager permute+sort+unpermute fwd", measured, PermuteSeconds(m, c, Num(r, "tokens"), d).forward});
+  }
 }
 
 // Whole decoder layers on one GPU (tests/data/h200_layers/layers.csv: plain
@@ -320,6 +344,7 @@ int main(int argc, char** argv) {
     if (name.rfind("memory", 0) == 0 || name.rfind("adamw", 0) == 0) target(name, 0.15, 10.0);
   }
   target("grouped GEMMs (both forms)", 10.0, 0.25);
+  target("moe eager permute+sort+unpermute fwd", 0.15, 0.25);
   if (check && !ok) {
     std::fprintf(stderr, "kernel accuracy below its targets\n");
     return 1;

@@ -72,6 +72,15 @@ std::vector<TunedRow> LoadTunedRows(const std::string& csv_path) {
     for (absl::string_view m : absl::StrSplit(r.at("cuda_graph_scope"), absl::ByAnyChar("[]\", "), absl::SkipEmpty())) {
       c.add_cuda_graph_modules(std::string(m));
     }
+    // The dispatcher as the recipe sets it; the backend column holds the
+    // recipe's value even where the dispatcher is not flex (unused there).
+    if (Given(r.at("moe_token_dispatcher_type"))) c.set_moe_token_dispatcher_type(r.at("moe_token_dispatcher_type"));
+    if (r.at("moe_token_dispatcher_type") == "flex" && Given(r.at("moe_flex_dispatcher_backend"))) {
+      c.set_moe_flex_dispatcher_backend(r.at("moe_flex_dispatcher_backend"));
+    }
+    if (Given(r.at("moe_router_force_load_balancing"))) {
+      c.set_moe_router_force_load_balancing(r.at("moe_router_force_load_balancing") == "True");
+    }
     if (Given(r.at("overlap_moe_expert_parallel_comm"))) {
       c.set_overlap_moe_expert_parallel_comm(r.at("overlap_moe_expert_parallel_comm") == "True");
     }

@@ -56,6 +56,13 @@ struct KernelRates {
   double ssd_backward_ratio = 3.9;
   double ssd_host_us = 3400;
   double gated_norm_backward_ratio = 6.7;  // Mamba's gated RMSNorm backward / forward
+  // Unfused MoE token unpermutation (PyTorch scatter-add of the router-
+  // weighted copies back to their tokens: reads the copies and the output,
+  // writes the output, 3 x pairs x hidden x 2 B) as a share of the HBM peak,
+  // and the routing-map sort the unfused permutation runs once per layer.
+  // Transformer Engine's fused permute/unpermute stream at stream_efficiency.
+  double scatter_efficiency = 0.16;
+  double route_sort_us = 155;
 };
 
 // The rates of architecture `arch` (0 Ampere, 1 Hopper, 2 Blackwell; any

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/perf/perf_model.h"
+#include "core/perf/token_dispatch.h"
 
 namespace parplan {
 namespace {
@@ -230,13 +231,12 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
     // Router on the sequence-parallel tokens, then its scores and top-k.
     b.Gemm(LayerPart::kMoeRouting, local, experts, h);
     b.Stream(LayerPart::kMoeRouting, 6 * experts * local * 4.0, 2.0, 4);
-    // Permute each token into its top-k expert slots and back; with more
-    // than one local expert the all-to-all's output is sorted by expert and
-    // unsorted before the combine (Megatron MoEAlltoAllTokenDispatcher
-    // sort_chunks_by_idxs): two more copies of every routed hidden vector.
+    // Permute each token into its top-k expert slots and back, as the
+    // dispatcher does it (core/perf/token_dispatch.h).
     const double pairs = local * topk;
-    b.Stream(LayerPart::kMoeRouting, 2 * (local + pairs) * h * kActivationBytes, 1.0, 2);
-    if (c.ep > 1 && experts / c.ep > 1) b.Stream(LayerPart::kMoeRouting, 2 * 2 * pairs * h * kActivationBytes, 1.0, 2);
+    const PassSeconds permute = PermuteSeconds(m, c, local, d);
+    t.forward[static_cast<int>(LayerPart::kMoeRouting)] += permute.forward;
+    t.backward[static_cast<int>(LayerPart::kMoeRouting)] += permute.backward;
     // Balanced routing: each local expert receives the EP group's pairs / E,
     // gathered over its ETP group.
     const double local_experts = std::max(1.0, experts / c.ep);
@@ -318,9 +318,9 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
     // Forward fc1 and fc2, backward their data and weight gradients: six
     // GEMMs per expert, each with a quantization kernel in FP8/FP4.
     const double kernels = 6.0 * (d.quantize_bytes > 0 ? 2.0 : 1.0);
-    t.sync_s =
-        (P.moe_sync_us + P.expert_launch_us * kernels * std::max(1.0, static_cast<double>(m.num_moe_experts) / c.ep)) *
-        1e-6;
+    t.sync_s = (P.moe_sync_us * DispatchHostSyncs(m, c) +
+                P.expert_launch_us * kernels * std::max(1.0, static_cast<double>(m.num_moe_experts) / c.ep)) *
+               1e-6;
   }
   if (mtp) host_us += P.host_module_us;
   t.host_s = host_us * 1e-6;

@@ -8,6 +8,7 @@
 #include "core/model/param_count.h"
 #include "core/perf/collectives.h"
 #include "core/perf/flops.h"
+#include "core/perf/token_dispatch.h"
 #include "core/system/links.h"
 
 namespace parplan {
@@ -159,7 +160,12 @@ LayerShare ShareOfLayer(const StepInputs& in, LayerKind kind, int64_t index, boo
   const bool moe_selected = c.recompute == RecomputeGranularity::kSelective && c.Recomputes("moe");
   out.tp_count = t.tp_collectives * (2 + (full_recompute ? 1 : 0));
   out.ep_count = t.ep_all_to_alls * (2 + (full_recompute || moe_selected ? 1 : 0));
-  if (t.ep_bytes > 0) out.ep_one_s = AllToAllSeconds(t.ep_bytes, in.links.ep.spread, sys, P);
+  if (t.ep_all_to_alls > 0) {
+    const double local = c.sp ? in.tokens / c.tp : in.tokens;
+    const DispatchCost d = DispatchCostOf(*in.model, c, local, in.links.ep.spread, sys, P, in.device.sm_count);
+    out.ep_one_s = d.one_way_s;
+    out.ep_sm_share = d.sm_share;
+  }
   if (c.cp > 1 && t.cp_chunk_bytes > 0) {
     out.cp_steps = 3.0 * (c.cp - 1);
     out.cp_one_s = SendRecvSeconds(t.cp_chunk_bytes, LinkOfGroup(sys, in.links.cp.spread), sys, P);
@@ -190,7 +196,7 @@ StageTime TimeStage(const StepInputs& in, int64_t r, LayerShareCache* cache) {
   const PerfParams& P = *in.params;
   const double h = static_cast<double>(m.hidden_size);
   StageTime st;
-  double tp_count = 0, ep_count = 0, cp_steps = 0, ep_one_s = 0, cp_one_s = 0;
+  double tp_count = 0, ep_count = 0, cp_steps = 0, ep_one_s = 0, cp_one_s = 0, ep_sm_share = 0;
   ForEachLayerOfStage(in, r, [&](LayerKind kind, int64_t index, bool mtp, bool full) {
     const LayerShare& l = cache->Get(in, kind, index, mtp, full);
     st.Add(l.time);
@@ -198,6 +204,7 @@ StageTime TimeStage(const StepInputs& in, int64_t r, LayerShareCache* cache) {
     ep_count += l.ep_count;
     cp_steps += l.cp_steps;
     if (l.ep_one_s > 0) ep_one_s = l.ep_one_s;
+    ep_sm_share = std::max(ep_sm_share, l.ep_sm_share);
     if (l.cp_one_s > 0) cp_one_s = l.cp_one_s;
     // The first layer's forward gather has nothing to prefetch behind.
     if (st.first_gather_s == 0) st.first_gather_s = l.gather_s;
@@ -227,6 +234,8 @@ StageTime TimeStage(const StepInputs& in, int64_t r, LayerShareCache* cache) {
       Exposed(tp_count * tp_one_s, in.tp_overlap ? P.tp_exposed_overlap : P.tp_exposed, P.overlap_window, compute);
   st.ep_s = Exposed(ep_count * ep_one_s, c.overlap_moe_expert_parallel_comm ? P.ep_exposed_overlap : P.ep_exposed,
                     P.overlap_window, compute);
+  // The hidden part ran beside compute that lost the dispatch kernels' SMs.
+  st.ep_s += std::max(0.0, ep_count * ep_one_s - st.ep_s) * ep_sm_share;
   st.cp_s = Exposed(cp_steps * cp_one_s, P.cp_exposed, P.overlap_window, st.attention);
   // Gathers are prefetched one unit ahead and hide behind the compute of the
   // unit before; the first gather of the forward cannot.
@@ -362,6 +371,11 @@ std::vector<std::string> PerfAssumptions(const StepInputs& in, const PerfEstimat
         "%.0f tokens each per microbatch (balanced routing; real routing is slower); routing and token permutation "
         "from the bytes they move.",
         static_cast<int>(std::max<int64_t>(1, m.num_moe_experts / c.ep)), per_expert));
+    if (c.ep * c.etp > 1) {
+      const double local = c.sp ? in.tokens / c.tp : in.tokens;
+      const DispatchCost d = DispatchCostOf(m, c, local, in.links.ep.spread, sys, P, device.sm_count);
+      out.push_back(DescribeDispatch(d, c, device.sm_count));
+    }
   }
   out.push_back(absl::StrFormat(
       "Norms from the bytes they move at %.0f%% of HBM bandwidth, activations and other element-wise kernels at "

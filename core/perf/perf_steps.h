@@ -66,6 +66,7 @@ struct LayerShare {
   StageTime time;
   LayerTime layer;  // the layer's own kernels (for the per-layer report)
   double tp_count = 0, ep_count = 0, cp_steps = 0, ep_one_s = 0, cp_one_s = 0, gather_s = 0;
+  double ep_sm_share = 0;  // SMs the dispatch kernels take from the compute they overlap (DeepEP, HybridEP)
 };
 
 // Layer `index` of kind `kind` (MTP depth when `mtp`), its forward repeated
