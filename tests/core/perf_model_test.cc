@@ -198,6 +198,47 @@ TEST(PerfModelTest, TpWithoutNvlinkRunsOverPcie) {
 // members' NICs (a ring per NIC), not the whole buffer through every NIC:
 // Llama-3 8B, CP=2, 32 B200, GBS 16 at 8K had 0.74 s (71% of the step) of
 // exposed DP communication when it was charged per NIC.
+// DeepSeek-V3 on 256 H100 (TP=2 PP=8 EP=32, EP over 4 nodes): DeepEP sends
+// 2.71 copies of a token off its node where the all-to-all sends 6.00, so the
+// exposed EP time falls about 2x and the step speeds up by a third
+// (core/perf/README.md, "MoE token dispatch by dispatcher").
+TEST(PerfModelTest, DeepEpBeatsAllToAllForDeepSeekV3OnH100) {
+  const ModelSpec m = CatalogModel("deepseek_v3");
+  const SystemSpec sys = *Catalog::Get().FindSystem("h100-sxm");
+  auto estimate = [&](const std::string& dispatcher, const std::string& backend) {
+    ParallelConfig c;
+    c.tp = 2;
+    c.pp = 8;
+    c.ep = 32;
+    c.mbs = 1;
+    c.gbs = 8192;
+    c.seq_length = 4096;
+    c.first_stage_layers = 7;
+    c.last_stage_layers = 6;
+    c.recompute_granularity = "full";
+    c.recompute_method = "uniform";
+    c.recompute_num_layers = 1;
+    c.moe_token_dispatcher_type = dispatcher;
+    c.moe_flex_dispatcher_backend = backend;
+    auto resolved = ResolveConfig(c, &m, "config");
+    EXPECT_TRUE(resolved.ok()) << resolved.status();
+    std::vector<Violation> v;
+    const auto plan = PlanStages(m, *resolved, &v);
+    EXPECT_TRUE(plan.has_value());
+    return EstimatePerformance(m, *resolved, *plan, 256, sys, CalibratedPerfParams());
+  };
+  const PerfEstimate a2a = estimate("alltoall", "");
+  const PerfEstimate deep = estimate("flex", "deepep");
+  const double speedup = deep.tokens_per_s_per_gpu / a2a.tokens_per_s_per_gpu;
+  EXPECT_GT(speedup, 1.2);
+  EXPECT_LT(speedup, 1.5);
+  // Exposed EP time falls by less than the 2.2x fewer off-node bytes (DeepEP's
+  // 20 SMs slow the compute that hides the rest), but by more than 1.7x.
+  const double ep_ratio = a2a.breakdown.ep_comm_s / deep.breakdown.ep_comm_s;
+  EXPECT_GT(ep_ratio, 1.7);
+  EXPECT_LT(ep_ratio, 6.00 / 2.71);
+}
+
 TEST(PerfModelTest, DataParallelAcrossNodesUsesRingBandwidth) {
   PerfCase r = Make("llama3_8b", 1, 1, 1, 16);
   r.config.cp = 2;
