@@ -116,9 +116,26 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model, con
   if (c.overlap_moe_expert_parallel_comm) {
     s.push_back(
         {"comm_overlap.overlap_moe_expert_parallel_comm", "True", "true", "--overlap-moe-expert-parallel-comm"});
+    // The overlap refuses moe_shared_expert_overlap (transformer_config.py:3039,
+    // Bridge comm_overlap.py:513), which Bridge's DeepSeek, GLM-4.5 and
+    // Nemotron-H bridges turn on (e.g. deepseek_v3_bridge.py:72);
+    // Megatron-LM's flag is off unless given.
+    if (model != nullptr && model->moe_shared_expert_intermediate_size > 0) {
+      s.push_back({"model.moe_shared_expert_overlap", "False", "false", ""});
+    }
   }
   if (c.cuda_graph_impl != "none") {
     s.push_back(str("model.cuda_graph_impl", c.cuda_graph_impl, "--cuda-graph-impl"));
+    // Bridge asserts Transformer Engine's RNG tracker for CUDA graphs
+    // (models/gpt_provider.py:235; config.py:1415 sets rng.te_rng_tracker from
+    // it); Megatron-LM turns it on with a warning (arguments.py:1960).
+    s.push_back({"model.use_te_rng_tracker", "True", "true", "--te-rng-tracker"});
+    // The full-iteration graph refuses the NaN check on the loss, on by
+    // default (Bridge training/config.py:1510, Megatron-LM arguments.py:1236).
+    if (c.cuda_graph_impl == "full_iteration") {
+      s.push_back(
+          {"rerun_state_machine.check_for_nan_in_loss", "False", "false", "--no-check-for-nan-in-loss-and-grad"});
+    }
     if (!c.cuda_graph_modules.empty()) {
       s.push_back({"model.cuda_graph_modules",
                    absl::StrCat("[",

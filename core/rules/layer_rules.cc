@@ -221,6 +221,18 @@ void CheckRecomputeOffload(const RuleContext& ctx) {
       }
     }
   }
+  // :2187: fused_group_mlp needs use_transformer_engine_op_fuser, which
+  // parplan does not take; Megatron-Core and Bridge default it to False
+  // (transformer_config.py:525, Bridge gpt_provider.py:169). NVIDIA's
+  // Nemotron 3 Ultra recipes turn it on (Bridge
+  // perf_recipes/nemotronh/common.py:116) to offload fused_group_mlp.
+  if (c.Offloads("fused_group_mlp")) {
+    ctx.Add("offload.fused_group_mlp_needs_op_fuser", {"offload_modules"},
+            "offload_modules includes fused_group_mlp, which needs use_transformer_engine_op_fuser = True; "
+            "Megatron-Core and Bridge default it to False (parplan does not take it)",
+            "offload expert_fc1 / moe_act instead, or set use_transformer_engine_op_fuser = True in the model config "
+            "(as NVIDIA's Nemotron 3 recipes do)");
+  }
   if (c.Offloads("fused_group_mlp") && (c.Offloads("expert_fc1") || c.Offloads("moe_act"))) {  // :2191
     ctx.Add("offload.fused_group_mlp_exclusive", {"offload_modules"},
             "fused_group_mlp offloads the whole fused grouped MLP and cannot be combined with expert_fc1 or moe_act",

@@ -28,6 +28,7 @@ void CheckTopologyRules(const RuleContext& ctx);
 void CheckPrecisionRules(const RuleContext& ctx);
 void CheckTrainingRules(const RuleContext& ctx);
 void CheckLayerRules(const RuleContext& ctx);
+void CheckDispatchGraphRules(const RuleContext& ctx);
 
 }  // namespace parplan
 

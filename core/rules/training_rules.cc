@@ -1,7 +1,11 @@
 // Rules on the training knobs around the mesh: activation recomputation,
 // activation offloading (megatron/core/transformer/transformer_config.py,
 // __post_init__).
+#include <string>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/rules/rule_context.h"
 
 namespace parplan {
@@ -45,10 +49,27 @@ void CheckTrainingRules(const RuleContext& ctx) {
             absl::StrCat("mla_up_proj recompute needs multi-latent attention; '", m->id, "' has none"),
             "remove mla_up_proj from recompute_modules");
   }
-  if (m != nullptr && !m->is_moe() &&
-      (c.Recomputes("moe") || c.Recomputes("moe_act") || c.Recomputes("shared_experts"))) {
+  // transformer_config.py:1964 raises for moe_act without moe_grouped_gemm,
+  // which parplan does not take: Megatron Bridge's MoE model bridges set it
+  // (e.g. deepseek_v3_bridge.py:65, qwen3_moe_bridge.py:63) and so does its
+  // Nemotron-H bridge for every hybrid model (nemotron_h_bridge.py:315); dense
+  // GPT models keep the default False (gpt_provider.py:188,
+  // transformer_config.py:850), so there moe_act is refused.
+  const bool grouped_gemm = m != nullptr && (m->is_moe() || m->is_hybrid());
+  if (m != nullptr && !grouped_gemm && c.Recomputes("moe_act")) {
+    ctx.Add("recompute.moe_act_needs_grouped_gemm", {"recompute_modules"},
+            absl::StrCat("moe_act in recompute_modules on the dense model '", m->id,
+                         "': Megatron-Core allows it only with moe_grouped_gemm, which dense models leave off"),
+            "remove moe_act; recompute mlp or layernorm instead");
+  }
+  std::vector<std::string> moe_modules;
+  for (const char* mod : {"moe", "moe_act", "shared_experts"}) {
+    if (c.Recomputes(mod) && (grouped_gemm || std::string(mod) != "moe_act")) moe_modules.push_back(mod);
+  }
+  if (m != nullptr && !m->is_moe() && !moe_modules.empty()) {
     ctx.Add("recompute.moe_module_on_dense", {"recompute_modules"},
-            absl::StrCat("MoE recompute modules on the dense model '", m->id, "' change nothing"),
+            absl::StrCat("MoE recompute modules (", absl::StrJoin(moe_modules, ", "), ") on the dense model '", m->id,
+                         "' change nothing"),
             "use mlp (dense MLP) or layernorm instead");
   }
   if (c.Offloads("attn_proj") && !c.Offloads("core_attn")) {

@@ -478,6 +478,231 @@ std::vector<Case> Cases() {
   };
 }
 
+// The dispatcher, the expert-parallel overlap and CUDA graphs
+// (core/rules/dispatch_graph_rules.cc), and the recompute / offload switches
+// decided on Megatron Bridge's defaults. Qwen3-30B-A3B (128 experts, every
+// layer MoE) on EP 8 unless said otherwise.
+using Edit = std::function<void(ParallelConfig&)>;
+
+Edit Qwen(Edit more) {
+  return [more](ParallelConfig& c) {
+    c.ep = 8;
+    more(c);
+  };
+}
+
+Edit Overlap(Edit more) {
+  return Qwen([more](ParallelConfig& c) {
+    c.overlap_moe_expert_parallel_comm = true;
+    more(c);
+  });
+}
+
+Edit Graphs(
+    const char* impl, std::vector<std::string> modules, Edit more = [](ParallelConfig&) {}) {
+  return [impl, modules, more](ParallelConfig& c) {
+    c.cuda_graph_impl = impl;
+    c.cuda_graph_modules = modules;
+    more(c);
+  };
+}
+
+std::vector<Case> DispatchGraphCases() {
+  const char* qwen = "qwen3_30b_a3b";
+  const char* llama = "llama3_8b";
+  auto selective = [](std::vector<std::string> modules) {
+    return [modules](ParallelConfig& c) {
+      c.recompute_granularity = "selective";
+      c.recompute_modules = modules;
+    };
+  };
+  auto offload = [](std::vector<std::string> modules) {
+    return [modules](ParallelConfig& c) { c.offload_modules = modules; };
+  };
+  auto flex = [](const char* backend) {
+    return [backend](ParallelConfig& c) {
+      c.moe_token_dispatcher_type = "flex";
+      c.moe_flex_dispatcher_backend = backend;
+    };
+  };
+  return {
+      {"recompute.moe_act_needs_grouped_gemm", llama, {}, selective({"moe_act"}), selective({"mlp"})},
+      {"offload.fused_group_mlp_needs_op_fuser",
+       qwen,
+       {},
+       Qwen(offload({"fused_group_mlp"})),
+       Qwen(offload({"expert_fc1"}))},
+      {"moe.ncclep_needs_flex",
+       qwen,
+       {},
+       Qwen([](ParallelConfig& c) { c.moe_flex_dispatcher_backend = "ncclep"; }),
+       Qwen(flex("ncclep"))},
+      {"moe.flex_backend_without_flex",
+       qwen,
+       {},
+       Qwen([](ParallelConfig& c) { c.moe_flex_dispatcher_backend = "hybridep"; }),
+       Qwen(flex("hybridep"))},
+      {"ep.flex_needs_ep_x_etp",
+       qwen,
+       {},
+       [](ParallelConfig& c) {
+         c.moe_token_dispatcher_type = "flex";
+         c.moe_flex_dispatcher_backend = "deepep";
+       },
+       Qwen(flex("deepep"))},
+      {"moe.deepep_unsupported_gpu", qwen, {}, Qwen(flex("deepep")), Qwen(flex("hybridep")), "gb200-nvl72", 8},
+      {"moe.hybridep_unsupported_gpu",
+       qwen,
+       {},
+       Qwen(flex("hybridep")),
+       Qwen([](ParallelConfig&) {}),
+       "rtx-pro-6000",
+       8},
+      {"ep_overlap.needs_ep",
+       qwen,
+       {},
+       [](ParallelConfig& c) { c.overlap_moe_expert_parallel_comm = true; },
+       Overlap([](ParallelConfig&) {})},
+      {"ep_overlap.needs_a2a_dispatcher",
+       qwen,
+       {},
+       Overlap([](ParallelConfig& c) { c.moe_token_dispatcher_type = "allgather"; }),
+       Overlap(flex("hybridep"))},
+      {"ep_overlap.needs_vpp", qwen, {}, Overlap([](ParallelConfig& c) { c.pp = 2; }), Overlap([](ParallelConfig& c) {
+         c.pp = 2;
+         c.vpp = 2;
+       })},
+      {"ep_overlap.full_recompute",
+       qwen,
+       {},
+       Overlap([](ParallelConfig& c) { c.recompute_granularity = "full"; }),
+       Overlap(selective({"moe_act"}))},
+      {"ep_overlap.moe_recompute", qwen, {}, Overlap(selective({"moe"})), Overlap(selective({"moe_act"}))},
+      {"ep_overlap.mtp_layers",
+       "deepseek_v3",
+       {},
+       Overlap([](ParallelConfig& c) {
+         c.etp = 1;
+         c.mtp_num_layers = 2;
+       }),
+       Overlap([](ParallelConfig& c) { c.etp = 1; })},
+      {"ep_overlap.ncclep_expert_fc1_offload",
+       qwen,
+       {},
+       Overlap([](ParallelConfig& c) {
+         c.moe_token_dispatcher_type = "flex";
+         c.moe_flex_dispatcher_backend = "ncclep";
+         c.offload_modules = {"expert_fc1"};
+       }),
+       Overlap([](ParallelConfig& c) {
+         c.moe_token_dispatcher_type = "flex";
+         c.moe_flex_dispatcher_backend = "ncclep";
+         c.offload_modules = {"moe_act"};
+       })},
+      {"ep_overlap.te_graph_moe_mlp",
+       qwen,
+       {},
+       Overlap(Graphs("transformer_engine", {"moe"})),
+       Overlap(Graphs("transformer_engine", {"attn", "moe_router", "moe_preprocess"}))},
+      {"ep_overlap.fsdp_per_layer_graphs",
+       qwen,
+       {},
+       Overlap(Graphs("transformer_engine", {"attn"}, [](ParallelConfig& c) { c.use_megatron_fsdp = true; })),
+       Overlap(Graphs("full_iteration", {}, [](ParallelConfig& c) { c.use_megatron_fsdp = true; }))},
+      {"ep_overlap.device_connections",
+       qwen,
+       {},
+       Overlap([](ParallelConfig& c) {
+         c.tp = 2;
+         c.etp = 1;
+         c.sp = true;
+       }),
+       Overlap([](ParallelConfig&) {}),
+       "h100-sxm",
+       16},
+      {"cuda_graph.full_with_other_modules",
+       llama,
+       {},
+       Graphs("transformer_engine", {"full", "attn"}),
+       Graphs("transformer_engine", {"attn"})},
+      {"cuda_graph.full_deprecated",
+       llama,
+       {},
+       Graphs("transformer_engine", {"full"}),
+       Graphs("transformer_engine", {})},
+      {"cuda_graph.full_iteration_with_modules",
+       llama,
+       {},
+       Graphs("full_iteration", {"attn"}),
+       Graphs("full_iteration", {})},
+      {"cuda_graph.local_needs_full_iteration",
+       llama,
+       {},
+       Graphs("local", {"attn"}),
+       Graphs("transformer_engine", {"attn"})},
+      {"cuda_graph.cpu_offloading",
+       llama,
+       {},
+       Graphs("transformer_engine", {"attn"}, [](ParallelConfig& c) { c.cpu_offloading_num_layers = 4; }),
+       Graphs("full_iteration", {}, [](ParallelConfig& c) { c.cpu_offloading_num_layers = 4; })},
+      {"cuda_graph.moe_and_moe_router",
+       qwen,
+       {},
+       Qwen(Graphs("transformer_engine", {"moe", "moe_router"})),
+       Qwen(Graphs("transformer_engine", {"moe_router"}))},
+      {"cuda_graph.moe_preprocess_needs_router",
+       qwen,
+       {},
+       Qwen(Graphs("transformer_engine", {"moe_preprocess"})),
+       Qwen(Graphs("transformer_engine", {"moe_router", "moe_preprocess"}))},
+      {"cuda_graph.moe_module_on_dense",
+       llama,
+       {},
+       Graphs("transformer_engine", {"moe_router"}),
+       Graphs("transformer_engine", {"mlp"})},
+      {"cuda_graph.mlp_all_moe",
+       qwen,
+       {},
+       Qwen(Graphs("transformer_engine", {"mlp"})),
+       Qwen(Graphs("transformer_engine", {"attn"}))},
+      {"cuda_graph.moe_needs_drop_pad",
+       qwen,
+       {},
+       Qwen(Graphs("transformer_engine", {"moe"})),
+       Qwen(Graphs("transformer_engine", {"moe_router"}))},
+      {"cuda_graph.full_recompute_needs_full_iteration",
+       llama,
+       {},
+       Graphs("transformer_engine", {}, [](ParallelConfig& c) { c.recompute_granularity = "full"; }),
+       Graphs("full_iteration", {}, [](ParallelConfig& c) { c.recompute_granularity = "full"; })},
+      {"cuda_graph.moe_recompute_with_router_graph",
+       qwen,
+       {},
+       Qwen(Graphs("transformer_engine", {"moe_router"}, selective({"moe"}))),
+       Qwen(Graphs("transformer_engine", {"moe_router"}, selective({"moe_act"})))},
+      {"cuda_graph.local_offload_modules",
+       qwen,
+       {},
+       Qwen(Graphs("local", {"moe_router"}, offload({"core_attn"}))),
+       Qwen(Graphs("transformer_engine", {"moe_router"}, offload({"core_attn"})))},
+      {"cuda_graph.local_offload_whole_layer",
+       qwen,
+       {},
+       Qwen(Graphs("local", {}, offload({"expert_fc1"}))),
+       Qwen(Graphs("transformer_engine", {}, offload({"expert_fc1"})))},
+      {"cuda_graph.offload_with_moe_graph",
+       qwen,
+       {},
+       Qwen(Graphs("transformer_engine", {"moe"}, offload({"moe_act"}))),
+       Qwen(Graphs("transformer_engine", {"moe_router"}, offload({"moe_act"})))},
+      {"cuda_graph.full_iteration_offload_inflight",
+       qwen,
+       {},
+       Qwen(Graphs("full_iteration", {}, offload({"moe_act"}))),
+       Qwen(Graphs("transformer_engine", {}, offload({"moe_act"})))},
+  };
+}
+
 std::optional<ModelSpec> ModelOf(const Case& c) {
   if (std::string(c.model).empty()) return std::nullopt;
   ModelSpec m = CatalogModel(c.model);
@@ -486,7 +711,9 @@ std::optional<ModelSpec> ModelOf(const Case& c) {
 }
 
 TEST(MegatronChecksTest, EachCheckFlagsItsCaseAndPassesItsNeighbour) {
-  for (const Case& c : Cases()) {
+  std::vector<Case> cases = Cases();
+  for (Case& c : DispatchGraphCases()) cases.push_back(std::move(c));
+  for (const Case& c : cases) {
     ASSERT_NE(FindRule(c.rule), nullptr) << c.rule;
     ParallelConfig flagged;
     c.flagged(flagged);

@@ -1,10 +1,13 @@
 // Every NVIDIA tuned config whose system is in the catalog validates without
 // an error-severity violation -- except the recipes whose settings cannot run
 // as filed, which must be rejected with the exact reason.
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -24,6 +27,22 @@ const std::map<std::string, std::string> kSystems = {{"DGX-H100", "dgx-h100"},
                                                      {"DGX-GB300", "dgx-gb300"}};
 
 bool Given(const std::string& v) { return !v.empty() && v != "None"; }
+
+// ["a", "b"] (or a bare a,b) as a list; "None" and "" as none.
+std::vector<std::string> ListOf(const std::string& v) {
+  std::vector<std::string> out;
+  if (!Given(v)) return out;
+  std::string item;
+  for (char ch : v + ",") {
+    if (ch == ',') {
+      if (!item.empty()) out.push_back(item);
+      item.clear();
+    } else if (ch != '[' && ch != ']' && ch != '"' && ch != ' ') {
+      item += ch;
+    }
+  }
+  return out;
+}
 
 ParallelConfig RowConfig(const std::map<std::string, std::string>& row) {
   ParallelConfig c;
@@ -48,6 +67,61 @@ ParallelConfig RowConfig(const std::map<std::string, std::string>& row) {
   std::string precision = row.at("precision");
   precision = precision.substr(0, precision.find(' '));  // "fp8_sc (blockwise/sub-channel)"
   c.precision = precision;
+  // Recompute, offloading, overlap, CUDA graphs and the dispatcher, as filed,
+  // so the rules on them see NVIDIA's tuned settings.
+  const std::string granularity = row.at("recompute_granularity");
+  if (Given(granularity)) {
+    c.recompute_granularity = granularity;
+    if (Given(row.at("recompute_method"))) c.recompute_method = row.at("recompute_method");
+    if (Given(row.at("recompute_num_layers"))) c.recompute_num_layers = std::stoll(row.at("recompute_num_layers"));
+    if (granularity == "selective") c.recompute_modules = ListOf(row.at("recompute_modules"));
+  }
+  c.use_megatron_fsdp = row.at("use_megatron_fsdp") == "True";
+  c.use_distributed_optimizer = row.at("use_distributed_optimizer") != "False";
+  if (Given(row.at("tp_comm_overlap"))) c.tp_comm_overlap = row.at("tp_comm_overlap") == "True";
+  if (Given(row.at("overlap_grad_reduce"))) c.overlap_grad_reduce = row.at("overlap_grad_reduce") == "True";
+  if (Given(row.at("overlap_moe_expert_parallel_comm"))) {
+    c.overlap_moe_expert_parallel_comm = row.at("overlap_moe_expert_parallel_comm") == "True";
+  }
+  // CUDA graphs. cuda_graph_impl "local" with the deprecated scope
+  // "full_iteration" is Megatron's full-iteration graph
+  // (megatron/core/transformer/cuda_graph_config.py:10, migrated in
+  // transformer_config.py:2769); parplan writes it cuda_graph_impl =
+  // full_iteration. The GPT-OSS 20B "local" recipes set it through
+  // cuda_graph_modules = "full_iteration" (Bridge perf_recipes/gpt_oss/
+  // common.py:130), which the CSV's cuda_graph_scope column does not carry.
+  if (Given(row.at("cuda_graph_impl"))) c.cuda_graph_impl = row.at("cuda_graph_impl");
+  const std::vector<std::string> scope = ListOf(row.at("cuda_graph_scope"));
+  const bool full_iteration = std::find(scope.begin(), scope.end(), "full_iteration") != scope.end();
+  if (c.cuda_graph_impl == "local" && (full_iteration || !Given(row.at("cuda_graph_scope")))) {
+    c.cuda_graph_impl = "full_iteration";
+  } else {
+    c.cuda_graph_modules = scope;
+  }
+  if (Given(row.at("moe_token_dispatcher_type"))) c.moe_token_dispatcher_type = row.at("moe_token_dispatcher_type");
+  if (Given(row.at("moe_flex_dispatcher_backend"))) {
+    c.moe_flex_dispatcher_backend = row.at("moe_flex_dispatcher_backend");
+  }
+  if (Given(row.at("moe_router_force_load_balancing"))) {
+    c.moe_router_force_load_balancing = row.at("moe_router_force_load_balancing") == "True";
+  }
+  // Settings the CSV does not carry, from the recipes (Megatron Bridge
+  // 067f987df0): the Llama-3 70B cpu_offloading recipes offload N layers
+  // (perf_recipes/llama/{b200,gb200,gb300}/llama3.py); the 64-GPU GB300
+  // DeepSeek-V3 FSDP recipes offload core_attn and attn_proj
+  // (perf_recipes/deepseek/common.py:116).
+  if (row.at("cpu_offloading") == "True") {
+    const std::map<std::string, int64_t> offload_layers = {{"DGX-B200/fp8_cs", 5},
+                                                           {"DGX-GB200/bf16", 20},
+                                                           {"DGX-GB200/fp8_cs", 40},
+                                                           {"DGX-GB300/bf16", 30},
+                                                           {"DGX-GB300/fp8_cs", 20}};
+    auto it = offload_layers.find(row.at("system") + "/" + row.at("precision"));
+    if (it != offload_layers.end()) c.cpu_offloading_num_layers = it->second;
+  }
+  if (row.at("recipe_function").rfind("deepseek_v3_pretrain_64gpu_gb300", 0) == 0) {
+    c.offload_modules = {"core_attn", "attn_proj"};
+  }
   return c;
 }
 

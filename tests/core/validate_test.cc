@@ -428,6 +428,72 @@ TEST(ValidateAccountingTest, WithoutTheSwitchesTheFixNamesThem) {
 }
 
 // The neighbours Megatron accepts: the same configs one knob away pass.
+// The dispatcher / overlap / CUDA-graph errors name the field, the value
+// given and what Megatron allows.
+TEST(ValidateTest, DispatchAndGraphErrorsNameFieldValueAndAllowed) {
+  auto message = [](const ValidationResult& r, const std::string& rule) {
+    for (const auto& v : r.violations) {
+      if (v.rule == rule) return v.message;
+    }
+    return std::string();
+  };
+  ParallelConfig ncclep = Cfg(1, 1, 1, 8);
+  ncclep.moe_flex_dispatcher_backend = "ncclep";
+  const std::string ncclep_message = message(ValidateConfig("qwen3_30b_a3b", ncclep), "moe.ncclep_needs_flex");
+  EXPECT_THAT(ncclep_message, ::testing::HasSubstr("moe_flex_dispatcher_backend = ncclep"));
+  EXPECT_THAT(ncclep_message, ::testing::HasSubstr("moe_token_dispatcher_type = alltoall"));
+  EXPECT_THAT(ncclep_message, ::testing::HasSubstr("only with the flex dispatcher"));
+
+  ParallelConfig overlap = Cfg(1, 1, 1, 8);
+  overlap.overlap_moe_expert_parallel_comm = true;
+  overlap.moe_token_dispatcher_type = "allgather";
+  const std::string a2a = message(ValidateConfig("qwen3_30b_a3b", overlap), "ep_overlap.needs_a2a_dispatcher");
+  EXPECT_THAT(a2a, ::testing::HasSubstr("moe_token_dispatcher_type = allgather"));
+  EXPECT_THAT(a2a, ::testing::HasSubstr("only alltoall and flex"));
+
+  ParallelConfig graphs = Cfg(1);
+  graphs.cuda_graph_impl = "transformer_engine";
+  graphs.recompute_granularity = "full";
+  const std::string full =
+      message(ValidateConfig("llama3_8b", graphs), "cuda_graph.full_recompute_needs_full_iteration");
+  EXPECT_THAT(full, ::testing::HasSubstr("cuda_graph_impl = transformer_engine"));
+  EXPECT_THAT(full, ::testing::HasSubstr("only supported with the full-iteration graph"));
+
+  ParallelConfig deepep = Cfg(1, 1, 1, 8);
+  deepep.moe_token_dispatcher_type = "flex";
+  deepep.moe_flex_dispatcher_backend = "deepep";
+  const std::string gpu =
+      message(ValidateConfig("qwen3_30b_a3b", deepep, "gb300-nvl72", 8), "moe.deepep_unsupported_gpu");
+  EXPECT_THAT(gpu, ::testing::HasSubstr("gb300-nvl72"));
+  EXPECT_THAT(gpu, ::testing::HasSubstr("Ampere, Hopper, B200 and B300"));
+  // DeepEP on Hopper and B200/B300 and HybridEP on GB200 are what NVIDIA's
+  // recipes run.
+  for (const char* system : {"h100-sxm", "b200", "b300"}) {
+    EXPECT_FALSE(HasRule(ValidateConfig("qwen3_30b_a3b", deepep, system, 8), "moe.deepep_unsupported_gpu")) << system;
+  }
+  ParallelConfig hybridep = deepep;
+  hybridep.moe_flex_dispatcher_backend = "hybridep";
+  EXPECT_TRUE(ValidateConfig("qwen3_30b_a3b", hybridep, "gb200-nvl72", 8).valid);
+}
+
+// moe_act recompute: Bridge turns grouped GEMM on for MoE models and for the
+// Nemotron-H hybrids, so only dense GPT models are refused; the dense hybrid
+// keeps the "changes nothing" warning.
+TEST(ValidateTest, MoeActRecomputeFollowsGroupedGemm) {
+  ParallelConfig c = Cfg(1);
+  c.recompute_granularity = "selective";
+  c.recompute_modules = {"moe_act"};
+  const ValidationResult dense = ValidateConfig("llama3_8b", c);
+  EXPECT_THAT(ErrorRules(dense), Contains(std::string("recompute.moe_act_needs_grouped_gemm")));
+  EXPECT_FALSE(HasRule(dense, "recompute.moe_module_on_dense"));
+  const ValidationResult hybrid = ValidateConfig("nemotronh_8b", c);
+  EXPECT_TRUE(hybrid.valid);
+  EXPECT_TRUE(HasRule(hybrid, "recompute.moe_module_on_dense"));
+  ParallelConfig moe = c;
+  moe.ep = 8;
+  EXPECT_TRUE(ValidateConfig("qwen3_30b_a3b", moe).valid);
+}
+
 TEST(ValidateTest, NeighboursOfMegatronChecksPass) {
   ParallelConfig sp_tp1 = Cfg(1);
   sp_tp1.sp = true;  // Megatron turns SP off at TP=1: a warning, not a rejection
