@@ -51,6 +51,11 @@ void ApplyMoeRecipe(const std::map<std::string, std::string>& h, ParallelConfig*
   c->moe_router_force_load_balancing = h.at("moe_router_force_load_balancing") == "True";
   c->overlap_moe_expert_parallel_comm = h.at("overlap_moe_expert_parallel_comm") == "True";
   c->cuda_graph_impl = h.at("cuda_graph_impl");
+  // 25.09's Megatron-Core 0.14 captured each layer with its own (local)
+  // graphs; today's Bridge takes 'local' only for full-iteration graphs
+  // (utils/cuda_graph.py), and per-layer capture is what its
+  // transformer_engine graphs do.
+  if (c->cuda_graph_impl == "local" && h.at("cuda_graph_scope").empty()) c->cuda_graph_impl = "transformer_engine";
   c->cuda_graph_modules.clear();
   for (absl::string_view m : absl::StrSplit(h.at("cuda_graph_scope"), ';', absl::SkipEmpty())) {
     c->cuda_graph_modules.emplace_back(m);
