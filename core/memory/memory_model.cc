@@ -1,12 +1,14 @@
 #include "core/memory/memory_model.h"
 
+#include <utility>
+
 #include "core/memory/memory_steps.h"
 
 namespace parplan {
 
 MemoryEstimate EstimateMemory(const ModelSpec& m, const ResolvedConfig& c, const StagePlan& plan, int64_t world,
                               const SystemSpec* system, const MemoryOptions& options) {
-  const MemoryInputs in = PrepareMemory(m, c, plan, world);
+  const MemoryInputs in = PrepareMemory(m, c, plan, world, system);
   MemoryEstimate e;
   e.dp = in.dp;
   e.edp = in.edp;
@@ -17,12 +19,14 @@ MemoryEstimate EstimateMemory(const ModelSpec& m, const ResolvedConfig& c, const
     st.pp_rank = r;
     st.decoder_layers = plan.decoder_layers[r];
     AddActivations(in, r, &st);
+    AddRuntimeBuffers(in, r, &st);
     AddModelState(in, CountStageParams(in, r), &st);
     AddOverhead(options, &st);
     e.stages.push_back(std::move(st));
   }
   FindPeak(system, &e);
   e.assumptions = MemoryAssumptions(in, options);
+  for (auto& line : RuntimeBufferNotes(in, e)) e.assumptions.push_back(std::move(line));
   return e;
 }
 

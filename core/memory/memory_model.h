@@ -48,6 +48,12 @@ struct StageMemory {
   double logits_bytes = 0;
   double embedding_bytes = 0;
   double fsdp_working_bytes = 0;
+  // The MoE dispatcher's persistent communication buffers (DeepEP / HybridEP;
+  // none for alltoall and allgather) on stages holding MoE layers.
+  double dispatcher_buffer_bytes = 0;
+  // CUDA graphs: static input/output buffers of the captured graphs and the
+  // private pool's working set (core/memory/README.md section 5).
+  double cuda_graph_bytes = 0;
   double overhead_bytes = 0;
   double total_bytes = 0;
   std::vector<ChunkMemory> chunks;

@@ -5,7 +5,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "core/memory/activation_model.h"
+#include "core/model/layer_kind.h"
 #include "core/model/layer_params.h"
 #include "core/model/param_count.h"
 
@@ -83,8 +85,11 @@ ChunkActivations ChunkActivationBytes(const MemoryInputs& in, int64_t stage, int
 
 }  // namespace
 
-MemoryInputs PrepareMemory(const ModelSpec& m, const ResolvedConfig& c, const StagePlan& plan, int64_t world) {
+MemoryInputs PrepareMemory(const ModelSpec& m, const ResolvedConfig& c, const StagePlan& plan, int64_t world,
+                           const SystemSpec* system) {
   MemoryInputs in;
+  in.system = system;
+  in.dispatcher = DispatcherBufferBytes(m, c, system);
   in.model = &m;
   in.config = &c;
   in.plan = &plan;
@@ -218,10 +223,35 @@ void AddModelState(const MemoryInputs& in, const StageParams& p, StageMemory* st
   st->optimizer_expert_bytes = in.optimizer_bytes * trainable_expert / in.expert_shards;
 }
 
+namespace {
+
+// Whether stage `r` holds a MoE layer (decoder or MTP).
+bool StageHasMoeLayers(const MemoryInputs& in, int64_t r) {
+  const ModelSpec& m = *in.model;
+  const StagePlan& plan = *in.plan;
+  auto moe = [](LayerKind kind) { return kind == LayerKind::kMoeTransformer || kind == LayerKind::kMoeOnly; };
+  for (int64_t v = 0; v < plan.vpp; ++v) {
+    for (int64_t k = 0; k < plan.decoder_layers[r][v]; ++k) {
+      if (moe(KindOfLayer(m, in.first_layers[r][v] + k))) return true;
+    }
+  }
+  return plan.mtp_layers[r] > 0 && moe(MtpLayerKind(m));
+}
+
+}  // namespace
+
+void AddRuntimeBuffers(const MemoryInputs& in, int64_t r, StageMemory* st) {
+  // Megatron-Core keeps one dispatcher buffer per process, built at the first
+  // MoE layer's dispatch (fused_a2a.py:36 get_buffer / :400
+  // init_hybrid_ep_buffer); a stage without MoE layers never builds it.
+  if (StageHasMoeLayers(in, r)) st->dispatcher_buffer_bytes = in.dispatcher.total();
+  st->cuda_graph_bytes = GraphStageBytes(in, r, *st).total();
+}
+
 void AddOverhead(const MemoryOptions& options, StageMemory* st) {
   const double subtotal = st->weight_bytes + st->grad_bytes + st->optimizer_dense_bytes + st->optimizer_expert_bytes +
                           st->activation_bytes + st->recompute_working_bytes + st->logits_bytes + st->embedding_bytes +
-                          st->fsdp_working_bytes;
+                          st->fsdp_working_bytes + st->dispatcher_buffer_bytes + st->cuda_graph_bytes;
   st->overhead_bytes = options.overhead_gib.has_value()
                            ? *options.overhead_gib * kGiB
                            : kDefaultOverheadGiB * kGiB + kDefaultAllocatorSlack * subtotal;
@@ -273,8 +303,48 @@ std::vector<std::string> MemoryAssumptions(const MemoryInputs& in, const MemoryO
                                       "allocator slack; override with overhead_gib.",
                                       kDefaultOverheadGiB, kDefaultAllocatorSlack * 100));
   out.push_back(
-      "Not modelled: fine-grained module offloading, CUDA-graph memory pools, communication "
-      "staging buffers of the MoE dispatcher.");
+      "Not modelled: host memory and PCIe traffic of offloading, ncclep's buffers, the exact layout of CUDA-graph "
+      "pools (their temporaries are estimated, see the CUDA-graph line).");
+  return out;
+}
+
+std::vector<std::string> RuntimeBufferNotes(const MemoryInputs& in, const MemoryEstimate& e) {
+  const ResolvedConfig& c = *in.config;
+  std::vector<std::string> out;
+  if (!in.dispatcher.reason.empty()) {
+    std::vector<std::string> ranks;
+    for (const auto& st : e.stages) {
+      if (st.dispatcher_buffer_bytes > 0) ranks.push_back(absl::StrCat(st.pp_rank));
+    }
+    const bool all = ranks.size() == e.stages.size();
+    out.push_back(
+        absl::StrCat("MoE dispatcher: ", in.dispatcher.reason,
+                     in.dispatcher.total() > 0
+                         ? (all ? std::string("; on every PP rank")
+                                : absl::StrCat("; on the PP rank(s) holding MoE layers: ", absl::StrJoin(ranks, ", ")))
+                         : std::string(),
+                     "."));
+  }
+  if (c.cuda_graph_impl != "none" && !e.stages.empty()) {
+    const StageMemory& peak = e.stages[e.peak_pp_rank];
+    const CudaGraphStage g = GraphStageBytes(in, peak.pp_rank, peak);
+    const std::string scope =
+        c.cuda_graph_impl == "full_iteration"
+            ? std::string("the whole forward-backward of every microbatch")
+            : (c.cuda_graph_modules.empty() ? std::string("whole layers")
+                                            : absl::StrCat("[", absl::StrJoin(c.cuda_graph_modules, ", "), "]"));
+    out.push_back(absl::StrFormat(
+        "CUDA graphs (%s, %s): on PP rank %d %.2f GiB = static buffers %.2f GiB (%s) + private-pool working set %.2f "
+        "GiB (one captured layer's activations for one microbatch, standing in for the temporaries the pool keeps "
+        "from the eager allocator; approximate).",
+        c.cuda_graph_impl, scope, peak.pp_rank, g.total() / kGiB, g.static_bytes / kGiB,
+        c.cuda_graph_impl == "full_iteration"
+            ? absl::StrCat("every microbatch's batch, 28 B a token x ", in.microbatches, " microbatches")
+            : absl::StrCat(g.captured_layers,
+                           " captured layers: a graph's output held besides the next graph's copy of it, per "
+                           "hand-off and microbatch in flight, and the shared gradient buffer"),
+        g.pool_bytes / kGiB));
+  }
   return out;
 }
 

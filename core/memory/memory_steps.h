@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/memory/memory_model.h"
+#include "core/memory/runtime_buffers.h"
 
 namespace parplan {
 
@@ -27,10 +28,13 @@ struct MemoryInputs {
   double vocab = 0;                                             // padded vocabulary
   double gemm_bytes = 2, grad_bytes = 4, optimizer_bytes = 12;  // per parameter
   std::vector<std::vector<int64_t>> first_layers;               // first decoder layer of each (stage, chunk)
+  const SystemSpec* system = nullptr;                           // may be null
+  DispatcherBuffers dispatcher;                                 // per GPU of a stage with MoE layers
 };
 
 // Preconditions as EstimateMemory. The pointers must outlive the result.
-MemoryInputs PrepareMemory(const ModelSpec& model, const ResolvedConfig& config, const StagePlan& plan, int64_t world);
+MemoryInputs PrepareMemory(const ModelSpec& model, const ResolvedConfig& config, const StagePlan& plan, int64_t world,
+                           const SystemSpec* system = nullptr);
 
 // Parameters one GPU of stage `stage` holds: dense (after TP) and routed
 // experts (after EP x ETP), those in GEMMs, the largest layer (FSDP's unit),
@@ -53,6 +57,20 @@ void AddActivations(const MemoryInputs& in, int64_t stage, StageMemory* out);
 // optimizer, Megatron FSDP with its two gathered layers, LoRA).
 void AddModelState(const MemoryInputs& in, const StageParams& params, StageMemory* out);
 
+// CUDA-graph memory of stage `stage`: static buffers of the captured graphs
+// (per chunk, times the in-flight microbatches AddActivations put in `st`'s
+// chunks) and the private pool's working set.
+struct CudaGraphStage {
+  double static_bytes = 0, pool_bytes = 0;
+  int64_t captured_layers = 0;  // decoder layers with at least one captured graph
+  double total() const { return static_bytes + pool_bytes; }
+};
+CudaGraphStage GraphStageBytes(const MemoryInputs& in, int64_t stage, const StageMemory& st);
+
+// The dispatcher's buffers (stages holding MoE layers) and the CUDA-graph
+// memory of stage `stage`; call after AddActivations.
+void AddRuntimeBuffers(const MemoryInputs& in, int64_t stage, StageMemory* out);
+
 // The fixed overhead (CUDA context, NCCL, workspaces) and allocator slack,
 // or the caller's figure; sets total_bytes.
 void AddOverhead(const MemoryOptions& options, StageMemory* out);
@@ -64,6 +82,10 @@ void FindPeak(const SystemSpec* system, MemoryEstimate* estimate);
 // The sentences the answer states about bytes per parameter, activations,
 // offloading and overhead.
 std::vector<std::string> MemoryAssumptions(const MemoryInputs& in, const MemoryOptions& options);
+
+// The lines that give the dispatcher buffers and the CUDA-graph memory of
+// `estimate`'s peak stage with their numbers (none when there are none).
+std::vector<std::string> RuntimeBufferNotes(const MemoryInputs& in, const MemoryEstimate& estimate);
 
 }  // namespace parplan
 

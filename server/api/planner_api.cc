@@ -419,7 +419,11 @@ absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::Estima
       HumanGiB(peak.grad_bytes), ", optimizer ", HumanGiB(peak.optimizer_dense_bytes + peak.optimizer_expert_bytes),
       ", activations ", HumanGiB(peak.activation_bytes + peak.recompute_working_bytes), " (",
       absl::StrFormat("%.2f", peak.in_flight_microbatches), " microbatches in flight), logits ",
-      HumanGiB(peak.logits_bytes), ", overhead ", HumanGiB(peak.overhead_bytes), "."));
+      HumanGiB(peak.logits_bytes),
+      peak.dispatcher_buffer_bytes > 0 ? absl::StrCat(", dispatcher buffers ", HumanGiB(peak.dispatcher_buffer_bytes))
+                                       : std::string(),
+      peak.cuda_graph_bytes > 0 ? absl::StrCat(", CUDA graphs ", HumanGiB(peak.cuda_graph_bytes)) : std::string(),
+      ", overhead ", HumanGiB(peak.overhead_bytes), "."));
   if (e.capacity_bytes > 0 && !e.fits) {
     const int max = request.max_suggestions() > 0 ? request.max_suggestions() : 5;
     const ResolvedConfig& estimated = split.repair.has_value() ? split.repair->config : r.config;
