@@ -1,5 +1,7 @@
 #include "bench/tuned_config_rows.h"
 
+#include <algorithm>
+
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -68,9 +70,23 @@ std::vector<TunedRow> LoadTunedRows(const std::string& csv_path) {
     c.set_use_megatron_fsdp(r.at("use_megatron_fsdp") == "True");
     if (Given(r.at("tp_comm_overlap"))) c.set_tp_comm_overlap(r.at("tp_comm_overlap") == "True");
     if (Given(r.at("overlap_grad_reduce"))) c.set_overlap_grad_reduce(r.at("overlap_grad_reduce") == "True");
-    if (Given(r.at("cuda_graph_impl"))) c.set_cuda_graph_impl(r.at("cuda_graph_impl"));
+    // CUDA graphs: "local" with the deprecated scope "full_iteration" (or no
+    // scope: the GPT-OSS recipes set it through cuda_graph_modules, which the
+    // CSV does not carry) is Megatron's full-iteration graph
+    // (cuda_graph_config.py:10, transformer_config.py:2769); "None" is no scope.
+    const std::string impl = r.at("cuda_graph_impl");
+    std::vector<std::string> scope;
     for (absl::string_view m : absl::StrSplit(r.at("cuda_graph_scope"), absl::ByAnyChar("[]\", "), absl::SkipEmpty())) {
-      c.add_cuda_graph_modules(std::string(m));
+      if (m != "None") scope.emplace_back(m);
+    }
+    const bool full_iteration = std::find(scope.begin(), scope.end(), "full_iteration") != scope.end();
+    if (impl == "local" && (full_iteration || scope.empty())) {
+      c.set_cuda_graph_impl("full_iteration");
+    } else if (Given(impl)) {
+      c.set_cuda_graph_impl(impl);
+      if (impl != "none") {
+        for (const std::string& m : scope) c.add_cuda_graph_modules(m);
+      }
     }
     // The dispatcher as the recipe sets it; the backend column holds the
     // recipe's value even where the dispatcher is not flex (unused there).
