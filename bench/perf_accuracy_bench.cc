@@ -56,11 +56,10 @@ struct Knob {
 // (core/perf/kernel_rates.cc, bench/kernel_accuracy_bench).
 std::vector<Knob> Knobs() {
   std::vector<Knob> k;
-  k.push_back({"host_module_us", [](PerfParams* p) { return &p->host_module_us; }, 50, 1500});
-  k.push_back({"host_moe_us", [](PerfParams* p) { return &p->host_moe_us; }, 0, 3000});
+  k.push_back({"host_launch_us", [](PerfParams* p) { return &p->host_launch_us; }, 8, 40});
   k.push_back({"moe_sync_us", [](PerfParams* p) { return &p->moe_sync_us; }, 0, 500});
   k.push_back({"expert_launch_us", [](PerfParams* p) { return &p->expert_launch_us; }, 1, 30});
-  k.push_back({"link_efficiency", [](PerfParams* p) { return &p->link_efficiency; }, 0.6, 0.95});
+  k.push_back({"link_efficiency", [](PerfParams* p) { return &p->link_efficiency; }, 0.75, 0.95});
   k.push_back({"tp_exposed", [](PerfParams* p) { return &p->tp_exposed; }, 0.8, 1});
   k.push_back({"tp_exposed_overlap", [](PerfParams* p) { return &p->tp_exposed_overlap; }, 0.05, 0.6});
   k.push_back({"cp_exposed", [](PerfParams* p) { return &p->cp_exposed; }, 0.05, 1});
@@ -127,8 +126,7 @@ Summary Summarize(std::vector<double> errors) {
 
 void PrintInitializer(const PerfParams& p) {
   std::printf("    p.expert_launch_us = %.2f;\n    p.link_efficiency = %.4f;\n", p.expert_launch_us, p.link_efficiency);
-  std::printf("    p.host_module_us = %.2f;\n    p.host_moe_us = %.2f;\n    p.moe_sync_us = %.2f;\n", p.host_module_us,
-              p.host_moe_us, p.moe_sync_us);
+  std::printf("    p.host_launch_us = %.2f;\n    p.moe_sync_us = %.2f;\n", p.host_launch_us, p.moe_sync_us);
   std::printf("    p.tp_exposed = %.4f;\n    p.tp_exposed_overlap = %.4f;\n    p.cp_exposed = %.4f;\n", p.tp_exposed,
               p.tp_exposed_overlap, p.cp_exposed);
   std::printf("    p.ep_exposed = %.4f;\n    p.ep_exposed_overlap = %.4f;\n", p.ep_exposed, p.ep_exposed_overlap);

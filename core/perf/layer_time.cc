@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/perf/perf_model.h"
+#include "core/perf/host_launches.h"
 #include "core/perf/token_dispatch.h"
 
 namespace parplan {
@@ -291,38 +292,24 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
     t.tp_collectives = 2 * modules + (mtp ? 2 : 0);
     t.tp_buffer_bytes = tokens * h * kActivationBytes;
   }
-  // Host time of what CUDA graphs do not capture (Megatron-Core
-  // CudaGraphModule: an empty module list captures the whole layer, except
-  // MoE token dispatch, which only drop-and-pad "moe" graphs capture).
-  const bool graphs = c.cuda_graph_impl == "local" || c.cuda_graph_impl == "transformer_engine";
-  const bool whole_iteration = c.cuda_graph_impl == "full_iteration";
-  auto graphed = [&](const char* module) {
-    if (whole_iteration) return true;
-    if (!graphs) return false;
-    const auto& g = c.cuda_graph_modules;
-    const bool whole_layer = g.empty() || std::find(g.begin(), g.end(), "full") != g.end();
-    if (whole_layer && std::string(module) != "moe") return true;
-    return std::find(g.begin(), g.end(), module) != g.end();
-  };
-  double host_us = 0;
-  if (attention && !graphed("attn")) host_us += P.host_module_us;
-  if (dense_mlp && !graphed("mlp")) host_us += P.host_module_us;
+  // Host time: the kernels the host issues for the regions CUDA graphs do
+  // not capture, and the replays of those they do (core/perf/host_launches.h).
+  const std::vector<RegionLaunches> regions = LayerLaunches(m, c, kind, mtp);
+  double host_us = P.host_launch_us * IssuedLaunches(regions);
   // The SSD's Triton kernels are launched from Python, forward and backward
   // (measured: KernelRates::ssd_host_us).
-  if (kind == LayerKind::kMamba && !graphed("mamba")) host_us += P.host_module_us + d.rates.ssd_host_us;
-  if (moe && !graphed("moe")) {
-    double share = 1.0;
-    if (graphed("moe_router")) share -= 0.25;
-    if (graphed("moe_preprocess")) share -= 0.25;
-    host_us += P.host_module_us * share + P.host_moe_us * share;
-    // Forward fc1 and fc2, backward their data and weight gradients: six
-    // GEMMs per expert, each with a quantization kernel in FP8/FP4.
+  if (kind == LayerKind::kMamba && !GraphCaptures(c, HostRegion::kMamba)) host_us += d.rates.ssd_host_us;
+  // A dropless MoE layer blocks the host on the token counts (only the
+  // drop-and-pad 'moe' scope and full-iteration graphs avoid it); the GPU
+  // then idles for the sync and for each expert kernel the host issues
+  // after it: forward fc1 and fc2, backward their data and weight
+  // gradients, six GEMMs per local expert, each with a quantization kernel
+  // in FP8/FP4.
+  if (moe && !GraphCaptures(c, HostRegion::kMoeDispatch)) {
     const double kernels = 6.0 * (d.quantize_bytes > 0 ? 2.0 : 1.0);
-    t.sync_s = (P.moe_sync_us * DispatchHostSyncs(m, c) +
-                P.expert_launch_us * kernels * std::max(1.0, static_cast<double>(m.num_moe_experts) / c.ep)) *
-               1e-6;
+    const double local_experts = std::max(1.0, static_cast<double>(m.num_moe_experts) / c.ep);
+    t.sync_s = (P.moe_sync_us * DispatchHostSyncs(m, c) + P.expert_launch_us * kernels * local_experts) * 1e-6;
   }
-  if (mtp) host_us += P.host_module_us;
   t.host_s = host_us * 1e-6;
   return t;
 }

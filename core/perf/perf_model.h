@@ -31,9 +31,8 @@ struct PerfParams {
   // takes max(GPU, host)). MoE layers add their router and dispatcher, and
   // wait for the host to read the tokens per expert (a device-to-host sync
   // that drains the launch queue) unless the whole iteration is graphed.
-  double host_module_us = 800;  // attention, MLP or Mamba module, fwd + bwd
-  double host_moe_us = 600;     // more per MoE module: router, permutation, dispatcher
-  double moe_sync_us = 100;     // GPU idle per MoE layer, fwd + bwd, after the token-count sync
+  double host_launch_us = 18;  // host time per kernel launch of eager Megatron (Python, autograd, launch)
+  double moe_sync_us = 100;    // GPU idle per MoE layer, fwd + bwd, after the token-count sync
   // After that sync the host must issue the grouped expert GEMMs expert by
   // expert (Transformer Engine GroupedLinear: a quantize and a GEMM launch
   // per expert and GEMM); the GPU waits for each launch.

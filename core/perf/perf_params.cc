@@ -9,18 +9,17 @@ namespace parplan {
 const PerfParams& CalibratedPerfParams() {
   static const PerfParams params = [] {
     PerfParams p;
-    p.expert_launch_us = 22.37;
-    p.link_efficiency = 0.9500;
-    p.host_module_us = 634.92;
-    p.host_moe_us = 1350.00;
-    p.moe_sync_us = 63.92;
+    p.expert_launch_us = 21.70;
+    p.link_efficiency = 0.7500;
+    p.host_launch_us = 18.00;
+    p.moe_sync_us = 500.00;
     p.tp_exposed = 1.0000;
     p.tp_exposed_overlap = 0.6000;
     p.cp_exposed = 0.3000;
-    p.ep_exposed = 0.8000;
-    p.ep_exposed_overlap = 0.5657;
+    p.ep_exposed = 1.0000;
+    p.ep_exposed_overlap = 0.3220;
     p.dp_exposed = 0.3000;
-    p.pp_exposed = 1.0000;
+    p.pp_exposed = 0.8448;
     return p;
   }();
   return params;

@@ -8,6 +8,7 @@
 #include "core/model/param_count.h"
 #include "core/perf/collectives.h"
 #include "core/perf/flops.h"
+#include "core/perf/host_launches.h"
 #include "core/perf/token_dispatch.h"
 #include "core/system/links.h"
 
@@ -377,13 +378,32 @@ std::vector<std::string> PerfAssumptions(const StepInputs& in, const PerfEstimat
       out.push_back(DescribeDispatch(d, c, device.sm_count));
     }
   }
-  out.push_back(absl::StrFormat(
-      "Norms from the bytes they move at %.0f%% of HBM bandwidth, activations and other element-wise kernels at "
-      "%.0f%%. The host issues each module's kernels in %.0f us per microbatch (%.0f us more for an MoE module) "
-      "unless CUDA graphs capture it (cuda_graph_impl %s); a layer takes the longer of its GPU and host time, and an "
-      "MoE layer idles %.0f us after its token-count sync unless the whole iteration is graphed.",
-      100 * device.rates.reduction_efficiency, 100 * device.rates.stream_efficiency, P.host_module_us, P.host_moe_us,
-      c.cuda_graph_impl, P.moe_sync_us));
+  out.push_back(
+      absl::StrFormat("Norms from the bytes they move at %.0f%% of HBM bandwidth, activations and other "
+                      "element-wise kernels at %.0f%%.",
+                      100 * device.rates.reduction_efficiency, 100 * device.rates.stream_efficiency));
+  // Host launches of each layer kind the model has (the MoE one for MoE models).
+  LayerKind kind = KindOfLayer(m, 0);
+  for (int64_t i = 0; i < m.num_layers; ++i) {
+    const LayerKind k = KindOfLayer(m, i);
+    if (k == LayerKind::kMoeTransformer || k == LayerKind::kMoeOnly) {
+      kind = k;
+      break;
+    }
+  }
+  const std::vector<RegionLaunches> regions = LayerLaunches(m, c, kind, false);
+  std::string host = absl::StrFormat(
+      "The host issues each kernel in %.0f us (cuda_graph_impl %s); launches per %s layer and microbatch, forward + "
+      "backward: %s; a layer takes the longer of its GPU and host time.",
+      P.host_launch_us, c.cuda_graph_impl, m.is_moe() ? "MoE" : "decoder", DescribeLaunches(regions));
+  if (m.is_moe() && !GraphCaptures(c, HostRegion::kMoeDispatch)) {
+    absl::StrAppendFormat(&host,
+                          " Each MoE layer blocks the host on its token counts %d time%s (%.0f us idle each) and the "
+                          "GPU then waits for the expert GEMMs' launches (%.0f us each).",
+                          DispatchHostSyncs(m, c), DispatchHostSyncs(m, c) == 1 ? "" : "s", P.moe_sync_us,
+                          P.expert_launch_us);
+  }
+  out.push_back(host);
   out.push_back(absl::StrFormat(
       "Collectives at %.0f%% of line rate (NVLink %.0f GB/s inside the %d-GPU domain%s, scale-out %.0f GB/s per GPU "
       "outside; rings across hosts share each domain's NICs) plus %.0f us (NVLink) / %.0f us (network) per ring "

@@ -94,7 +94,12 @@ int DispatchHostSyncs(const ModelSpec& m, const ResolvedConfig& c) {
   // pads eager HybridEP inputs with an all-reduce and .item() when no CUDA
   // graph runs (Bridge models/transformer_config.py
   // _enable_safe_hybridep_dispatch -> token_dispatcher.py:1073-1083).
+  // DeepEP's receive counts are busy-waited, and the conversion of its
+  // dispatched indices to a multihot map indexes with boolean masks three
+  // times (token_dispatcher.py:1358-1364; the fused conversion is behind
+  // Megatron's experimental flag, :1425).
   int syncs = 1;
+  if (kind == DispatchKind::kDeepEp && c.ep * c.etp > 1) syncs += 3;
   if (kind == DispatchKind::kAllToAll && c.ep > 1 && local_experts > 1 && !c.moe_permute_fusion) ++syncs;
   if (kind == DispatchKind::kHybridEp && c.ep * c.etp > 1 && c.cuda_graph_impl == "none") ++syncs;
   return syncs;

@@ -154,6 +154,7 @@ TEST(TokenDispatchTest, HostSyncsFollowTheDispatcherPath) {
   EXPECT_EQ(DispatchHostSyncs(m, hybrid), 2);  // Bridge's eager HybridEP padding
   hybrid.cuda_graph_impl = "transformer_engine";
   EXPECT_EQ(DispatchHostSyncs(m, hybrid), 1);
+  EXPECT_EQ(DispatchHostSyncs(m, MoeConfig(1, 8, "flex", "deepep")), 4);
 }
 
 // The eager (unfused) permutation and unpermutation run at the rates
@@ -191,7 +192,8 @@ TEST(TokenDispatchTest, DescriptionNamesDispatcherBytesAndSyncs) {
   EXPECT_NE(text.find("flex/deepep"), std::string::npos) << text;
   EXPECT_NE(text.find("20 of the 132 SMs"), std::string::npos) << text;
   EXPECT_NE(text.find("MB per GPU per dispatch"), std::string::npos) << text;
-  EXPECT_NE(text.find("1 time per MoE layer"), std::string::npos) << text;
+  // DeepEP's receive-count wait and the three boolean-mask syncs of its multihot conversion.
+  EXPECT_NE(text.find("4 times per MoE layer"), std::string::npos) << text;
 }
 
 }  // namespace

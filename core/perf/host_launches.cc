@@ -1,0 +1,167 @@
+#include "core/perf/host_launches.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "core/perf/token_dispatch.h"
+
+namespace parplan {
+namespace {
+
+// Kernels of one input quantization per GEMM and pass: current scaling
+// zeroes and reduces the amax, computes the scale and casts (4; Transformer
+// Engine csrc/quantizer.cpp, common/recipe/current_scaling.cu); NVFP4 needs
+// the amax for its global scale (2); block-scaled MXFP8 / FP8 blockwise and
+// delayed scaling cast in one kernel (1).
+double QuantizeKernels(Precision p) {
+  switch (p) {
+    case Precision::kBf16:
+      return 0;
+    case Precision::kFp8Cs:
+      return 4;
+    case Precision::kNvfp4:
+      return 2;
+    default:
+      return 1;
+  }
+}
+
+bool HasModule(const ResolvedConfig& c, const char* module) {
+  const auto& g = c.cuda_graph_modules;
+  return std::find(g.begin(), g.end(), module) != g.end();
+}
+
+RegionLaunches Region(HostRegion region, const char* name, double forward, double backward, double replay_forward,
+                      double replay_backward, const ResolvedConfig& c) {
+  RegionLaunches r;
+  r.region = region;
+  r.name = name;
+  r.forward = forward;
+  r.backward = backward;
+  r.captured = GraphCaptures(c, region);
+  // A full-iteration graph replays the whole step with one launch.
+  const bool whole_iteration = c.cuda_graph_impl == "full_iteration";
+  r.replay_forward = whole_iteration ? 0 : replay_forward;
+  r.replay_backward = whole_iteration ? 0 : replay_backward;
+  return r;
+}
+
+}  // namespace
+
+bool GraphCaptures(const ResolvedConfig& c, HostRegion region) {
+  if (c.cuda_graph_impl == "full_iteration") return true;
+  if (c.cuda_graph_impl != "local" && c.cuda_graph_impl != "transformer_engine") return false;
+  // An empty module list (or the deprecated "full") graphs every layer
+  // (cuda_graphs.py:2143-2145); a dropless MoE layer's dispatch still runs
+  // outside (its shapes depend on the routing).
+  const bool whole_layer = c.cuda_graph_modules.empty() || HasModule(c, "full");
+  switch (region) {
+    case HostRegion::kAttention:
+      return whole_layer || HasModule(c, "attn");
+    case HostRegion::kDenseMlp:
+      return whole_layer || HasModule(c, "mlp");
+    case HostRegion::kMamba:
+      return whole_layer || HasModule(c, "mamba");
+    case HostRegion::kMoeRouter:
+      return whole_layer || HasModule(c, "moe_router") || HasModule(c, "moe");
+    case HostRegion::kMoePreprocess:
+      return whole_layer || HasModule(c, "moe_preprocess") || HasModule(c, "moe");
+    case HostRegion::kMoeDispatch:
+      return HasModule(c, "moe");  // drop-and-pad only (transformer_config.py:2839-2844)
+    case HostRegion::kMtp:
+      return whole_layer;
+  }
+  return false;
+}
+
+std::vector<RegionLaunches> LayerLaunches(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind, bool mtp) {
+  std::vector<RegionLaunches> out;
+  const double q = QuantizeKernels(c.precision);
+  const bool attention =
+      kind == LayerKind::kDenseTransformer || kind == LayerKind::kMoeTransformer || kind == LayerKind::kAttentionOnly;
+  const bool dense_mlp = kind == LayerKind::kDenseTransformer || kind == LayerKind::kMlpOnly;
+  const bool moe = kind == LayerKind::kMoeTransformer || kind == LayerKind::kMoeOnly;
+  if (attention) {
+    // GQA with q/k norms: 11 launches besides its 2 GEMMs forward, 16
+    // backward (norm, split copies, q/k norms, RoPE, cuDNN attention and its
+    // philox seed, bias-dropout-add, residual and norm-weight grad adds);
+    // each GEMM 1 forward, 2 backward, and a quantization per pass. MLA runs
+    // q-down, q-up, kv-down, kv-up and the output projection (4 without q
+    // LoRA). Replay: launch, attention mask, input copies; backward launch,
+    // grad copy, 3 norm-weight adds, 5 returned-gradient clones.
+    const double gemms = m.multi_latent_attention ? (m.q_lora_rank > 0 ? 5 : 4) : 2;
+    out.push_back(Region(HostRegion::kAttention, "attention", 11 + gemms * (1 + q), 16 + gemms * (2 + q), 5, 10, c));
+  }
+  if (dense_mlp) {
+    // Norm+fc1, activation, fc2, bias-dropout-add: 5 forward, 9 backward.
+    out.push_back(Region(HostRegion::kDenseMlp, "mlp", 5 + 2 * q, 9 + 2 * q, 2, 6, c));
+  }
+  if (kind == LayerKind::kMamba) {
+    // Not counted line by line: in_proj with its norm, conv1d, the gated
+    // norm, out_proj and the residual add, as the dense MLP's launches plus
+    // the conv1d and the gated norm.
+    out.push_back(Region(HostRegion::kMamba, "mamba", 7 + 2 * q, 12 + 2 * q, 2, 6, c));
+  }
+  if (moe) {
+    // Norm, gating GEMM (bf16), fused top-k, aux-loss score, counts, fused
+    // aux loss, metrics: 10 forward (+2 for forced load balancing's random
+    // logits), 14 backward. Shared experts not overlapped run inside it.
+    double router_f = 10 + (c.moe_router_force_load_balancing ? 2 : 0);
+    double router_b = 14;
+    if (m.moe_shared_expert_intermediate_size > 0) {
+      router_f += 3 + 2 * q;
+      router_b += 6 + 2 * q;
+    }
+    // The router and preprocess graph replays as one: launch and an input
+    // copy; backward launch, 3 grad copies, 2 weight-grad adds, 2 clones.
+    const bool preprocess_graphed = GraphCaptures(c, HostRegion::kMoePreprocess);
+    out.push_back(Region(HostRegion::kMoeRouter, "moe_router", router_f, router_b, 2, preprocess_graphed ? 4 : 8, c));
+    const DispatchKind dispatcher = DispatchKindOf(c);
+    const bool flex = dispatcher == DispatchKind::kDeepEp || dispatcher == DispatchKind::kHybridEp;
+    // alltoall: counts, splits, the counts' all-gather, sums and the fused
+    // permute's 4 kernels (11), its backward unpermute (1). Flex does its
+    // permutation inside the dispatch (HybridEP) or after it (DeepEP).
+    // The drop-and-pad 'moe' scope replays the whole block as one graph:
+    // launch and input copy forward; backward launch, grad copies, weight-grad
+    // adds and ~34 returned-gradient clones (the experts' dummy wgrads).
+    const bool whole_moe = HasModule(c, "moe");
+    out.push_back(
+        Region(HostRegion::kMoePreprocess, "moe_preprocess", flex ? 2 : 11, flex ? 0 : 1, 0, whole_moe ? 0 : 4, c));
+    // Uncaptured remainder besides the experts. alltoall: 2 all-to-alls,
+    // 4 device-to-host copies, chunk sort, un-sort, combine, unpermute and
+    // residual add (14 forward, 6 backward). HybridEP: probabilities cast,
+    // routing-map gather, metadata, staging copies, dispatch, combine (~12
+    // each way). DeepEP: top-k, layout, notify and dispatch, the multihot
+    // conversion (~10 small ops), the fused permute, combine (~23 forward,
+    // ~12 backward).
+    double dispatch_f = 14, dispatch_b = 6;
+    if (dispatcher == DispatchKind::kHybridEp) dispatch_f = dispatch_b = 12;
+    if (dispatcher == DispatchKind::kDeepEp) dispatch_f = 23, dispatch_b = 12;
+    if (c.ep * c.etp <= 1) dispatch_f = 4, dispatch_b = 2;  // no exchange: permute and unpermute only
+    out.push_back(Region(HostRegion::kMoeDispatch, "moe_dispatch", dispatch_f, dispatch_b, 0, 30, c));
+  }
+  if (mtp) {
+    // Two norms, the concatenation and the 2h -> h projection.
+    out.push_back(Region(HostRegion::kMtp, "mtp", 4 + q, 6 + q, 2, 4, c));
+  }
+  return out;
+}
+
+double IssuedLaunches(const std::vector<RegionLaunches>& regions) {
+  double total = 0;
+  for (const RegionLaunches& r : regions) total += r.Issued();
+  return total;
+}
+
+std::string DescribeLaunches(const std::vector<RegionLaunches>& regions) {
+  std::vector<std::string> parts;
+  for (const RegionLaunches& r : regions) {
+    parts.push_back(r.captured ? absl::StrFormat("%s %.0f (graphed: %.0f for the replay)", r.name,
+                                                 r.forward + r.backward, r.Issued())
+                               : absl::StrFormat("%s %.0f", r.name, r.forward + r.backward));
+  }
+  return absl::StrJoin(parts, ", ");
+}
+
+}  // namespace parplan

@@ -1,0 +1,71 @@
+// The kernels the host issues for one decoder layer and one microbatch,
+// forward and backward, by the region a CUDA-graph scope captures
+// (Megatron-Core cuda_graph_modules: attn, mlp, moe_router,
+// moe_preprocess, moe, mamba; cuda_graph_impl full_iteration captures all).
+// Counted from the source for Transformer Engine layers (Megatron-LM
+// d98e8a64: attention.py, transformer_layer.py, moe/router.py,
+// moe/token_dispatcher.py, moe/moe_utils.py, mlp.py; the counts and their
+// sources are in core/perf/README.md, "Host launches"), +-2 per region. A
+// captured region still costs the host its graph's replay: the launch, the
+// static-input copies, Transformer Engine's returned-gradient clones and
+// the distributed optimizer's eager main_grad adds for norm weights.
+// The expert GEMMs issued after the token-count sync are not counted here:
+// their launches are on the GPU's critical path and charged as such
+// (PerfParams::expert_launch_us).
+#ifndef PARPLAN_CORE_PERF_HOST_LAUNCHES_H_
+#define PARPLAN_CORE_PERF_HOST_LAUNCHES_H_
+
+#include <string>
+#include <vector>
+
+#include "core/config/parallel_config.h"
+#include "core/model/layer_kind.h"
+#include "core/model/model_spec.h"
+
+namespace parplan {
+
+enum class HostRegion {
+  kAttention,      // input norm, QKV (or MLA) projections, q/k norms, RoPE, core attention, output projection
+  kDenseMlp,       // pre-MLP norm, fc1, activation, fc2
+  kMamba,          // Mamba mixer without its SSD scan (whose Triton launches are measured: ssd_host_us)
+  kMoeRouter,      // pre-MLP norm, gating GEMM, top-k, aux loss (and shared experts when not overlapped)
+  kMoePreprocess,  // dispatch metadata and the local permutation
+  kMoeDispatch,    // dispatch, chunk sort, combine and unpermutation: only the drop-and-pad 'moe' scope captures it
+  kMtp,            // an MTP depth's norms and 2h -> h projection
+};
+
+struct RegionLaunches {
+  HostRegion region = HostRegion::kAttention;
+  std::string name;    // "attention", "moe_router", ...
+  double forward = 0;  // launches the host issues when the region runs eagerly
+  double backward = 0;
+  bool captured = false;      // a CUDA graph of the config's scope replays it
+  double replay_forward = 0;  // host operations of the replay when captured
+  double replay_backward = 0;
+  // Launches the host issues for the region, forward + backward.
+  double Issued() const { return captured ? replay_forward + replay_backward : forward + backward; }
+  // Launches a capture removes (0 when not captured).
+  double Removed() const { return captured ? forward + backward - Issued() : 0; }
+};
+
+// True when `c`'s CUDA graphs capture `region` of a layer of kind `kind`:
+// full_iteration captures everything; per-layer graphs (local or
+// transformer_engine) capture their scope's regions, and an empty scope
+// the whole layer except the dropless MoE dispatch.
+bool GraphCaptures(const ResolvedConfig& c, HostRegion region);
+
+// The regions of a layer of kind `kind` (an MTP depth when `mtp`), each with
+// its launch counts for `m` under `c` (dispatcher, FP8's quantize kernels,
+// forced load balancing, shared experts) and whether a graph captures it.
+std::vector<RegionLaunches> LayerLaunches(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind, bool mtp);
+
+// Sum of Issued() over `regions`.
+double IssuedLaunches(const std::vector<RegionLaunches>& regions);
+
+// "attention 33 launches (captured: 15 replay operations), moe_router 24
+// (eager), ...": one layer's regions for the answer.
+std::string DescribeLaunches(const std::vector<RegionLaunches>& regions);
+
+}  // namespace parplan
+
+#endif  // PARPLAN_CORE_PERF_HOST_LAUNCHES_H_
