@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/catalog/catalog.h"
+#include "core/diagnostics/rule_catalog.h"
 #include "core/util/field_error.h"
 #include "core/model/param_count.h"
 
@@ -349,6 +350,7 @@ void ToViolation(const Violation& v, v1::Violation* out) {
   for (const auto& f : v.fields) out->add_fields(f);
   out->set_message(v.message);
   out->set_fix(v.fix);
+  if (const RuleInfo* rule = FindRule(v.rule)) out->set_source(rule->source);
 }
 
 void ToViolations(const std::vector<Violation>& violations, google::protobuf::RepeatedPtrField<v1::Violation>* out) {

@@ -18,6 +18,10 @@ std::string Violations(const google::protobuf::RepeatedPtrField<v1::Violation>& 
   for (const auto& v : vs) {
     absl::StrAppend(&out, absl::StrFormat("  [%-7s] %s: %s\n", v.severity(), v.rule(), v.message()));
     if (!v.fix().empty()) absl::StrAppend(&out, "            fix: ", v.fix(), "\n");
+    // Errors cite the upstream check they follow.
+    if (v.severity() == "error" && !v.source().empty() && v.source() != "parplan") {
+      absl::StrAppend(&out, "            upstream: ", v.source(), "\n");
+    }
   }
   return out;
 }

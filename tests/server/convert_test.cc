@@ -136,3 +136,23 @@ TEST(ConvertTest, EverySystemFigureReachesTheCore) {
 
 }  // namespace
 }  // namespace parplan
+
+namespace parplan {
+namespace {
+
+// An error names the upstream check it follows (the rule catalog's source).
+TEST(ConvertTest, ViolationCitesTheUpstreamCheck) {
+  Violation v;
+  v.rule = "cuda_graph.full_recompute_needs_full_iteration";
+  v.message = "full recompute with cuda_graph_impl = transformer_engine";
+  v1::Violation out;
+  ToViolation(v, &out);
+  EXPECT_EQ(out.source(), "megatron/core/transformer/transformer_config.py:2856");
+  v.rule = "no.such_rule";
+  v1::Violation none;
+  ToViolation(v, &none);
+  EXPECT_EQ(none.source(), "");
+}
+
+}  // namespace
+}  // namespace parplan
