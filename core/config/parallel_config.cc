@@ -146,6 +146,12 @@ absl::Status CheckConfigBounds(const ParallelConfig& c, const std::string& prefi
   CheckModules(&errors, f("cuda_graph_modules"), c.cuda_graph_modules, KnownCudaGraphModules(), "CUDA graph");
   CheckChoice(&errors, f("moe_token_dispatcher_type"), c.moe_token_dispatcher_type, KnownTokenDispatchers());
   CheckChoice(&errors, f("moe_flex_dispatcher_backend"), c.moe_flex_dispatcher_backend, KnownFlexBackends());
+  // Megatron asserts >= 0 under the full-iteration graph
+  // (transformer_config.py:2969); a negative cap would join after every offload.
+  if (c.fine_grained_offloading_max_inflight_offloads.has_value()) {
+    errors.CheckRange(f("fine_grained_offloading_max_inflight_offloads"),
+                      *c.fine_grained_offloading_max_inflight_offloads, 0, kMaxInflightOffloads);
+  }
   return errors.ToStatus();
 }
 
@@ -252,6 +258,9 @@ absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& c, const Mode
                             c.moe_router_force_load_balancing.has_value();
   r.moe_permute_fusion = c.moe_permute_fusion.value_or(true);
   r.moe_router_force_load_balancing = c.moe_router_force_load_balancing.value_or(false);
+  r.op_fuser_given = c.use_transformer_engine_op_fuser.has_value();
+  r.use_transformer_engine_op_fuser = c.use_transformer_engine_op_fuser.value_or(false);
+  r.fine_grained_offloading_max_inflight_offloads = c.fine_grained_offloading_max_inflight_offloads;
   return r;
 }
 

@@ -82,6 +82,14 @@ struct ParallelConfig {
   std::string moe_flex_dispatcher_backend;  // deepep | hybridep | ncclep (flex only)
   std::optional<bool> moe_permute_fusion;
   std::optional<bool> moe_router_force_load_balancing;
+  // Megatron-Core use_transformer_engine_op_fuser (Transformer Engine's
+  // fused-op API: the fused grouped expert MLP, TEFusedMLP for dense MLPs);
+  // unset = False, Megatron-Core's and Bridge's default.
+  std::optional<bool> use_transformer_engine_op_fuser;
+  // Megatron-Core fine_grained_offloading_max_inflight_offloads: offloads per
+  // module name not yet joined on the main stream (0 = join each); unset =
+  // None (no joins), which the full-iteration graph refuses with offloading.
+  std::optional<int64_t> fine_grained_offloading_max_inflight_offloads;
 };
 
 struct ResolvedConfig {
@@ -136,6 +144,12 @@ struct ResolvedConfig {
   bool dispatcher_defaulted = false;   // moe_token_dispatcher_type not given
   bool dispatch_fields_given = false;  // any of the four dispatch fields given
   bool flex_backend_given = false;     // moe_flex_dispatcher_backend given
+  // Transformer Engine's op fuser (Megatron-Core transformer_config.py:525
+  // and Bridge models/gpt_provider.py:169 default it to False).
+  bool use_transformer_engine_op_fuser = false;
+  bool op_fuser_given = false;
+  // Unset = Megatron's None (transformer_config.py:1382).
+  std::optional<int64_t> fine_grained_offloading_max_inflight_offloads;
   // Set when seq_length was not given: which length was taken and how to
   // change it (answers state it first).
   std::string seq_length_note;

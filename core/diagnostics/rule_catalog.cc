@@ -227,13 +227,25 @@ const std::vector<RuleInfo>& RuleCatalog() {
        "megatron/training/arguments.py:1332"},
       {"model.moe_ffn_defaulted", Severity::kWarning, "moe_ffn_hidden_size unset: experts take ffn_hidden_size",
        "megatron/core/transformer/transformer_config.py:1687; megatron/training/arguments.py:1652"},
-      // Recompute / offload switches parplan does not take, decided on Bridge's defaults.
+      // Recompute switch parplan does not take, decided on Bridge's default.
       {"recompute.moe_act_needs_grouped_gemm", Severity::kError,
        "moe_act recompute needs moe_grouped_gemm (off for dense GPT models)",
        "megatron/core/transformer/transformer_config.py:1964; Bridge models/gpt_provider.py:188"},
+      // Transformer Engine's op fuser (layer_rules.cc).
       {"offload.fused_group_mlp_needs_op_fuser", Severity::kError,
        "fused_group_mlp offload needs use_transformer_engine_op_fuser (default False)",
        "megatron/core/transformer/transformer_config.py:2187; Bridge models/gpt_provider.py:169"},
+      {"op_fuser.expert_tp", Severity::kError, "op fuser: the fused grouped expert MLP needs ETP = 1",
+       "megatron/core/transformer/moe/experts.py:288 (asserts _is_fused_impl_supported, false at :397)"},
+      {"op_fuser.partial_expert_offload", Severity::kError,
+       "op fuser: no expert_fc1 / moe_act offload (fused_group_mlp instead)",
+       "megatron/core/transformer/moe/experts.py:288 (asserts _is_fused_impl_supported, false at :399)"},
+      {"op_fuser.expert_activation", Severity::kError, "op fuser: experts need SwiGLU, quick-GeGLU or squared ReLU",
+       "megatron/core/transformer/moe/experts.py:288 (asserts _is_fused_impl_supported, false at :427)"},
+      {"op_fuser.dense_activation", Severity::kError,
+       "op fuser: a GPT model's dense MLP needs gelu, silu or relu (gated or not)",
+       "megatron/core/extensions/transformer_engine.py:979 (TEFusedMLP, megatron/core/models/gpt/"
+       "gpt_layer_specs.py:538)"},
       // MoE token dispatcher (dispatch_graph_rules.cc).
       {"moe.ncclep_needs_flex", Severity::kError, "moe_flex_dispatcher_backend ncclep needs the flex dispatcher",
        "megatron/core/transformer/transformer_config.py:1764"},

@@ -165,6 +165,24 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model, con
       s.push_back({"model.moe_router_force_load_balancing", "True", "true", "--moe-router-force-load-balancing"});
     }
   }
+  // Transformer Engine's op fuser: off in Megatron-Core and Bridge unless set.
+  if (c.use_transformer_engine_op_fuser) {
+    s.push_back({"model.use_transformer_engine_op_fuser", "True", "true", "--use-transformer-engine-op-fuser"});
+    if (model != nullptr && model->is_moe()) {
+      // The fused grouped expert MLP takes squared ReLU only through the
+      // fused weighted kernel (megatron/core/transformer/moe/experts.py:422),
+      // off by default (transformer_config.py:516); NVIDIA's Nemotron 3
+      // recipes set it (Bridge perf_recipes/nemotronh/common.py:120).
+      if (!model->gated_linear_unit && model->ResolvedActivation() == "squared_relu") {
+        s.push_back({"model.use_fused_weighted_squared_relu", "True", "true", "--use-fused-weighted-squared-relu"});
+      }
+      out.notes.push_back(
+          "use_transformer_engine_op_fuser: the fused grouped expert MLP needs Transformer Engine >= 2.14 "
+          "(megatron/core/transformer/moe/experts.py:393); with SwiGLU or quick-GeGLU experts it also needs the "
+          "environment variable NVTE_CUTEDSL_FUSED_GROUPED_MLP=1 (experts.py:454), which NVIDIA's recipes set; "
+          "otherwise Megatron-Core's assert at experts.py:288 fails.");
+    }
+  }
   if (c.recompute != RecomputeGranularity::kNone) {
     s.push_back(str("model.recompute_granularity", RecomputeName(c.recompute), "--recompute-granularity"));
     if (c.recompute == RecomputeGranularity::kSelective) {
@@ -192,6 +210,11 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model, con
     s.push_back({"model.offload_modules", absl::StrCat("[", absl::StrJoin(quoted, ", "), "]"),
                  absl::StrCat("[", absl::StrJoin(c.offload_modules, ","), "]"),
                  absl::StrCat("--offload-modules ", absl::StrJoin(c.offload_modules, " "))});
+  }
+  if (c.fine_grained_offloading_max_inflight_offloads.has_value()) {
+    s.push_back(Int("model.fine_grained_offloading_max_inflight_offloads",
+                    *c.fine_grained_offloading_max_inflight_offloads,
+                    "--fine-grained-offloading-max-inflight-offloads"));
   }
   if (c.fsdp) {
     s.push_back({"ddp.use_megatron_fsdp", "True", "true", "--use-megatron-fsdp"});

@@ -369,15 +369,17 @@ void CheckCudaGraphs(const RuleContext& ctx) {
             "drop moe from cuda_graph_modules, or drop offload_modules");
   }
   // :2969: with the full-iteration graph, offloading needs
-  // fine_grained_offloading_max_inflight_offloads >= 0, which parplan does
-  // not take; Megatron-Core's and Bridge's default is None.
-  if (impl == "full_iteration") {
-    ctx.Add("cuda_graph.full_iteration_offload_inflight", {"offload_modules", "cuda_graph_impl"},
+  // fine_grained_offloading_max_inflight_offloads >= 0; Megatron-Core's and
+  // Bridge's default is None (transformer_config.py:1382). The bound check
+  // already refuses a negative value.
+  if (impl == "full_iteration" && !c.fine_grained_offloading_max_inflight_offloads.has_value()) {
+    ctx.Add("cuda_graph.full_iteration_offload_inflight",
+            {"offload_modules", "cuda_graph_impl", "fine_grained_offloading_max_inflight_offloads"},
             absl::StrCat("offload_modules ", Listed(c.offload_modules),
-                         " with cuda_graph_impl = full_iteration: needs fine_grained_offloading_max_inflight_offloads "
-                         ">= 0, which Megatron leaves None by default (parplan does not take it)"),
-            "set fine_grained_offloading_max_inflight_offloads (e.g. 1, as NVIDIA's Nemotron 3 recipes do) in the "
-            "model config, or use transformer_engine graphs");
+                         " with cuda_graph_impl = full_iteration and fine_grained_offloading_max_inflight_offloads "
+                         "unset (Megatron's None): the full-iteration graph needs it >= 0"),
+            "set fine_grained_offloading_max_inflight_offloads (0..1024; NVIDIA sets 1 in its Nemotron 3 Ultra GB200 "
+            "recipe, 2 in its DeepSeek-V4 GB300 full-iteration recipe), or use transformer_engine graphs");
   }
 }
 

@@ -221,22 +221,80 @@ void CheckRecomputeOffload(const RuleContext& ctx) {
       }
     }
   }
-  // :2187: fused_group_mlp needs use_transformer_engine_op_fuser, which
-  // parplan does not take; Megatron-Core and Bridge default it to False
-  // (transformer_config.py:525, Bridge gpt_provider.py:169). NVIDIA's
-  // Nemotron 3 Ultra recipes turn it on (Bridge
-  // perf_recipes/nemotronh/common.py:116) to offload fused_group_mlp.
-  if (c.Offloads("fused_group_mlp")) {
-    ctx.Add("offload.fused_group_mlp_needs_op_fuser", {"offload_modules"},
-            "offload_modules includes fused_group_mlp, which needs use_transformer_engine_op_fuser = True; "
-            "Megatron-Core and Bridge default it to False (parplan does not take it)",
-            "offload expert_fc1 / moe_act instead, or set use_transformer_engine_op_fuser = True in the model config "
-            "(as NVIDIA's Nemotron 3 recipes do)");
+  // :2187: fused_group_mlp offload needs use_transformer_engine_op_fuser,
+  // which Megatron-Core and Bridge default to False (transformer_config.py:525,
+  // Bridge gpt_provider.py:169). NVIDIA's Nemotron 3 Ultra recipes turn it on
+  // (Bridge perf_recipes/nemotronh/common.py:116) to offload fused_group_mlp.
+  if (c.Offloads("fused_group_mlp") && !c.use_transformer_engine_op_fuser) {
+    ctx.Add("offload.fused_group_mlp_needs_op_fuser", {"offload_modules", "use_transformer_engine_op_fuser"},
+            absl::StrCat("offload_modules includes fused_group_mlp with use_transformer_engine_op_fuser = false",
+                         c.op_fuser_given ? "" : " (not given: Megatron-Core's and Bridge's default)",
+                         "; Megatron-Core needs the op fuser for it"),
+            "set use_transformer_engine_op_fuser=true (as NVIDIA's Nemotron 3 Ultra recipes do), or offload "
+            "expert_fc1 / moe_act instead");
   }
   if (c.Offloads("fused_group_mlp") && (c.Offloads("expert_fc1") || c.Offloads("moe_act"))) {  // :2191
     ctx.Add("offload.fused_group_mlp_exclusive", {"offload_modules"},
             "fused_group_mlp offloads the whole fused grouped MLP and cannot be combined with expert_fc1 or moe_act",
             "keep fused_group_mlp alone, or offload expert_fc1 / moe_act instead");
+  }
+}
+
+// Transformer Engine's op fuser (use_transformer_engine_op_fuser). On MoE
+// layers the grouped experts (grouped GEMM, as Bridge's MoE bridges set it)
+// build the fused grouped MLP, and megatron/core/transformer/moe/experts.py:288
+// asserts _is_fused_impl_supported (experts.py:382-455). On a GPT model's dense
+// layers the MLP is TEFusedMLP (megatron/core/models/gpt/gpt_layer_specs.py:538),
+// whose activation op raises for other activations
+// (megatron/core/extensions/transformer_engine.py:979). Hybrid models build
+// their dense MLPs without it (megatron/core/models/hybrid/hybrid_layer_specs.py:218).
+void CheckOpFuser(const RuleContext& ctx, const ModelSpec& m) {
+  const auto& c = ctx.in.config;
+  if (!c.use_transformer_engine_op_fuser) return;
+  const std::string act = m.ResolvedActivation();
+  const std::string act_words =
+      absl::StrCat(m.gated_linear_unit ? "gated " : "", act, m.activation_func.empty() ? " (defaulted)" : "");
+  if (m.is_moe()) {
+    if (c.etp > 1) {  // experts.py:397: the expert TP group must be one rank.
+      ctx.Add("op_fuser.expert_tp", {"use_transformer_engine_op_fuser", "etp"},
+              absl::StrCat("use_transformer_engine_op_fuser = true with ETP = ", c.etp,
+                           c.etp_defaulted ? " (defaulted to TP)" : "",
+                           ": the fused grouped expert MLP does not support expert tensor parallelism "
+                           "(Megatron-Core asserts 'Fused GroupedMLP is not supported for this configuration')"),
+              "set etp=1, or use_transformer_engine_op_fuser=false");
+    }
+    std::vector<std::string> partial;  // experts.py:399
+    for (const char* mod : {"expert_fc1", "moe_act"}) {
+      if (c.Offloads(mod)) partial.push_back(mod);
+    }
+    if (!partial.empty()) {
+      ctx.Add("op_fuser.partial_expert_offload", {"use_transformer_engine_op_fuser", "offload_modules"},
+              absl::StrCat("use_transformer_engine_op_fuser = true with offload_modules ", absl::StrJoin(partial, ", "),
+                           ": the fused grouped expert MLP offloads only as a whole (fused_group_mlp); "
+                           "expert_fc1 / moe_act offload runs only unfused"),
+              "offload fused_group_mlp instead, or set use_transformer_engine_op_fuser=false");
+    }
+    // experts.py:418-427: SwiGLU, quick-GeGLU, or squared ReLU (with the
+    // fused weighted kernel, which the rendered config turns on).
+    const bool glu = m.gated_linear_unit && (act == "silu" || act == "quick_gelu");
+    const bool srelu = !m.gated_linear_unit && act == "squared_relu";
+    if (!glu && !srelu) {
+      ctx.Add("op_fuser.expert_activation",
+              {"use_transformer_engine_op_fuser", "model.activation_func", "model.gated_linear_unit"},
+              absl::StrCat("use_transformer_engine_op_fuser = true with ", act_words,
+                           " experts: the fused grouped expert MLP takes only gated silu (SwiGLU), gated "
+                           "quick_gelu or plain squared_relu"),
+              "set use_transformer_engine_op_fuser=false for this model");
+    }
+  }
+  // transformer_engine.py:960-983: gelu, silu and relu, gated or not.
+  if (!m.is_hybrid() && CountLayers(m).dense_mlp > 0 && act != "gelu" && act != "silu" && act != "relu") {
+    ctx.Add("op_fuser.dense_activation",
+            {"use_transformer_engine_op_fuser", "model.activation_func", "model.gated_linear_unit"},
+            absl::StrCat("use_transformer_engine_op_fuser = true with ", act_words,
+                         " dense MLP layers: Transformer Engine's fused MLP (TEFusedMLP) takes only gelu, silu and "
+                         "relu, gated or not"),
+            "set use_transformer_engine_op_fuser=false for this model");
   }
 }
 
@@ -249,6 +307,7 @@ void CheckLayerRules(const RuleContext& ctx) {
   if (m == nullptr) return;
   CheckDefaultedWidths(ctx, *m);
   CheckMoeModules(ctx, *m);
+  CheckOpFuser(ctx, *m);
   CheckMamba(ctx, *m);
   CheckHybridPattern(ctx, *m);
 }

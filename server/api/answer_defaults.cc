@@ -98,6 +98,14 @@ std::vector<std::string> ConfigDefaults(const v1::ParallelConfig& g, const Resol
       out.push_back("moe_flex_dispatcher_backend = deepep (not given: Megatron-Core's default)");
     }
     if (!g.has_moe_router_force_load_balancing()) out.push_back("moe_router_force_load_balancing = off (not given)");
+    if (!g.has_use_transformer_engine_op_fuser()) {
+      out.push_back("use_transformer_engine_op_fuser = off (not given: Megatron-Core's and Bridge's default)");
+    }
+  }
+  if (!r.offload_modules.empty() && !g.has_fine_grained_offloading_max_inflight_offloads()) {
+    out.push_back(
+        "fine_grained_offloading_max_inflight_offloads = unset (not given: Megatron's None, no joins; "
+        "full_iteration graphs need a value)");
   }
   std::vector<std::string> kernels;
   if (g.cuda_graph_impl().empty()) kernels.push_back("cuda_graph_impl = none");

@@ -234,6 +234,10 @@ ParallelConfig ToParallelConfig(const v1::ParallelConfig& c) {
   r.moe_flex_dispatcher_backend = c.moe_flex_dispatcher_backend();
   if (c.has_moe_permute_fusion()) r.moe_permute_fusion = c.moe_permute_fusion();
   if (c.has_moe_router_force_load_balancing()) r.moe_router_force_load_balancing = c.moe_router_force_load_balancing();
+  if (c.has_use_transformer_engine_op_fuser()) r.use_transformer_engine_op_fuser = c.use_transformer_engine_op_fuser();
+  if (c.has_fine_grained_offloading_max_inflight_offloads()) {
+    r.fine_grained_offloading_max_inflight_offloads = c.fine_grained_offloading_max_inflight_offloads();
+  }
   return r;
 }
 
@@ -414,6 +418,14 @@ void ToResolvedConfig(const ResolvedConfig& c, v1::ParallelConfig* out) {
     }
     out->set_moe_permute_fusion(c.moe_permute_fusion);
     out->set_moe_router_force_load_balancing(c.moe_router_force_load_balancing);
+  }
+  // The op fuser and the offload cap where given (or on).
+  if (c.op_fuser_given || c.use_transformer_engine_op_fuser) {
+    out->set_use_transformer_engine_op_fuser(c.use_transformer_engine_op_fuser);
+  }
+  if (c.fine_grained_offloading_max_inflight_offloads.has_value()) {
+    out->set_fine_grained_offloading_max_inflight_offloads(
+        static_cast<int32_t>(*c.fine_grained_offloading_max_inflight_offloads));
   }
 }
 

@@ -78,6 +78,7 @@ const RuleTable& Rules() {
     add("ParallelConfig", "attention_backend", OneOf(KnownAttentionBackends()));
     add("ParallelConfig", "moe_token_dispatcher_type", OneOf(KnownTokenDispatchers()));
     add("ParallelConfig", "moe_flex_dispatcher_backend", OneOf(KnownFlexBackends()));
+    add("ParallelConfig", "fine_grained_offloading_max_inflight_offloads", Range(0, kMaxInflightOffloads));
     // Placement: core/config/parallel_config.cc CheckPlacementBounds.
     add("Placement", "system", Chars(kMaxNameChars));
     add("Placement", "gpus", Range(0, kMaxGpus));

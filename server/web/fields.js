@@ -45,6 +45,7 @@
     { key: 'peft', json: 'peft', label: 'PEFT', kind: 'enum', options: ['none', 'lora'], group: 'Memory', help: '[none]' },
     { key: 'cpu-offload-layers', json: 'cpu_offloading_num_layers', label: 'CPU offload layers', kind: 'int', min: 0, max: MAX_LAYERS, group: 'Memory', help: 'per stage [0]' },
     { key: 'offload-modules', json: 'offload_modules', label: 'Offload modules', kind: 'list', options: ['core_attn', 'attn_proj', 'expert_fc1', 'fused_group_mlp', 'moe_act', 'attn_norm', 'mlp_norm', 'qkv_linear', 'gdp_qkv'], group: 'Memory', help: 'comma-separated [none]' },
+    { key: 'fine-grained-offloading-max-inflight-offloads', json: 'fine_grained_offloading_max_inflight_offloads', label: 'Max in-flight offloads', kind: 'int', min: 0, max: 1024, group: 'Memory', help: 'per offload module, 0 = join each; full_iteration graphs need it [unset]' },
     { key: 'first-stage-layers', json: 'num_layers_in_first_pipeline_stage', label: 'First stage layers', kind: 'int', min: 1, max: MAX_LAYERS, group: 'Pipeline', help: 'uneven PP [even]' },
     { key: 'last-stage-layers', json: 'num_layers_in_last_pipeline_stage', label: 'Last stage layers', kind: 'int', min: 1, max: MAX_LAYERS, group: 'Pipeline', help: 'uneven PP [even]' },
     { key: 'pp-layout', json: 'pipeline_layout', label: 'PP layout', kind: 'text', max: 65536, group: 'Pipeline', help: 'Megatron pipeline_model_parallel_layout, e.g. Et*4|(t*4|)*14tmL' },
@@ -60,6 +61,7 @@
     { key: 'moe-flex-dispatcher-backend', json: 'moe_flex_dispatcher_backend', label: 'Flex backend', kind: 'enum', options: ['deepep', 'hybridep', 'ncclep'], group: 'MoE', help: 'with flex [deepep]' },
     { key: 'moe-permute-fusion', json: 'moe_permute_fusion', label: 'Permute fusion', kind: 'bool', group: 'MoE', help: "[on: Bridge's]" },
     { key: 'moe-router-force-load-balancing', json: 'moe_router_force_load_balancing', label: 'Force load balancing', kind: 'bool', group: 'MoE', help: 'benchmarks only [off]' },
+    { key: 'use-transformer-engine-op-fuser', json: 'use_transformer_engine_op_fuser', label: 'TE op fuser', kind: 'bool', group: 'MoE', help: 'fused grouped expert MLP; needed to offload fused_group_mlp [off]' },
     { key: 'attention-backend', json: 'attention_backend', label: 'Attention backend', kind: 'enum', options: ['auto', 'flash', 'fused', 'unfused', 'local'], group: 'Overlap', help: '[auto]' },
   ];
 

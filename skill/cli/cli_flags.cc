@@ -108,6 +108,8 @@ const std::vector<std::string>& KnownFlags() {
                                                           "moe-flex-dispatcher-backend",
                                                           "moe-permute-fusion",
                                                           "moe-router-force-load-balancing",
+                                                          "use-transformer-engine-op-fuser",
+                                                          "fine-grained-offloading-max-inflight-offloads",
                                                           "out",
                                                           "figure",
                                                           "groups"};
@@ -132,7 +134,8 @@ const std::vector<std::string>& SwitchFlags() {
                                                           "overlap-grad-reduce",
                                                           "overlap-moe-expert-parallel-comm",
                                                           "moe-permute-fusion",
-                                                          "moe-router-force-load-balancing"};
+                                                          "moe-router-force-load-balancing",
+                                                          "use-transformer-engine-op-fuser"};
   return *flags;
 }
 }  // namespace
@@ -367,6 +370,12 @@ absl::Status FillConfig(const Flags& flags, v1::ParallelConfig* c) {
   boolean("moe-permute-fusion", "use the bare flag or =false", [c](bool b) { c->set_moe_permute_fusion(b); });
   boolean("moe-router-force-load-balancing", "use the bare flag or =false",
           [c](bool b) { c->set_moe_router_force_load_balancing(b); });
+  boolean("use-transformer-engine-op-fuser", "use the bare flag or =false",
+          [c](bool b) { c->set_use_transformer_engine_op_fuser(b); });
+  if (flags.Has("fine-grained-offloading-max-inflight-offloads") &&
+      collect(IntFlag(flags, "fine-grained-offloading-max-inflight-offloads", 0, kMaxInflightOffloads, &v))) {
+    c->set_fine_grained_offloading_max_inflight_offloads(static_cast<int32_t>(v));
+  }
   return errors.ToStatus();
 }
 

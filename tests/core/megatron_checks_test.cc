@@ -491,6 +491,14 @@ Edit Qwen(Edit more) {
   };
 }
 
+// With Transformer Engine's op fuser on.
+Edit OpFuser(Edit more) {
+  return [more](ParallelConfig& c) {
+    c.use_transformer_engine_op_fuser = true;
+    more(c);
+  };
+}
+
 Edit Overlap(Edit more) {
   return Qwen([more](ParallelConfig& c) {
     c.overlap_moe_expert_parallel_comm = true;
@@ -531,7 +539,67 @@ std::vector<Case> DispatchGraphCases() {
        qwen,
        {},
        Qwen(offload({"fused_group_mlp"})),
+       Qwen(OpFuser(offload({"fused_group_mlp"})))},
+      {"offload.fused_group_mlp_needs_op_fuser",
+       qwen,
+       {},
+       Qwen([](ParallelConfig& c) {
+         c.offload_modules = {"fused_group_mlp"};
+         c.use_transformer_engine_op_fuser = false;
+       }),
        Qwen(offload({"expert_fc1"}))},
+      {"op_fuser.expert_tp",
+       qwen,
+       {},
+       Qwen(OpFuser([](ParallelConfig& c) { c.etp = 2; })),
+       Qwen(OpFuser([](ParallelConfig& c) { c.etp = 1; }))},
+      {"op_fuser.expert_tp",  // ETP defaults to TP without EP
+       qwen,
+       {},
+       OpFuser([](ParallelConfig& c) {
+         c.tp = 2;
+         c.sp = true;
+       }),
+       [](ParallelConfig& c) {
+         c.tp = 2;
+         c.sp = true;
+       }},
+      {"op_fuser.partial_expert_offload",
+       qwen,
+       {},
+       Qwen(OpFuser(offload({"moe_act"}))),
+       Qwen(OpFuser(offload({"fused_group_mlp"})))},
+      {"op_fuser.partial_expert_offload",
+       qwen,
+       {},
+       Qwen(OpFuser(offload({"expert_fc1"}))),
+       Qwen(offload({"expert_fc1"}))},
+      {"op_fuser.expert_activation",
+       qwen,
+       [](ModelSpec& m) { m.activation_func = "gelu"; },  // GeGLU experts
+       Qwen(OpFuser([](ParallelConfig&) {})),
+       {}},
+      {"op_fuser.expert_activation",
+       "nemotron_3_nano",
+       [](ModelSpec& m) { m.activation_func = "relu"; },
+       OpFuser([](ParallelConfig&) {}),
+       {}},
+      {"op_fuser.dense_activation",
+       llama,
+       [](ModelSpec& m) {
+         m.gated_linear_unit = false;
+         m.activation_func = "squared_relu";
+       },
+       OpFuser([](ParallelConfig&) {}),
+       {}},
+      {"op_fuser.dense_activation",
+       "gpt3_175b",
+       [](ModelSpec& m) { m.activation_func = "quick_gelu"; },
+       OpFuser([](ParallelConfig& c) {
+         c.tp = 8;
+         c.sp = true;
+       }),
+       {}},
       {"moe.ncclep_needs_flex",
        qwen,
        {},
@@ -700,6 +768,15 @@ std::vector<Case> DispatchGraphCases() {
        {},
        Qwen(Graphs("full_iteration", {}, offload({"moe_act"}))),
        Qwen(Graphs("transformer_engine", {}, offload({"moe_act"})))},
+      {"cuda_graph.full_iteration_offload_inflight",
+       qwen,
+       {},
+       Qwen(Graphs("full_iteration", {}, offload({"moe_act"}))),
+       Qwen(Graphs("full_iteration", {},
+                   [](ParallelConfig& c) {
+                     c.offload_modules = {"moe_act"};
+                     c.fine_grained_offloading_max_inflight_offloads = 0;  // join after every offload
+                   }))},
   };
 }
 
@@ -736,6 +813,88 @@ TEST(MegatronChecksTest, EachCheckFlagsItsCaseAndPassesItsNeighbour) {
     EXPECT_FALSE(HasRule(good, c.rule)) << c.rule << " flags its accepted neighbour";
     EXPECT_TRUE(good.valid) << c.rule << " neighbour: "
                             << (testing_util::ErrorRules(good).empty() ? "" : testing_util::ErrorRules(good)[0]);
+  }
+}
+
+// NVIDIA's Nemotron 3 Ultra GB200 perf recipe (Megatron Bridge
+// perf_recipes/nemotronh/gb200/nemotronh.py:224 at 067f987df0, with
+// nemotronh/common.py:94-146): TP 2 + SP, EP 64, ETP 1, HybridEP flex
+// dispatch, Megatron FSDP, MXFP8, fused_group_mlp offloaded with the op
+// fuser and one in-flight offload, moe_act recomputed, no CUDA graphs.
+ParallelConfig UltraGb200Recipe() {
+  ParallelConfig c;
+  c.tp = 2;
+  c.sp = true;
+  c.pp = 1;
+  c.cp = 1;
+  c.ep = 64;
+  c.etp = 1;
+  c.mbs = 1;
+  c.gbs = 256;
+  c.seq_length = 8192;
+  c.precision = "fp8-mx";
+  c.use_megatron_fsdp = true;
+  c.grad_reduce_in_fp32 = false;
+  c.moe_token_dispatcher_type = "flex";
+  c.moe_flex_dispatcher_backend = "hybridep";
+  c.moe_permute_fusion = true;
+  c.moe_router_force_load_balancing = true;
+  c.attention_backend = "fused";
+  c.cuda_graph_impl = "none";
+  c.use_transformer_engine_op_fuser = true;
+  c.offload_modules = {"fused_group_mlp"};
+  c.fine_grained_offloading_max_inflight_offloads = 1;
+  c.recompute_granularity = "selective";
+  c.recompute_modules = {"moe_act"};
+  return c;
+}
+
+const Violation* Find(const ValidationResult& r, const std::string& rule) {
+  for (const auto& v : r.violations) {
+    if (v.rule == rule) return &v;
+  }
+  return nullptr;
+}
+
+TEST(MegatronChecksTest, NemotronUltraRecipesWithTheOpFuserValidate) {
+  const std::optional<ModelSpec> ultra = CatalogModel("nemotron_3_ultra");
+  // As published (GB200), and its GB300 sibling (TP 1, no SP, no in-flight
+  // cap: perf_recipes/nemotronh/gb300/nemotronh.py:230-279).
+  ValidationResult r = ValidateConfigFor(ultra, UltraGb200Recipe(), "gb200-nvl72", 256);
+  EXPECT_TRUE(r.valid) << testing::PrintToString(testing_util::ErrorRules(r));
+  ParallelConfig gb300 = UltraGb200Recipe();
+  gb300.tp = 1;
+  gb300.sp = false;
+  gb300.fine_grained_offloading_max_inflight_offloads.reset();
+  r = ValidateConfigFor(ultra, gb300, "gb200-nvl72", 256);
+  EXPECT_TRUE(r.valid) << testing::PrintToString(testing_util::ErrorRules(r));
+  // With the full-iteration graph: the in-flight cap makes it valid.
+  ParallelConfig graphed = UltraGb200Recipe();
+  graphed.cuda_graph_impl = "full_iteration";
+  r = ValidateConfigFor(ultra, graphed, "gb200-nvl72", 256);
+  EXPECT_TRUE(r.valid) << testing::PrintToString(testing_util::ErrorRules(r));
+  EXPECT_FALSE(HasRule(r, "cuda_graph.full_iteration_offload_inflight"));
+  // ... and without it, the error names the field and how to set it.
+  graphed.fine_grained_offloading_max_inflight_offloads.reset();
+  r = ValidateConfigFor(ultra, graphed, "gb200-nvl72", 256);
+  EXPECT_FALSE(r.valid);
+  const Violation* inflight = Find(r, "cuda_graph.full_iteration_offload_inflight");
+  ASSERT_NE(inflight, nullptr);
+  EXPECT_NE(inflight->message.find("fine_grained_offloading_max_inflight_offloads unset"), std::string::npos)
+      << inflight->message;
+  EXPECT_NE(inflight->fix.find("set fine_grained_offloading_max_inflight_offloads"), std::string::npos);
+  // Without the op fuser (not given, or false) the offload is the error.
+  for (const std::optional<bool> fuser : {std::optional<bool>(), std::optional<bool>(false)}) {
+    ParallelConfig unfused = UltraGb200Recipe();
+    unfused.use_transformer_engine_op_fuser = fuser;
+    r = ValidateConfigFor(ultra, unfused, "gb200-nvl72", 256);
+    EXPECT_FALSE(r.valid);
+    EXPECT_EQ(testing_util::ErrorRules(r), std::vector<std::string>{"offload.fused_group_mlp_needs_op_fuser"});
+    const Violation* v = Find(r, "offload.fused_group_mlp_needs_op_fuser");
+    ASSERT_NE(v, nullptr);
+    EXPECT_NE(v->message.find("use_transformer_engine_op_fuser = false"), std::string::npos) << v->message;
+    EXPECT_EQ(v->message.find("not given") != std::string::npos, !fuser.has_value()) << v->message;
+    EXPECT_NE(v->fix.find("use_transformer_engine_op_fuser=true"), std::string::npos) << v->fix;
   }
 }
 

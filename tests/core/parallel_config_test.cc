@@ -66,6 +66,39 @@ TEST(ParallelConfigTest, BoundsNameEveryField) {
               ::testing::ElementsAre("config.tp", "config.pp", "config.etp", "config.gbs", "config.pipeline_layout"));
 }
 
+// The op fuser and the in-flight offload cap: unset = Megatron's defaults
+// (False, None); the cap is 0..1024 and its error names the value and range.
+TEST(ParallelConfigTest, OpFuserAndInflightOffloads) {
+  auto r = ResolveConfig(ParallelConfig{}, nullptr, "config");
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->use_transformer_engine_op_fuser);
+  EXPECT_FALSE(r->op_fuser_given);
+  EXPECT_FALSE(r->fine_grained_offloading_max_inflight_offloads.has_value());
+  ParallelConfig c;
+  c.use_transformer_engine_op_fuser = true;
+  c.fine_grained_offloading_max_inflight_offloads = 0;
+  r = ResolveConfig(c, nullptr, "config");
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->use_transformer_engine_op_fuser);
+  EXPECT_TRUE(r->op_fuser_given);
+  EXPECT_EQ(r->fine_grained_offloading_max_inflight_offloads, 0);
+  c.use_transformer_engine_op_fuser = false;
+  r = ResolveConfig(c, nullptr, "config");
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->use_transformer_engine_op_fuser);
+  EXPECT_TRUE(r->op_fuser_given);
+  for (int64_t bad : {int64_t{-1}, int64_t{1025}}) {
+    c.fine_grained_offloading_max_inflight_offloads = bad;
+    r = ResolveConfig(c, nullptr, "config");
+    ASSERT_FALSE(r.ok());
+    const auto violations = FieldViolationsOf(r.status());
+    ASSERT_EQ(violations.size(), 1u);
+    EXPECT_EQ(violations[0].field, "config.fine_grained_offloading_max_inflight_offloads");
+    EXPECT_THAT(violations[0].description, HasSubstr(std::to_string(bad)));
+    EXPECT_THAT(violations[0].description, HasSubstr("0..1024"));
+  }
+}
+
 TEST(ParallelConfigTest, Precision) {
   EXPECT_EQ(*ParsePrecision("MXFP8", "p"), Precision::kFp8Mx);
   EXPECT_EQ(*ParsePrecision("fp8_cs", "p"), Precision::kFp8Cs);

@@ -1,5 +1,6 @@
 #include "core/render/render.h"
 
+#include "core/catalog/catalog.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -7,6 +8,7 @@ namespace parplan {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST(RenderTest, BridgeMegatronAndSlurm) {
   ResolvedConfig c;
@@ -63,6 +65,44 @@ TEST(RenderTest, SmallJobOnOneNode) {
   const RenderedConfig r = RenderConfig(c, nullptr, p);
   EXPECT_THAT(r.slurm_header, HasSubstr("--nodes=1\n"));
   EXPECT_THAT(r.slurm_header, HasSubstr("--gpus-per-node=4\n"));
+}
+
+// Transformer Engine's op fuser and the in-flight offload cap, in Bridge's
+// and Megatron-LM's spellings; squared-ReLU experts also get the fused
+// weighted kernel the fused grouped MLP needs (experts.py:422).
+TEST(RenderTest, OpFuserAndInflightOffloads) {
+  auto ultra = Catalog::Get().FindModel("nemotron_3_ultra");
+  ASSERT_TRUE(ultra.ok()) << ultra.status();
+  ResolvedConfig c;
+  c.ep = 64;
+  c.use_transformer_engine_op_fuser = true;
+  c.op_fuser_given = true;
+  c.offload_modules = {"fused_group_mlp"};
+  c.fine_grained_offloading_max_inflight_offloads = 1;
+  RenderedConfig r = RenderConfig(c, &*ultra, ResolvedPlacement{});
+  EXPECT_THAT(r.bridge_python, HasSubstr("cfg.model.use_transformer_engine_op_fuser = True\n"));
+  EXPECT_THAT(r.bridge_python, HasSubstr("cfg.model.use_fused_weighted_squared_relu = True\n"));
+  EXPECT_THAT(r.bridge_python, HasSubstr("cfg.model.fine_grained_offloading_max_inflight_offloads = 1\n"));
+  EXPECT_THAT(r.bridge_cli, HasSubstr("model.use_transformer_engine_op_fuser=true"));
+  EXPECT_THAT(r.bridge_cli, HasSubstr("model.fine_grained_offloading_max_inflight_offloads=1"));
+  EXPECT_THAT(r.megatron_lm_args, HasSubstr("--use-transformer-engine-op-fuser"));
+  EXPECT_THAT(r.megatron_lm_args, HasSubstr("--use-fused-weighted-squared-relu"));
+  EXPECT_THAT(r.megatron_lm_args, HasSubstr("--fine-grained-offloading-max-inflight-offloads 1"));
+  bool te_note = false;
+  for (const auto& n : r.notes) te_note |= n.find("Transformer Engine >= 2.14") != std::string::npos;
+  EXPECT_TRUE(te_note);
+  // SwiGLU experts: no squared-ReLU kernel; off (the default) writes nothing.
+  auto qwen = Catalog::Get().FindModel("qwen3_30b_a3b");
+  ASSERT_TRUE(qwen.ok());
+  r = RenderConfig(c, &*qwen, ResolvedPlacement{});
+  EXPECT_THAT(r.bridge_python, HasSubstr("use_transformer_engine_op_fuser = True"));
+  EXPECT_THAT(r.bridge_python, Not(HasSubstr("use_fused_weighted_squared_relu")));
+  c.use_transformer_engine_op_fuser = false;
+  c.fine_grained_offloading_max_inflight_offloads.reset();
+  r = RenderConfig(c, &*ultra, ResolvedPlacement{});
+  EXPECT_THAT(r.bridge_python, Not(HasSubstr("op_fuser")));
+  EXPECT_THAT(r.bridge_python, Not(HasSubstr("inflight")));
+  EXPECT_THAT(r.megatron_lm_args, Not(HasSubstr("op-fuser")));
 }
 
 }  // namespace

@@ -241,6 +241,84 @@ TEST_F(CliTest, GpusPerDomainFlag) {
   EXPECT_NE(perf.find("EP (64): all 4 groups inside one domain"), std::string::npos) << perf;
 }
 
+// NVIDIA's Nemotron 3 Ultra GB200 recipe (Bridge perf_recipes/nemotronh/
+// gb200/nemotronh.py:224): fused_group_mlp offloaded with the op fuser is
+// valid, and the flags reach render in Bridge's and Megatron-LM's spellings;
+// without the op fuser it is the error; a bad cap names the flag.
+TEST_F(CliTest, OpFuserAndInflightOffloadFlags) {
+  const std::vector<std::string> recipe = {"--json",
+                                           "--model",
+                                           "nemotron_3_ultra",
+                                           "--system",
+                                           "gb200-nvl72",
+                                           "--gpus",
+                                           "256",
+                                           "--tp",
+                                           "2",
+                                           "--sp",
+                                           "--ep",
+                                           "64",
+                                           "--etp",
+                                           "1",
+                                           "--mbs",
+                                           "1",
+                                           "--gbs",
+                                           "256",
+                                           "--seq",
+                                           "8192",
+                                           "--precision",
+                                           "fp8-mx",
+                                           "--fsdp",
+                                           "--moe-token-dispatcher-type",
+                                           "flex",
+                                           "--moe-flex-dispatcher-backend",
+                                           "hybridep",
+                                           "--recompute",
+                                           "selective",
+                                           "--recompute-modules",
+                                           "moe_act",
+                                           "--offload-modules",
+                                           "fused_group_mlp"};
+  const std::vector<std::string> fuser = {"--use-transformer-engine-op-fuser",
+                                          "--fine-grained-offloading-max-inflight-offloads", "1"};
+  std::vector<std::string> args = {"validate"};
+  args.insert(args.end(), recipe.begin(), recipe.end());
+  args.insert(args.end(), fuser.begin(), fuser.end());
+  std::string local, remote, err;
+  ASSERT_EQ(Run(args, &local, &err), 0) << err;
+  EXPECT_NE(local.find("\"valid\": true"), std::string::npos) << local;
+  args.insert(args.end(), {"--server", address_});
+  ASSERT_EQ(Run(args, &remote, &err), 0) << err;
+  EXPECT_EQ(local, remote);
+  std::vector<std::string> render = {"render"};
+  render.insert(render.end(), recipe.begin(), recipe.end());
+  render.insert(render.end(), fuser.begin(), fuser.end());
+  std::string out;
+  ASSERT_EQ(Run(render, &out, &err), 0) << err;
+  EXPECT_NE(out.find("cfg.model.use_transformer_engine_op_fuser = True"), std::string::npos) << out;
+  EXPECT_NE(out.find("cfg.model.fine_grained_offloading_max_inflight_offloads = 1"), std::string::npos) << out;
+  EXPECT_NE(out.find("--use-transformer-engine-op-fuser"), std::string::npos) << out;
+  EXPECT_NE(out.find("--fine-grained-offloading-max-inflight-offloads 1"), std::string::npos) << out;
+  // Without the op fuser, or with =false: the error names the field and the fix.
+  for (const char* off : {"", "--use-transformer-engine-op-fuser=false"}) {
+    std::vector<std::string> unfused = {"validate"};
+    unfused.insert(unfused.end(), recipe.begin(), recipe.end());
+    if (*off != '\0') unfused.push_back(off);
+    ASSERT_EQ(Run(unfused, &out, &err), 0) << err;
+    EXPECT_NE(out.find("\"valid\": false"), std::string::npos) << out;
+    EXPECT_NE(out.find("offload.fused_group_mlp_needs_op_fuser"), std::string::npos) << out;
+    EXPECT_NE(out.find("use_transformer_engine_op_fuser=true"), std::string::npos) << out;
+  }
+  std::vector<std::string> bad = {"validate", "--model", "nemotron_3_ultra",
+                                  "--fine-grained-offloading-max-inflight-offloads", "-1"};
+  EXPECT_EQ(Run(bad, &out, &err), 2);
+  EXPECT_NE(err.find("--fine-grained-offloading-max-inflight-offloads"), std::string::npos) << err;
+  EXPECT_NE(err.find("0..1024"), std::string::npos) << err;
+  bad = {"validate", "--model", "nemotron_3_ultra", "--use-transformer-engine-op-fuser=maybe"};
+  EXPECT_EQ(Run(bad, &out, &err), 2);
+  EXPECT_NE(err.find("--use-transformer-engine-op-fuser"), std::string::npos) << err;
+}
+
 TEST_F(CliTest, ServerUnreachableIsExitOne) {
   std::string out, err;
   EXPECT_EQ(Run({"models", "--server", "127.0.0.1:1", "--timeout-ms", "500"}, &out, &err), 1);

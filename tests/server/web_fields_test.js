@@ -32,7 +32,8 @@ for (const k of ['tp', 'pp', 'vpp', 'cp', 'ep', 'etp', 'sp', 'mbs', 'gbs', 'seq'
   'peft', 'cpu-offload-layers', 'offload-modules', 'first-stage-layers', 'last-stage-layers', 'pp-layout',
   'mtp-layers', 'tp-comm-overlap', 'overlap-grad-reduce', 'overlap-moe-expert-parallel-comm', 'cuda-graph-impl',
   'cuda-graph-modules', 'attention-backend', 'account-for-embedding-in-pipeline-split',
-  'account-for-loss-in-pipeline-split', 'gpu-arch', 'hbm-gib', 'hbm-tbps', 'bf16-tflops', 'fp8-tflops', 'fp4-tflops',
+  'account-for-loss-in-pipeline-split', 'use-transformer-engine-op-fuser',
+  'fine-grained-offloading-max-inflight-offloads', 'gpu-arch', 'hbm-gib', 'hbm-tbps', 'bf16-tflops', 'fp8-tflops', 'fp4-tflops',
   'nvlink-gbps', 'nvlink-domain', 'scaleout-gbps', 'nics-per-node', 'nic-gbps', 'pcie-gbps', 'gpus-per-node']) {
   assert.ok(keys.has(k), 'missing ' + k);
 }
@@ -53,6 +54,10 @@ assert.strictEqual(r.error, '0 is out of range; allowed 1..4,096');
 r = F.parseField({ kind: 'int', min: 1, max: 1048576 }, '-5');
 assert.strictEqual(r.error, '-5 is out of range; allowed 1..1,048,576');
 assert.strictEqual(F.parseField(field('cpu-offload-layers'), '0').value, 0);
+// The in-flight offload cap takes 0 (join after every offload) up to 1,024.
+assert.strictEqual(F.parseField(field('fine-grained-offloading-max-inflight-offloads'), '0').value, 0);
+assert.strictEqual(F.parseField(field('fine-grained-offloading-max-inflight-offloads'), '1025').error,
+  '1025 is out of range; allowed 0..1,024');
 
 // Decimals: open or closed lower bounds.
 assert.strictEqual(F.parseField(field('hbm-gib'), '141.5').value, 141.5);
