@@ -229,13 +229,12 @@ namespace {
 bool StageHasMoeLayers(const MemoryInputs& in, int64_t r) {
   const ModelSpec& m = *in.model;
   const StagePlan& plan = *in.plan;
-  auto moe = [](LayerKind kind) { return kind == LayerKind::kMoeTransformer || kind == LayerKind::kMoeOnly; };
   for (int64_t v = 0; v < plan.vpp; ++v) {
     for (int64_t k = 0; k < plan.decoder_layers[r][v]; ++k) {
-      if (moe(KindOfLayer(m, in.first_layers[r][v] + k))) return true;
+      if (HasMoe(KindOfLayer(m, in.first_layers[r][v] + k))) return true;
     }
   }
-  return plan.mtp_layers[r] > 0 && moe(MtpLayerKind(m));
+  return plan.mtp_layers[r] > 0 && HasMoe(MtpLayerKind(m));
 }
 
 }  // namespace

@@ -218,8 +218,6 @@ DispatcherBuffers DispatcherBufferBytes(const ModelSpec& m, const ResolvedConfig
 
 namespace {
 
-bool IsMoeKind(LayerKind kind) { return kind == LayerKind::kMoeTransformer || kind == LayerKind::kMoeOnly; }
-
 // The parts one decoder layer runs, in order, and whether each is inside a
 // per-layer graph for the captured `modules` (empty = the whole layer, one
 // part). megatron/core/transformer/enums.py CudaGraphModule: attn covers
@@ -231,11 +229,9 @@ std::vector<bool> LayerParts(LayerKind kind, const std::vector<std::string>& mod
   if (modules.empty()) return {true};
   auto has = [&modules](const char* name) { return std::find(modules.begin(), modules.end(), name) != modules.end(); };
   std::vector<bool> parts;
-  const bool attention =
-      kind == LayerKind::kDenseTransformer || kind == LayerKind::kMoeTransformer || kind == LayerKind::kAttentionOnly;
-  if (attention) parts.push_back(has("attn"));
-  if (kind == LayerKind::kDenseTransformer || kind == LayerKind::kMlpOnly) parts.push_back(has("mlp"));
-  if (IsMoeKind(kind)) {
+  if (HasAttention(kind)) parts.push_back(has("attn"));
+  if (HasDenseMlp(kind)) parts.push_back(has("mlp"));
+  if (HasMoe(kind)) {
     if (has("moe")) {
       parts.push_back(true);
     } else {

@@ -31,4 +31,13 @@ LayerKind MtpLayerKind(const ModelSpec& m) {
   return m.num_moe_experts > 0 ? LayerKind::kMoeTransformer : LayerKind::kDenseTransformer;
 }
 
+bool HasAttention(LayerKind kind) {
+  return kind == LayerKind::kDenseTransformer || kind == LayerKind::kMoeTransformer ||
+         kind == LayerKind::kAttentionOnly;
+}
+
+bool HasDenseMlp(LayerKind kind) { return kind == LayerKind::kDenseTransformer || kind == LayerKind::kMlpOnly; }
+
+bool HasMoe(LayerKind kind) { return kind == LayerKind::kMoeTransformer || kind == LayerKind::kMoeOnly; }
+
 }  // namespace parplan

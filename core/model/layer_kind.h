@@ -17,6 +17,11 @@ LayerKind KindOfLayer(const ModelSpec& model, int64_t index);
 // The kind MTP depths copy: the model's last layer.
 LayerKind MtpLayerKind(const ModelSpec& model);
 
+// What a layer of `kind` runs: self-attention, a dense MLP, a MoE block.
+bool HasAttention(LayerKind kind);
+bool HasDenseMlp(LayerKind kind);
+bool HasMoe(LayerKind kind);
+
 }  // namespace parplan
 
 #endif  // PARPLAN_CORE_MODEL_LAYER_KIND_H_

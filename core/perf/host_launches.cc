@@ -78,10 +78,9 @@ bool GraphCaptures(const ResolvedConfig& c, HostRegion region) {
 std::vector<RegionLaunches> LayerLaunches(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind, bool mtp) {
   std::vector<RegionLaunches> out;
   const double q = QuantizeKernels(c.precision);
-  const bool attention =
-      kind == LayerKind::kDenseTransformer || kind == LayerKind::kMoeTransformer || kind == LayerKind::kAttentionOnly;
-  const bool dense_mlp = kind == LayerKind::kDenseTransformer || kind == LayerKind::kMlpOnly;
-  const bool moe = kind == LayerKind::kMoeTransformer || kind == LayerKind::kMoeOnly;
+  const bool attention = HasAttention(kind);
+  const bool dense_mlp = HasDenseMlp(kind);
+  const bool moe = HasMoe(kind);
   if (attention) {
     // GQA with q/k norms: 11 launches besides its 2 GEMMs forward, 16
     // backward (norm, split copies, q/k norms, RoPE, cuDNN attention and its

@@ -111,10 +111,9 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
   const double act_passes = m.gated_linear_unit ? 3.0 : 2.0;
   const double act_backward = m.gated_linear_unit ? 5.0 / 3.0 : 1.5;
 
-  const bool attention =
-      kind == LayerKind::kDenseTransformer || kind == LayerKind::kMoeTransformer || kind == LayerKind::kAttentionOnly;
-  const bool dense_mlp = kind == LayerKind::kDenseTransformer || kind == LayerKind::kMlpOnly;
-  const bool moe = kind == LayerKind::kMoeTransformer || kind == LayerKind::kMoeOnly;
+  const bool attention = HasAttention(kind);
+  const bool dense_mlp = HasDenseMlp(kind);
+  const bool moe = HasMoe(kind);
   // TP communication overlap (Transformer Engine userbuffers) runs its
   // copies and reductions on SMs the GEMMs beside them lose: the
   // row-parallel forward GEMMs (projection, fc2) give up the pipelined

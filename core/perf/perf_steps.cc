@@ -93,6 +93,14 @@ const char* LayerKindLabel(LayerKind kind, bool mtp) {
   return "layer";
 }
 
+// One MoE layer's token dispatch on this run: the microbatch's tokens after
+// sequence parallelism over the EP group as the rank layout spreads it.
+DispatchCost DispatchOfStep(const StepInputs& in) {
+  const ResolvedConfig& c = *in.config;
+  const double local = c.sp ? in.tokens / c.tp : in.tokens;
+  return DispatchCostOf(*in.model, c, local, in.links.ep.spread, *in.system, *in.params, in.device.sm_count);
+}
+
 }  // namespace
 
 void StageTime::Add(const StageTime& o) {
@@ -162,8 +170,7 @@ LayerShare ShareOfLayer(const StepInputs& in, LayerKind kind, int64_t index, boo
   out.tp_count = t.tp_collectives * (2 + (full_recompute ? 1 : 0));
   out.ep_count = t.ep_all_to_alls * (2 + (full_recompute || moe_selected ? 1 : 0));
   if (t.ep_all_to_alls > 0) {
-    const double local = c.sp ? in.tokens / c.tp : in.tokens;
-    const DispatchCost d = DispatchCostOf(*in.model, c, local, in.links.ep.spread, sys, P, in.device.sm_count);
+    const DispatchCost d = DispatchOfStep(in);
     out.ep_one_s = d.one_way_s;
     out.ep_sm_share = d.sm_share;
   }
@@ -372,11 +379,7 @@ std::vector<std::string> PerfAssumptions(const StepInputs& in, const PerfEstimat
         "%.0f tokens each per microbatch (balanced routing; real routing is slower); routing and token permutation "
         "from the bytes they move.",
         static_cast<int>(std::max<int64_t>(1, m.num_moe_experts / c.ep)), per_expert));
-    if (c.ep * c.etp > 1) {
-      const double local = c.sp ? in.tokens / c.tp : in.tokens;
-      const DispatchCost d = DispatchCostOf(m, c, local, in.links.ep.spread, sys, P, device.sm_count);
-      out.push_back(DescribeDispatch(d, c, device.sm_count));
-    }
+    if (c.ep * c.etp > 1) out.push_back(DescribeDispatch(DispatchOfStep(in), c, device.sm_count));
   }
   out.push_back(
       absl::StrFormat("Norms from the bytes they move at %.0f%% of HBM bandwidth, activations and other "
@@ -385,9 +388,8 @@ std::vector<std::string> PerfAssumptions(const StepInputs& in, const PerfEstimat
   // Host launches of each layer kind the model has (the MoE one for MoE models).
   LayerKind kind = KindOfLayer(m, 0);
   for (int64_t i = 0; i < m.num_layers; ++i) {
-    const LayerKind k = KindOfLayer(m, i);
-    if (k == LayerKind::kMoeTransformer || k == LayerKind::kMoeOnly) {
-      kind = k;
+    if (HasMoe(KindOfLayer(m, i))) {
+      kind = KindOfLayer(m, i);
       break;
     }
   }
