@@ -243,7 +243,7 @@ void AddRuntimeBuffers(const MemoryInputs& in, int64_t r, StageMemory* st) {
   // Megatron-Core keeps one dispatcher buffer per process, built at the first
   // MoE layer's dispatch (fused_a2a.py:36 get_buffer / :400
   // init_hybrid_ep_buffer); a stage without MoE layers never builds it.
-  if (StageHasMoeLayers(in, r)) st->dispatcher_buffer_bytes = in.dispatcher.total();
+  if (in.dispatcher.total() > 0 && StageHasMoeLayers(in, r)) st->dispatcher_buffer_bytes = in.dispatcher.total();
   st->cuda_graph_bytes = GraphStageBytes(in, r, *st).total();
 }
 
@@ -310,14 +310,15 @@ std::vector<std::string> MemoryAssumptions(const MemoryInputs& in, const MemoryO
 std::vector<std::string> RuntimeBufferNotes(const MemoryInputs& in, const MemoryEstimate& e) {
   const ResolvedConfig& c = *in.config;
   std::vector<std::string> out;
-  if (!in.dispatcher.reason.empty()) {
+  const std::string dispatcher = DispatcherBufferBytes(*in.model, c, in.system, true).reason;
+  if (!dispatcher.empty()) {
     std::vector<std::string> ranks;
     for (const auto& st : e.stages) {
       if (st.dispatcher_buffer_bytes > 0) ranks.push_back(absl::StrCat(st.pp_rank));
     }
     const bool all = ranks.size() == e.stages.size();
     out.push_back(
-        absl::StrCat("MoE dispatcher: ", in.dispatcher.reason,
+        absl::StrCat("MoE dispatcher: ", dispatcher,
                      in.dispatcher.total() > 0
                          ? (all ? std::string("; on every PP rank")
                                 : absl::StrCat("; on the PP rank(s) holding MoE layers: ", absl::StrJoin(ranks, ", ")))

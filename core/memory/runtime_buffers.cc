@@ -94,28 +94,30 @@ double TokensPerRank(const ResolvedConfig& c) {
   return static_cast<double>(c.seq_length) * c.mbs / c.cp / (c.sp ? c.tp : 1);
 }
 
-DispatcherBuffers DeepEp(const ModelSpec& m, const ResolvedConfig& c) {
+DispatcherBuffers DeepEp(const ModelSpec& m, const ResolvedConfig& c, bool explain) {
   DispatcherBuffers b;
   const int64_t ranks = c.ep * c.etp;
   // fused_a2a.py:24 get_hidden_bytes: hidden * max(element size, 2).
   const int64_t hidden_bytes = DispatchedHidden(m) * 2;
   const DeepEpSizes sizes = DeepEpBufferSizes(hidden_bytes, ranks);
   if (!sizes.supported) {
-    b.reason = absl::StrCat("DeepEP has no buffer config for ETP x EP = ", ranks,
-                            " ranks (deep_ep/buffer.py get_dispatch_config: 2, 4, 8, 16, 24, 32, 64, 128, 144, 160); "
-                            "its buffers are not counted");
+    if (explain)
+      b.reason = absl::StrCat("DeepEP has no buffer config for ETP x EP = ", ranks,
+                              " ranks (deep_ep/buffer.py get_dispatch_config: 2, 4, 8, 16, 24, 32, 64, 128, 144, 160); "
+                              "its buffers are not counted");
     return b;
   }
   b.intra_bytes = sizes.nvl_bytes;
   b.inter_bytes = sizes.rdma_bytes;
   b.other_bytes = kWorkspace;
-  b.reason = absl::StrCat(
-      "DeepEP buffers (one per GPU, ETP x EP = ", ranks, " ranks, rows of ", DispatchedHidden(m),
-      " x 2 B, 20 SMs): NVLink ", Size(b.intra_bytes),
-      b.inter_bytes > 0 ? absl::StrCat(" + RDMA ", Size(b.inter_bytes)) : std::string(),
-      " + workspace 32.0 MiB = ", Size(b.total()), " (DeepEP's size hints for ", ranks, " ranks",
-      b.inter_bytes > 0 ? "; NVSHMEM maps its heap in 512 MiB granules, so the RDMA part may take up to 512 MiB" : "",
-      ")");
+  if (explain)
+    b.reason = absl::StrCat(
+        "DeepEP buffers (one per GPU, ETP x EP = ", ranks, " ranks, rows of ", DispatchedHidden(m),
+        " x 2 B, 20 SMs): NVLink ", Size(b.intra_bytes),
+        b.inter_bytes > 0 ? absl::StrCat(" + RDMA ", Size(b.inter_bytes)) : std::string(),
+        " + workspace 32.0 MiB = ", Size(b.total()), " (DeepEP's size hints for ", ranks, " ranks",
+        b.inter_bytes > 0 ? "; NVSHMEM maps its heap in 512 MiB granules, so the RDMA part may take up to 512 MiB" : "",
+        ")");
   return b;
 }
 
@@ -123,7 +125,7 @@ DispatcherBuffers DeepEp(const ModelSpec& m, const ResolvedConfig& c) {
 // one HybridEPBuffer with the first dispatch's token count
 // (fused_a2a.py:400-413) and HybridEP sizes its buffers for the worst case,
 // every token of the group landing on one rank (buffer/intranode.cu:126).
-DispatcherBuffers HybridEp(const ModelSpec& m, const ResolvedConfig& c, const SystemSpec* system) {
+DispatcherBuffers HybridEp(const ModelSpec& m, const ResolvedConfig& c, const SystemSpec* system, bool explain) {
   DispatcherBuffers b;
   const int64_t ranks = c.ep * c.etp;
   // hybrid_ep_buffer.py update_template_config aligns tokens per rank up to 16.
@@ -157,14 +159,15 @@ DispatcherBuffers HybridEp(const ModelSpec& m, const ResolvedConfig& c, const Sy
     const double combine = 2 * other * tokens * (h * 2 + local_experts * domain * 4);
     b.inter_bytes = dispatch + combine;
   }
-  b.reason = absl::StrCat(
-      "HybridEP buffers (one per GPU, ", WithCommas(static_cast<int64_t>(tokens)), " tokens per rank x ", ranks,
-      " ranks, ", domain, " per NVLink domain, rows of ", DispatchedHidden(m),
-      " x 2 B, sized for every token of the group landing on one rank): token rows ", Size(token_rows),
-      " + probabilities ", Size(probs), " + FP8 scales ", Size(scales), " + routing-map all-gather ",
-      Size(b.other_bytes),
-      nodes > 1 ? absl::StrCat(" + inter-domain (", nodes, " domains) ", Size(b.inter_bytes)) : std::string(), " = ",
-      Size(b.total()));
+  if (explain)
+    b.reason = absl::StrCat(
+        "HybridEP buffers (one per GPU, ", WithCommas(static_cast<int64_t>(tokens)), " tokens per rank x ", ranks,
+        " ranks, ", domain, " per NVLink domain, rows of ", DispatchedHidden(m),
+        " x 2 B, sized for every token of the group landing on one rank): token rows ", Size(token_rows),
+        " + probabilities ", Size(probs), " + FP8 scales ", Size(scales), " + routing-map all-gather ",
+        Size(b.other_bytes),
+        nodes > 1 ? absl::StrCat(" + inter-domain (", nodes, " domains) ", Size(b.inter_bytes)) : std::string(), " = ",
+        Size(b.total()));
   return b;
 }
 
@@ -183,36 +186,40 @@ DeepEpSizes DeepEpBufferSizes(int64_t hidden_bytes, int64_t ranks) {
   return s;
 }
 
-DispatcherBuffers DispatcherBufferBytes(const ModelSpec& m, const ResolvedConfig& c, const SystemSpec* system) {
+DispatcherBuffers DispatcherBufferBytes(const ModelSpec& m, const ResolvedConfig& c, const SystemSpec* system,
+                                        bool explain) {
   DispatcherBuffers b;
   if (m.num_moe_experts <= 0) return b;
   const std::string& d = c.moe_token_dispatcher_type;
   const double h = static_cast<double>(DispatchedHidden(m));
   const double tokens = TokensPerRank(c);
-  if (d == "flex" && c.moe_flex_dispatcher_backend == "deepep") return DeepEp(m, c);
-  if (d == "flex" && c.moe_flex_dispatcher_backend == "hybridep") return HybridEp(m, c, system);
+  if (d == "flex" && c.moe_flex_dispatcher_backend == "deepep") return DeepEp(m, c, explain);
+  if (d == "flex" && c.moe_flex_dispatcher_backend == "hybridep") return HybridEp(m, c, system, explain);
   if (d == "flex") {
-    b.reason =
-        "ncclep (Transformer Engine NCCL EP) keeps symmetric-memory buffers that are not modelled "
-        "(TE sizes them at run time)";
+    if (explain)
+      b.reason =
+          "ncclep (Transformer Engine NCCL EP) keeps symmetric-memory buffers that are not modelled "
+          "(TE sizes them at run time)";
     return b;
   }
   if (d == "alltoall") {
     // token_dispatcher.py MoEAlltoAllTokenDispatcher: the permuted tokens are
     // sent by all-to-all and freed after it; the received rows are the experts'
     // input the activations already count.
-    b.reason = absl::StrCat(
-        "alltoall dispatcher: no persistent buffers; its staging, the permuted copy of one layer's routed tokens (",
-        WithCommas(static_cast<int64_t>(tokens)), " tokens x top-", m.moe_router_topk, " x ", DispatchedHidden(m),
-        " x 2 B = ", Size(tokens * m.moe_router_topk * h * 2),
-        "), lives only while a layer dispatches, within the allocator slack");
+    if (explain)
+      b.reason = absl::StrCat(
+          "alltoall dispatcher: no persistent buffers; its staging, the permuted copy of one layer's routed tokens (",
+          WithCommas(static_cast<int64_t>(tokens)), " tokens x top-", m.moe_router_topk, " x ", DispatchedHidden(m),
+          " x 2 B = ", Size(tokens * m.moe_router_topk * h * 2),
+          "), lives only while a layer dispatches, within the allocator slack");
     return b;
   }
   // MoEAllGatherTokenDispatcher gathers the tokens of the TP x EP group.
-  b.reason = absl::StrCat("allgather dispatcher: no persistent buffers; the gathered tokens of the ETP x EP group (",
-                          c.ep * c.etp, " x ", WithCommas(static_cast<int64_t>(tokens)), " tokens x ",
-                          DispatchedHidden(m), " x 2 B = ", Size(tokens * c.ep * c.etp * h * 2),
-                          ") live only while a layer dispatches, within the allocator slack");
+  if (explain)
+    b.reason = absl::StrCat("allgather dispatcher: no persistent buffers; the gathered tokens of the ETP x EP group (",
+                            c.ep * c.etp, " x ", WithCommas(static_cast<int64_t>(tokens)), " tokens x ",
+                            DispatchedHidden(m), " x 2 B = ", Size(tokens * c.ep * c.etp * h * 2),
+                            ") live only while a layer dispatches, within the allocator slack");
   return b;
 }
 

@@ -39,8 +39,11 @@ struct DispatcherBuffers {
 };
 
 // `system` (may be null) gives the NVLink domain HybridEP splits its group
-// by; without one the whole group is taken as one domain.
-DispatcherBuffers DispatcherBufferBytes(const ModelSpec& model, const ResolvedConfig& config, const SystemSpec* system);
+// by; without one the whole group is taken as one domain. `reason` is
+// written only when `explain` (the answer's line; the search's estimates
+// skip formatting it).
+DispatcherBuffers DispatcherBufferBytes(const ModelSpec& model, const ResolvedConfig& config, const SystemSpec* system,
+                                        bool explain = false);
 
 }  // namespace parplan
 

@@ -387,7 +387,7 @@ std::vector<std::string> PerfAssumptions(const StepInputs& in, const PerfEstimat
                       100 * device.rates.reduction_efficiency, 100 * device.rates.stream_efficiency));
   // Host launches of each layer kind the model has (the MoE one for MoE models).
   LayerKind kind = KindOfLayer(m, 0);
-  for (int64_t i = 0; i < m.num_layers; ++i) {
+  for (int64_t i = 0; m.is_moe() && i < m.num_layers; ++i) {
     if (HasMoe(KindOfLayer(m, i))) {
       kind = KindOfLayer(m, i);
       break;

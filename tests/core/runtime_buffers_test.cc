@@ -117,7 +117,7 @@ TEST(RuntimeBuffersTest, HybridEpSizedForTheWholeGroup) {
   const ModelSpec m = CatalogModel("deepseek_v3");
   auto gb200 = Catalog::Get().FindSystem("gb200-nvl72");
   ASSERT_TRUE(gb200.ok());
-  const DispatcherBuffers b = DispatcherBufferBytes(m, c, &*gb200);
+  const DispatcherBuffers b = DispatcherBufferBytes(m, c, &*gb200, true);
   EXPECT_DOUBLE_EQ(b.intra_bytes, 3758096384.0 + 268435456.0 + 58720256.0);
   EXPECT_DOUBLE_EQ(b.other_bytes, 67108864.0);
   EXPECT_DOUBLE_EQ(b.inter_bytes, 0.0);
