@@ -72,6 +72,13 @@ const std::vector<std::string>& KnownFlexBackends() {
   return *names;
 }
 
+const std::vector<std::string>& KnownCpCommTypes() {
+  // megatron/core/model_parallel_config.py cp_comm_type; Transformer Engine
+  // attention/dot_product_attention/context_parallel.py
+  static const auto* names = new std::vector<std::string>{"p2p", "all_gather", "a2a", "a2a+p2p"};
+  return *names;
+}
+
 std::string RecomputeName(RecomputeGranularity g) {
   switch (g) {
     case RecomputeGranularity::kNone:
@@ -151,6 +158,22 @@ absl::Status CheckConfigBounds(const ParallelConfig& c, const std::string& prefi
   if (c.fine_grained_offloading_max_inflight_offloads.has_value()) {
     errors.CheckRange(f("fine_grained_offloading_max_inflight_offloads"),
                       *c.fine_grained_offloading_max_inflight_offloads, 0, kMaxInflightOffloads);
+  }
+  CheckChoice(&errors, f("cp_comm_type"), c.cp_comm_type, KnownCpCommTypes());
+  if (static_cast<int64_t>(c.hierarchical_context_parallel_sizes.size()) > kMaxHierarchicalCpLevels) {
+    errors.Add(f("hierarchical_context_parallel_sizes"),
+               absl::StrCat(c.hierarchical_context_parallel_sizes.size(), " levels; allowed at most ",
+                            kMaxHierarchicalCpLevels));
+  }
+  for (const int64_t size : c.hierarchical_context_parallel_sizes) {
+    errors.CheckRange(f("hierarchical_context_parallel_sizes"), size, 1, kMaxDim);
+  }
+  if (c.optimizer_offload_fraction.has_value()) {
+    const double x = *c.optimizer_offload_fraction;
+    if (!(x >= 0.0 && x <= 1.0)) {
+      errors.Add(f("optimizer_offload_fraction"),
+                 absl::StrCat("is ", x, "; allowed 0..1 (the share of the optimizer state on the host)"));
+    }
   }
   return errors.ToStatus();
 }
@@ -261,6 +284,12 @@ absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& c, const Mode
   r.op_fuser_given = c.use_transformer_engine_op_fuser.has_value();
   r.use_transformer_engine_op_fuser = c.use_transformer_engine_op_fuser.value_or(false);
   r.fine_grained_offloading_max_inflight_offloads = c.fine_grained_offloading_max_inflight_offloads;
+  r.cp_comm_type_given = !c.cp_comm_type.empty();
+  if (r.cp_comm_type_given) r.cp_comm_type = NormalizeName(c.cp_comm_type);
+  r.hierarchical_cp_sizes = c.hierarchical_context_parallel_sizes;
+  r.optimizer_cpu_offload = c.optimizer_cpu_offload.value_or(false);
+  r.offload_fraction_given = c.optimizer_offload_fraction.has_value();
+  r.optimizer_offload_fraction = c.optimizer_offload_fraction.value_or(0.0);
   return r;
 }
 

@@ -37,6 +37,7 @@ const std::vector<std::string>& KnownCudaGraphImpls();          // none local tr
 const std::vector<std::string>& KnownAttentionBackends();       // auto flash fused unfused local
 const std::vector<std::string>& KnownTokenDispatchers();        // alltoall allgather flex
 const std::vector<std::string>& KnownFlexBackends();            // deepep hybridep ncclep
+const std::vector<std::string>& KnownCpCommTypes();             // p2p all_gather a2a a2a+p2p
 
 struct ParallelConfig {
   int64_t tp = 0, pp = 0, vpp = 0, cp = 0, ep = 0;
@@ -90,6 +91,17 @@ struct ParallelConfig {
   // module name not yet joined on the main stream (0 = join each); unset =
   // None (no joins), which the full-iteration graph refuses with offloading.
   std::optional<int64_t> fine_grained_offloading_max_inflight_offloads;
+  // Context-parallel communication (Megatron-Core cp_comm_type, one type for
+  // every layer; "" = Megatron's default p2p) and the hierarchical CP split
+  // (hierarchical_context_parallel_sizes, inner group first; empty = none).
+  std::string cp_comm_type;  // p2p | all_gather | a2a | a2a+p2p
+  std::vector<int64_t> hierarchical_context_parallel_sizes;
+  // Megatron-Core optimizer_cpu_offload / optimizer_offload_fraction
+  // (OptimizerConfig): the share of the optimizer's parameters whose fp32
+  // master weights, moments and Adam step live on the host. Unset = off and
+  // Megatron-Core's 0.0 (Megatron-LM's --optimizer-offload-fraction is 1.0).
+  std::optional<bool> optimizer_cpu_offload;
+  std::optional<double> optimizer_offload_fraction;
 };
 
 struct ResolvedConfig {
@@ -150,6 +162,20 @@ struct ResolvedConfig {
   bool op_fuser_given = false;
   // Unset = Megatron's None (transformer_config.py:1382).
   std::optional<int64_t> fine_grained_offloading_max_inflight_offloads;
+  // Context-parallel communication: Megatron-Core's default p2p
+  // (model_parallel_config.py cp_comm_type; megatron/training/arguments.py
+  // --cp-comm-type defaults to ["p2p"]).
+  std::string cp_comm_type = "p2p";
+  bool cp_comm_type_given = false;
+  std::vector<int64_t> hierarchical_cp_sizes;  // empty = not given
+  // Optimizer CPU offload (HybridDeviceOptimizer): `optimizer_offload_fraction`
+  // of the parameters' optimizer state and step run on the host.
+  bool optimizer_cpu_offload = false;
+  double optimizer_offload_fraction = 0.0;  // Megatron-Core's default when not given
+  bool offload_fraction_given = false;
+  // The share of optimizer state that actually leaves HBM: the fraction when
+  // offload is on, else 0.
+  double OffloadedOptimizerShare() const { return optimizer_cpu_offload ? optimizer_offload_fraction : 0.0; }
   // Set when seq_length was not given: which length was taken and how to
   // change it (answers state it first).
   std::string seq_length_note;

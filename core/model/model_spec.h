@@ -72,6 +72,13 @@ struct ModelSpec {
   // parplan's default is "rope" (Megatron's GPTModel defaults to
   // learned_absolute; every catalog model but GPT-3 uses RoPE).
   std::string position_embedding_type = "rope";
+  // RoPE scaling as the model's config states it (Hugging Face rope_scaling):
+  // its type ("yarn", "llama3", "linear", "dynamic", ...; "" = none), factor,
+  // and the context trained before scaling (original_max_position_embeddings).
+  // The native context (seq_length) is the scaled one, max_position_embeddings.
+  std::string rope_scaling_type;
+  double rope_scaling_factor = 0;
+  int64_t rope_original_context = 0;
   // Megatron-Core normalization: "RMSNorm" (a weight per channel) or
   // "LayerNorm" (weight and bias, and the mean subtracted). parplan's
   // default is RMSNorm (Megatron's TransformerConfig defaults to LayerNorm).

@@ -15,12 +15,13 @@ namespace parplan {
 inline constexpr int64_t kMaxDim = 4096;  // tp, pp, vpp, cp, ep, etp
 inline constexpr int64_t kMaxMbs = 65536;
 inline constexpr int64_t kMaxGbs = int64_t{1} << 30;
-inline constexpr int64_t kMaxSeqLength = 1 << 24;      // tokens
-inline constexpr size_t kMaxLayoutChars = 65536;       // pipeline_layout
-inline constexpr int64_t kMaxStageLayers = 1024;       // first/last stage, recompute and offload layer counts
-inline constexpr int64_t kMaxMtpLayers = 64;           // config and model
-inline constexpr int64_t kMaxModules = 16;             // entries of a module list
-inline constexpr int64_t kMaxInflightOffloads = 1024;  // fine_grained_offloading_max_inflight_offloads
+inline constexpr int64_t kMaxSeqLength = 1 << 24;       // tokens
+inline constexpr size_t kMaxLayoutChars = 65536;        // pipeline_layout
+inline constexpr int64_t kMaxStageLayers = 1024;        // first/last stage, recompute and offload layer counts
+inline constexpr int64_t kMaxMtpLayers = 64;            // config and model
+inline constexpr int64_t kMaxModules = 16;              // entries of a module list
+inline constexpr int64_t kMaxInflightOffloads = 1024;   // fine_grained_offloading_max_inflight_offloads
+inline constexpr int64_t kMaxHierarchicalCpLevels = 8;  // hierarchical_context_parallel_sizes entries
 
 // ---- placement and system figures (core/resolve/system_resolve.cc)
 inline constexpr int64_t kMaxGpus = 1 << 20;  // world size
