@@ -62,7 +62,6 @@ std::vector<Knob> Knobs() {
   k.push_back({"link_efficiency", [](PerfParams* p) { return &p->link_efficiency; }, 0.75, 0.95});
   k.push_back({"tp_exposed", [](PerfParams* p) { return &p->tp_exposed; }, 0.8, 1});
   k.push_back({"tp_exposed_overlap", [](PerfParams* p) { return &p->tp_exposed_overlap; }, 0.05, 0.6});
-  k.push_back({"cp_exposed", [](PerfParams* p) { return &p->cp_exposed; }, 0.05, 1});
   k.push_back({"ep_exposed", [](PerfParams* p) { return &p->ep_exposed; }, 0.8, 1});
   k.push_back({"ep_exposed_overlap", [](PerfParams* p) { return &p->ep_exposed_overlap; }, 0.05, 0.8});
   k.push_back({"dp_exposed", [](PerfParams* p) { return &p->dp_exposed; }, 0.02, 0.3});
@@ -127,8 +126,7 @@ Summary Summarize(std::vector<double> errors) {
 void PrintInitializer(const PerfParams& p) {
   std::printf("    p.expert_launch_us = %.2f;\n    p.link_efficiency = %.4f;\n", p.expert_launch_us, p.link_efficiency);
   std::printf("    p.host_launch_us = %.2f;\n    p.moe_sync_us = %.2f;\n", p.host_launch_us, p.moe_sync_us);
-  std::printf("    p.tp_exposed = %.4f;\n    p.tp_exposed_overlap = %.4f;\n    p.cp_exposed = %.4f;\n", p.tp_exposed,
-              p.tp_exposed_overlap, p.cp_exposed);
+  std::printf("    p.tp_exposed = %.4f;\n    p.tp_exposed_overlap = %.4f;\n", p.tp_exposed, p.tp_exposed_overlap);
   std::printf("    p.ep_exposed = %.4f;\n    p.ep_exposed_overlap = %.4f;\n", p.ep_exposed, p.ep_exposed_overlap);
   std::printf("    p.dp_exposed = %.4f;\n    p.pp_exposed = %.4f;\n", p.dp_exposed, p.pp_exposed);
 }

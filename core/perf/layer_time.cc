@@ -175,40 +175,28 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
       b.Gemm(LayerPart::kCoreAttention, s_len, v_dim, s_len, batches);
       b.Stream(LayerPart::kCoreAttention, 2 * s_len * s_len * batches * kActivationBytes, 2.0);
     } else {
-      // cuDNN fused attention calls of one microbatch. Without CP: the
-      // causal sequence (or each chunk of chunked local attention). With
-      // CP, Transformer Engine's ring on the load-balanced chunks: the
-      // rank's own 2 chunks causally, then per step its queries against
-      // half of a peer's keys (or half its queries against all of them)
-      // without a mask (context_parallel.py AttnFuncWithCPAndKVP2P).
-      const double s_len = static_cast<double>(c.seq_length);
-      AttentionCall call;
-      call.batch = static_cast<double>(c.mbs);
-      call.heads = heads;
-      call.qk_dim = qk_dim;
-      call.v_dim = v_dim;
-      call.q_len = call.k_len = s_len / c.cp;
-      if (IsLocalAttentionLayer(m, index) && c.cp == 1) {
-        if (m.attention_chunk_size > 0 && m.attention_chunk_size < c.seq_length) {
-          call.q_len = call.k_len = static_cast<double>(m.attention_chunk_size);
-          call.batch *= s_len / call.q_len;
-        } else if (m.attention_chunk_size == 0) {
-          call.window = static_cast<double>(m.window_size) + 1;
+      // cuDNN fused attention of one microbatch: the whole causal sequence
+      // (windows and chunks as the model defines them) without CP, or as
+      // Transformer Engine splits it under the run's cp_comm_type
+      // (core/perf/context_parallel.h).
+      AttentionShape shape;
+      shape.batch = static_cast<double>(c.mbs);
+      shape.seq = static_cast<double>(c.seq_length);
+      shape.heads = heads;
+      shape.qk_dim = qk_dim;
+      shape.v_dim = v_dim;
+      shape.kv_elements = kv_width;
+      if (IsLocalAttentionLayer(m, index)) {
+        if (m.attention_chunk_size > 0) {
+          shape.chunk = static_cast<double>(m.attention_chunk_size);
+        } else {
+          shape.window = static_cast<double>(m.window_size) + 1;
         }
       }
-      const PassSeconds a = FusedAttentionSeconds(call, d);
-      t.forward[static_cast<int>(LayerPart::kCoreAttention)] += a.forward;
-      t.backward[static_cast<int>(LayerPart::kCoreAttention)] += a.backward;
-      if (c.cp > 1) {
-        AttentionCall step = call;
-        step.causal = false;
-        step.k_len = call.q_len / 2;
-        const PassSeconds p = FusedAttentionSeconds(step, d);
-        t.forward[static_cast<int>(LayerPart::kCoreAttention)] += (c.cp - 1) * p.forward;
-        t.backward[static_cast<int>(LayerPart::kCoreAttention)] += (c.cp - 1) * p.backward;
-      }
+      t.cp = AttentionUnderCp(shape, CpShapeOf(c), d);
+      t.forward[static_cast<int>(LayerPart::kCoreAttention)] += t.cp.compute.forward;
+      t.backward[static_cast<int>(LayerPart::kCoreAttention)] += t.cp.compute.backward;
     }
-    t.cp_chunk_bytes = tokens * kv_width * kActivationBytes;
   }
   if (dense_mlp) {
     const double f = static_cast<double>(m.ffn_hidden_size);

@@ -16,6 +16,7 @@
 #include "core/config/parallel_config.h"
 #include "core/model/layer_kind.h"
 #include "core/model/model_spec.h"
+#include "core/perf/context_parallel.h"
 #include "core/perf/kernel_time.h"
 
 namespace parplan {
@@ -59,7 +60,7 @@ struct LayerTime {
   double tp_buffer_bytes = 0;  // the whole [tokens x hidden] activation one collective assembles
   int ep_all_to_alls = 0;      // dispatch + combine
   double ep_bytes = 0;         // bytes one GPU sends in one all-to-all (all destinations)
-  double cp_chunk_bytes = 0;   // this rank's K and V, passed around the CP ring CP - 1 times
+  CpAttentionWork cp;          // the fused attention's CP work (compute already in kCoreAttention)
   double Forward() const;
   double Backward() const;
 };

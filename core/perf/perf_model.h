@@ -44,10 +44,9 @@ struct PerfParams {
   // recipe's overlap switch, bounded by the compute running alongside.
   double tp_exposed = 0.8;           // TP all-gather/reduce-scatter, tp_comm_overlap off
   double tp_exposed_overlap = 0.25;  // tp_comm_overlap on (userbuffers, NVLink only)
-  double cp_exposed = 0.3;
-  double ep_exposed = 0.8;          // EP all-to-all, overlap_moe_expert_parallel_comm off
-  double ep_exposed_overlap = 0.3;  // on
-  double dp_exposed = 0.1;          // gradient reduce / parameter gather, overlap_grad_reduce on
+  double ep_exposed = 0.8;           // EP all-to-all, overlap_moe_expert_parallel_comm off
+  double ep_exposed_overlap = 0.3;   // on
+  double dp_exposed = 0.1;           // gradient reduce / parameter gather, overlap_grad_reduce on
   double pp_exposed = 0.5;
   // Share of the overlapping compute that can hide communication: a
   // collective is exposed by max(fraction * time, time - window * compute).

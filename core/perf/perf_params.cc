@@ -15,7 +15,6 @@ const PerfParams& CalibratedPerfParams() {
     p.moe_sync_us = 500.00;
     p.tp_exposed = 1.0000;
     p.tp_exposed_overlap = 0.6000;
-    p.cp_exposed = 0.3000;
     p.ep_exposed = 1.0000;
     p.ep_exposed_overlap = 0.3220;
     p.dp_exposed = 0.3000;

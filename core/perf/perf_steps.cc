@@ -133,6 +133,8 @@ StepInputs PrepareStep(const ModelSpec& m, const ResolvedConfig& c, const StageP
   // TP overlap (userbuffers) needs TP > 1 and sequence parallelism (Bridge
   // comm_overlap.py turns it off otherwise) and the TP group on NVLink.
   in.links = LinksOfGroups(MeshOf(c), world, sys);
+  in.cp = CpShapeOf(c);
+  in.cp_links = CpLinksOf(c, in.cp, in.links.cp.spread, world, sys);
   in.tp_overlap = c.tp_comm_overlap && c.tp > 1 && c.sp && LinkOfGroup(sys, in.links.tp.spread) == Link::kNvlink;
   in.device = MakeDevice(sys, c.precision);
   in.logits_device = MakeDevice(sys, Precision::kBf16);
@@ -174,9 +176,10 @@ LayerShare ShareOfLayer(const StepInputs& in, LayerKind kind, int64_t index, boo
     out.ep_one_s = d.one_way_s;
     out.ep_sm_share = d.sm_share;
   }
-  if (c.cp > 1 && t.cp_chunk_bytes > 0) {
-    out.cp_steps = 3.0 * (c.cp - 1);
-    out.cp_one_s = SendRecvSeconds(t.cp_chunk_bytes, LinkOfGroup(sys, in.links.cp.spread), sys, P);
+  if (c.cp > 1) {
+    const CpCommSeconds cp = CpCommOf(t.cp, in.cp, in.cp_links, sys, P);
+    const bool core_attn_again = full_recompute || in.selected[static_cast<int>(LayerPart::kCoreAttention)];
+    out.cp_s = cp.exposed.forward * (core_attn_again ? 2.0 : 1.0) + cp.exposed.backward;
   }
   if (c.fsdp) {
     const double gathered = GemmWeightBytes(c.precision);
@@ -204,16 +207,15 @@ StageTime TimeStage(const StepInputs& in, int64_t r, LayerShareCache* cache) {
   const PerfParams& P = *in.params;
   const double h = static_cast<double>(m.hidden_size);
   StageTime st;
-  double tp_count = 0, ep_count = 0, cp_steps = 0, ep_one_s = 0, cp_one_s = 0, ep_sm_share = 0;
+  double tp_count = 0, ep_count = 0, ep_one_s = 0, ep_sm_share = 0;
   ForEachLayerOfStage(in, r, [&](LayerKind kind, int64_t index, bool mtp, bool full) {
     const LayerShare& l = cache->Get(in, kind, index, mtp, full);
     st.Add(l.time);
     tp_count += l.tp_count;
     ep_count += l.ep_count;
-    cp_steps += l.cp_steps;
+    st.cp_s += l.cp_s;
     if (l.ep_one_s > 0) ep_one_s = l.ep_one_s;
     ep_sm_share = std::max(ep_sm_share, l.ep_sm_share);
-    if (l.cp_one_s > 0) cp_one_s = l.cp_one_s;
     // The first layer's forward gather has nothing to prefetch behind.
     if (st.first_gather_s == 0) st.first_gather_s = l.gather_s;
   });
@@ -244,7 +246,6 @@ StageTime TimeStage(const StepInputs& in, int64_t r, LayerShareCache* cache) {
                     P.overlap_window, compute);
   // The hidden part ran beside compute that lost the dispatch kernels' SMs.
   st.ep_s += std::max(0.0, ep_count * ep_one_s - st.ep_s) * ep_sm_share;
-  st.cp_s = Exposed(cp_steps * cp_one_s, P.cp_exposed, P.overlap_window, st.attention);
   // Gathers are prefetched one unit ahead and hide behind the compute of the
   // unit before; the first gather of the forward cannot.
   st.fsdp_s = c.fsdp
@@ -410,7 +411,7 @@ std::vector<std::string> PerfAssumptions(const StepInputs& in, const PerfEstimat
       "Collectives at %.0f%% of line rate (NVLink %.0f GB/s inside the %d-GPU domain%s, scale-out %.0f GB/s per GPU "
       "outside; rings across hosts share each domain's NICs) plus %.0f us (NVLink) / %.0f us (network) per ring "
       "step. Exposed after overlap: TP %.0f%% (tp_comm_overlap %s), EP %.0f%% (overlap_moe_expert_parallel_comm %s), "
-      "CP %.0f%%, DP %s, PP %.0f%%, or whatever the compute alongside cannot hide.",
+      "DP %s, PP %.0f%%, or whatever the compute alongside cannot hide.",
       100 * P.link_efficiency, sys.nvlink_gbps_unidirectional, sys.nvlink_domain_size,
       sys.gpus_per_node > sys.nvlink_domain_size
           ? absl::StrFormat(", PCIe %.0f GB/s between domains of a %d-GPU host", LinkGbytesPerSecond(sys, Link::kPcie),
@@ -419,11 +420,18 @@ std::vector<std::string> PerfAssumptions(const StepInputs& in, const PerfEstimat
       LinkGbytesPerSecond(sys, Link::kNetwork), P.nvlink_step_latency_us, P.network_step_latency_us,
       100 * (c.tp_comm_overlap ? P.tp_exposed_overlap : P.tp_exposed), c.tp_comm_overlap ? "on" : "off",
       100 * (c.overlap_moe_expert_parallel_comm ? P.ep_exposed_overlap : P.ep_exposed),
-      c.overlap_moe_expert_parallel_comm ? "on" : "off", 100 * P.cp_exposed,
+      c.overlap_moe_expert_parallel_comm ? "on" : "off",
       c.overlap_grad_reduce ? absl::StrFormat("%.0f%% (overlap_grad_reduce on)", 100 * P.dp_exposed)
                             : std::string("100% (overlap_grad_reduce off)"),
       100 * P.pp_exposed));
   out.push_back(DescribeGroupLinks(in.links, sys));
+  if (c.cp > 1) {
+    out.push_back(absl::StrCat(
+        "Context parallelism (cp_comm_type ", in.cp.type, "): ", DescribeCp(in.cp, in.cp_links, sys),
+        ". Ring transfers of K/V (backward: K/V and dK/dV) hide behind the attention block of the step before and "
+        "show only where a transfer outlasts it; all-to-alls of Q/K/V/O and K/V all-gathers (reduce-scatters "
+        "backward) wait on the attention's critical path."));
+  }
   if (c.fsdp) {
     const int64_t group = in.dp * c.cp;
     out.push_back(absl::StrFormat(

@@ -15,6 +15,7 @@
 #include "core/config/parallel_config.h"
 #include "core/model/layer_kind.h"
 #include "core/model/model_spec.h"
+#include "core/perf/context_parallel.h"
 #include "core/perf/group_links.h"
 #include "core/perf/kernel_time.h"
 #include "core/perf/layer_time.h"
@@ -37,6 +38,8 @@ struct StepInputs {
   double tokens = 0;                               // tokens of one microbatch on one CP rank
   bool tp_overlap = false;                         // userbuffers TP overlap active (TP > 1, SP, TP group on NVLink)
   GroupLinks links;                                // where each group's members sit (rank layout over the used domains)
+  CpShape cp;                                      // how attention splits over CP (cp_comm_type)
+  CpLinks cp_links;                                // where its a2a, ring and gather groups sit
   Device device;                                   // GEMMs at the run's precision
   Device logits_device;                            // the output layer (bf16)
   std::array<bool, kLayerParts> selected{};        // parts selective recompute repeats
@@ -65,7 +68,8 @@ struct StageTime {
 struct LayerShare {
   StageTime time;
   LayerTime layer;  // the layer's own kernels (for the per-layer report)
-  double tp_count = 0, ep_count = 0, cp_steps = 0, ep_one_s = 0, cp_one_s = 0, gather_s = 0;
+  double tp_count = 0, ep_count = 0, ep_one_s = 0, gather_s = 0;
+  double cp_s = 0;         // exposed CP communication of the layer's attention (forward, backward, recomputed forward)
   double ep_sm_share = 0;  // SMs the dispatch kernels take from the compute they overlap (DeepEP, HybridEP)
 };
 

@@ -244,8 +244,11 @@ TEST(PerfModelTest, DataParallelAcrossNodesUsesRingBandwidth) {
   r.config.cp = 2;
   r.config.precision = Precision::kBf16;
   const PerfEstimate e = Estimate(r, 32, "b200");
-  // (With overlap_grad_reduce at most dp_exposed, 30%, of it shows.)
-  EXPECT_LT(e.breakdown.dp_comm_s, 0.2 * e.step_time_s) << e.breakdown.dp_comm_s;
+  // (With overlap_grad_reduce at most dp_exposed, 30%, of it shows; CP=2 on
+  // NVLink hides its ring behind attention, so the step is nearly all compute
+  // and the gradient all-reduce over the network is the one exposed part.)
+  EXPECT_LT(e.breakdown.dp_comm_s, 0.25 * e.step_time_s) << e.breakdown.dp_comm_s;
+  EXPECT_LT(e.breakdown.cp_comm_s, 0.01 * e.step_time_s) << e.breakdown.cp_comm_s;
   // The same DP group squeezed through one NIC per GPU with no node peers
   // (one GPU per node) is slower: the ring then crosses a node at every hop.
   SystemSpec lonely = *Catalog::Get().FindSystem("b200");
