@@ -1,5 +1,8 @@
 #include "core/diagnostics/rule_catalog.h"
 
+// Transformer Engine 2.17.1 (4329ff84bf), the version Megatron-LM d98e8a64dd pins.
+#define PARPLAN_TE_DPA "TransformerEngine@4329ff84bf transformer_engine/pytorch/attention/dot_product_attention/"
+
 namespace parplan {
 
 const std::vector<RuleInfo>& RuleCatalog() {
@@ -175,33 +178,33 @@ const std::vector<RuleInfo>& RuleCatalog() {
        "Mamba CP: groups per TP rank divide over CP, or CP is a multiple of them",
        "megatron/core/ssm/mamba_context_parallel.py:120, :127"},
       // Context parallelism and optimizer offload (context_parallel_rules.cc);
-      // TE = Transformer Engine 4329ff84bf (2.17.1, pinned by Megatron-LM's
-      // pyproject.toml:246), transformer_engine/pytorch/attention/dot_product_attention/.
+      // Transformer Engine at 4329ff84bf (2.17.1, pinned by Megatron-LM's
+      // pyproject.toml:246).
       {"cp.hierarchical_product", Severity::kError, "prod(hierarchical_context_parallel_sizes) == CP",
        "megatron/training/arguments.py:582; megatron/core/parallel_state.py:1128; Bridge training/config.py:1694"},
       {"cp.a2a_p2p_needs_hierarchical_sizes", Severity::kError,
        "cp_comm_type a2a+p2p needs hierarchical_context_parallel_sizes",
        "megatron/training/arguments.py:584; Bridge training/config.py:1683"},
       {"cp.a2a_p2p_two_levels", Severity::kError, "a2a+p2p takes exactly two hierarchical sizes [a2a, p2p]",
-       "TE context_parallel.py:4727; megatron/core/extensions/transformer_engine.py:2149"},
+       PARPLAN_TE_DPA "context_parallel.py:4727; megatron/core/extensions/transformer_engine.py:2149"},
       {"cp.hierarchical_sizes_unused", Severity::kWarning, "hierarchical sizes are used only by a2a+p2p",
        "megatron/core/extensions/transformer_engine.py:2143-2153"},
       {"cp.backend_local", Severity::kError, "attention_backend local has no CP",
        "megatron/core/transformer/dot_product_attention.py:57"},
       {"cp.backend_unfused", Severity::kError, "attention_backend unfused leaves no backend under CP",
-       "megatron/core/models/common/language_module/language_module.py:141; TE utils.py:1074, "
-       "dot_product_attention.py:1700"},
+       "megatron/core/models/common/language_module/language_module.py:141; " PARPLAN_TE_DPA
+       "utils.py:1074, dot_product_attention.py:1700"},
       {"cp.sliding_window_comm_type", Severity::kError, "sliding-window attention under CP needs a2a or all_gather",
-       "TE context_parallel.py:4766 (utils.py:1174)"},
+       PARPLAN_TE_DPA "context_parallel.py:4766 (utils.py:1174)"},
       {"cp.sinks_need_a2a", Severity::kError, "attention sinks (softmax_type) under CP need cp_comm_type a2a",
-       "TE context_parallel.py:4774 (utils.py:1053)"},
+       PARPLAN_TE_DPA "context_parallel.py:4774 (utils.py:1053)"},
       {"cp.sinks_need_fused", Severity::kError, "attention sinks under CP need the fused backend, not flash",
-       "TE context_parallel.py:4771 (utils.py:1028)"},
+       PARPLAN_TE_DPA "context_parallel.py:4771 (utils.py:1028)"},
       {"cp.a2a_heads_divisible", Severity::kError, "a2a: heads and query groups per TP rank % a2a group == 0",
-       "TE context_parallel.py:3952 (a2a+p2p: the inner group, :1537)"},
+       PARPLAN_TE_DPA "context_parallel.py:3952 (a2a+p2p: the inner group, :1537)"},
       {"cp.sinks_a2a_even_heads", Severity::kError,
        "sinks under a2a: fused attention needs even heads and query groups per TP rank",
-       "TE utils.py:1184 (with context_parallel.py:4771)"},
+       PARPLAN_TE_DPA "utils.py:1184 (with context_parallel.py:4771)"},
       {"cp.chunked_attention_divisible", Severity::kError,
        "chunked attention under CP: (s/CP) % (2*CP) == 0 and (s/CP)/(2*CP) % chunk == 0",
        "Bridge models/llama/llama4_utils.py:304-307"},
@@ -376,3 +379,4 @@ const RuleInfo* FindRule(const std::string& id) {
 }
 
 }  // namespace parplan
+#undef PARPLAN_TE_DPA

@@ -1011,7 +1011,7 @@ TEST(MegatronChecksTest, GptOssUnderContextParallelismNeedsA2a) {
   EXPECT_NE(window->fix.find("all_gather"), std::string::npos) << window->fix;
   EXPECT_TRUE(HasRule(r, "cp.sinks_need_a2a"));
   EXPECT_EQ(testing_util::ErrorRules(r),
-            (std::vector<std::string>{"cp.sinks_need_a2a", "cp.sliding_window_comm_type"}));
+            (std::vector<std::string>{"cp.sliding_window_comm_type", "cp.sinks_need_a2a"}));
   // p2p given explicitly: the same errors, without "not given".
   c.cp_comm_type = "p2p";
   r = ValidateConfigFor(oss, c, "h100-sxm", 16);
