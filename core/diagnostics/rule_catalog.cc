@@ -1,5 +1,8 @@
 #include "core/diagnostics/rule_catalog.h"
 
+// Transformer Engine 2.17.1 (4329ff84bf), the version Megatron-LM d98e8a64dd pins.
+#define PARPLAN_TE_DPA "TransformerEngine@4329ff84bf transformer_engine/pytorch/attention/dot_product_attention/"
+
 namespace parplan {
 
 const std::vector<RuleInfo>& RuleCatalog() {
@@ -174,6 +177,47 @@ const std::vector<RuleInfo>& RuleCatalog() {
       {"cp.mamba_groups_divisible", Severity::kError,
        "Mamba CP: groups per TP rank divide over CP, or CP is a multiple of them",
        "megatron/core/ssm/mamba_context_parallel.py:120, :127"},
+      // Context parallelism and optimizer offload (context_parallel_rules.cc);
+      // Transformer Engine at 4329ff84bf (2.17.1, pinned by Megatron-LM's
+      // pyproject.toml:246).
+      {"cp.hierarchical_product", Severity::kError, "prod(hierarchical_context_parallel_sizes) == CP",
+       "megatron/training/arguments.py:582; megatron/core/parallel_state.py:1128; Bridge training/config.py:1694"},
+      {"cp.a2a_p2p_needs_hierarchical_sizes", Severity::kError,
+       "cp_comm_type a2a+p2p needs hierarchical_context_parallel_sizes",
+       "megatron/training/arguments.py:584; Bridge training/config.py:1683"},
+      {"cp.a2a_p2p_two_levels", Severity::kError, "a2a+p2p takes exactly two hierarchical sizes [a2a, p2p]",
+       PARPLAN_TE_DPA "context_parallel.py:4727; megatron/core/extensions/transformer_engine.py:2149"},
+      {"cp.hierarchical_sizes_unused", Severity::kWarning, "hierarchical sizes are used only by a2a+p2p",
+       "megatron/core/extensions/transformer_engine.py:2143-2153"},
+      {"cp.backend_local", Severity::kError, "attention_backend local has no CP",
+       "megatron/core/transformer/dot_product_attention.py:57"},
+      {"cp.backend_unfused", Severity::kError, "attention_backend unfused leaves no backend under CP",
+       "megatron/core/models/common/language_module/language_module.py:141; " PARPLAN_TE_DPA
+       "utils.py:1074, dot_product_attention.py:1700"},
+      {"cp.sliding_window_comm_type", Severity::kError, "sliding-window attention under CP needs a2a or all_gather",
+       PARPLAN_TE_DPA "context_parallel.py:4766 (utils.py:1174)"},
+      {"cp.sinks_need_a2a", Severity::kError, "attention sinks (softmax_type) under CP need cp_comm_type a2a",
+       PARPLAN_TE_DPA "context_parallel.py:4774 (utils.py:1053)"},
+      {"cp.sinks_need_fused", Severity::kError, "attention sinks under CP need the fused backend, not flash",
+       PARPLAN_TE_DPA "context_parallel.py:4771 (utils.py:1028)"},
+      {"cp.a2a_heads_divisible", Severity::kError, "a2a: heads and query groups per TP rank % a2a group == 0",
+       PARPLAN_TE_DPA "context_parallel.py:3952 (a2a+p2p: the inner group, :1537)"},
+      {"cp.sinks_a2a_even_heads", Severity::kError,
+       "sinks under a2a: fused attention needs even heads and query groups per TP rank",
+       PARPLAN_TE_DPA "utils.py:1184 (with context_parallel.py:4771)"},
+      {"cp.chunked_attention_divisible", Severity::kError,
+       "chunked attention under CP: (s/CP) % (2*CP) == 0 and (s/CP)/(2*CP) % chunk == 0",
+       "Bridge models/llama/llama4_utils.py:304-307"},
+      {"optimizer.offload_needs_dist_opt", Severity::kError, "optimizer_cpu_offload needs the distributed optimizer",
+       "megatron/training/arguments.py:1885 (precision-aware optimizer) with megatron/core/optimizer/"
+       "__init__.py:1057; Bridge docs/training/cpu-offloading.md:82"},
+      {"optimizer.offload_fp8_param_gather", Severity::kError,
+       "optimizer_cpu_offload with FP8 parameter gather needs delayed scaling", "megatron/training/arguments.py:1889"},
+      {"optimizer.offload_fraction_zero", Severity::kWarning, "optimizer_cpu_offload with fraction 0 offloads nothing",
+       "megatron/core/optimizer/optimizer_config.py:350 (0.0); megatron/training/arguments.py:2922 (1.0)"},
+      {"optimizer.offload_fraction_ignored", Severity::kWarning,
+       "optimizer_offload_fraction without optimizer_cpu_offload is ignored",
+       "megatron/core/optimizer/__init__.py:504-536"},
       {"hybrid.attention_with_mla", Severity::kError, "no '*' attention with '+'/'D' MLA/DSA in one pattern",
        "megatron/core/models/hybrid/hybrid_layer_allocation.py:298, :326"},
       {"hybrid.no_pipes_deprecated", Severity::kWarning, "a pattern without '|' with PP > 1 is deprecated",
@@ -335,3 +379,4 @@ const RuleInfo* FindRule(const std::string& id) {
 }
 
 }  // namespace parplan
+#undef PARPLAN_TE_DPA

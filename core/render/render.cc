@@ -38,6 +38,13 @@ std::string ShellQuote(const std::string& s) {
   return out + "'";
 }
 
+// A Python float literal: 0.5, 1.0 (never "1").
+std::string DecimalLiteral(double v) {
+  std::string text = absl::StrCat(v);
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  return text;
+}
+
 Setting Int(const std::string& path, int64_t v, const std::string& flag) {
   return {path, absl::StrCat(v), absl::StrCat(v), flag.empty() ? "" : absl::StrCat(flag, " ", v)};
 }
@@ -151,6 +158,18 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model, con
   if (c.attention_backend != "auto") {
     s.push_back(str("model.attention_backend", c.attention_backend, "--attention-backend"));
   }
+  // The CP communication type wherever CP splits the sequence, even when it
+  // is Megatron's default p2p, so the plan says which one it runs.
+  if (c.cp > 1) {
+    s.push_back(str("model.cp_comm_type", c.cp_comm_type, "--cp-comm-type"));
+  }
+  if (!c.hierarchical_cp_sizes.empty()) {
+    // Megatron-LM takes the list space-separated (nargs '+').
+    s.push_back({"model.hierarchical_context_parallel_sizes",
+                 absl::StrCat("[", absl::StrJoin(c.hierarchical_cp_sizes, ", "), "]"),
+                 absl::StrCat("[", absl::StrJoin(c.hierarchical_cp_sizes, ","), "]"),
+                 absl::StrCat("--hierarchical-context-parallel-sizes ", absl::StrJoin(c.hierarchical_cp_sizes, " "))});
+  }
   // Token dispatch, written out for MoE: Megatron-LM's defaults (allgather,
   // no permute fusion) differ from what Bridge's model bridges set.
   if (expert_dims) {
@@ -238,6 +257,18 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model, con
     s.push_back({"optimizer.exp_avg_dtype", "torch.bfloat16", "bf16", "--exp-avg-dtype bf16"});
     s.push_back({"optimizer.exp_avg_sq_dtype", "torch.bfloat16", "bf16", "--exp-avg-sq-dtype bf16"});
   }
+  if (c.optimizer_cpu_offload) {
+    // The fraction is always written: Megatron-Core (and so Bridge) defaults
+    // it to 0.0 (optimizer_config.py:350), Megatron-LM's flag to 1.0
+    // (arguments.py:2922).
+    const std::string fraction = DecimalLiteral(c.optimizer_offload_fraction);
+    s.push_back({"optimizer.optimizer_cpu_offload", "True", "true", "--optimizer-cpu-offload"});
+    s.push_back({"optimizer.optimizer_offload_fraction", fraction, fraction,
+                 absl::StrCat("--optimizer-offload-fraction ", fraction)});
+    // Megatron-LM asserts the precision-aware optimizer with offload
+    // (arguments.py:1885); Bridge does not ask for it.
+    if (!c.optimizer_bf16) s.push_back({"", "", "", "--use-precision-aware-optimizer"});
+  }
   if (c.lora) {
     out.notes.push_back(
         "peft=lora: use Megatron Bridge's LoRA PEFT config (cfg.peft = LoRA(...)) and set "
@@ -251,6 +282,10 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model, con
 
   std::vector<std::string> python, cli, lm;
   for (const auto& x : s) {
+    if (x.bridge_path.empty()) {  // a Megatron-LM flag only
+      lm.push_back(x.lm_flag);
+      continue;
+    }
     python.push_back(absl::StrCat("cfg.", x.bridge_path, " = ", x.python_value));
     cli.push_back(absl::StrCat(x.bridge_path, "=", x.cli_value));
     if (!x.lm_flag.empty()) lm.push_back(x.lm_flag);

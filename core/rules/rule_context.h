@@ -29,6 +29,7 @@ void CheckPrecisionRules(const RuleContext& ctx);
 void CheckTrainingRules(const RuleContext& ctx);
 void CheckLayerRules(const RuleContext& ctx);
 void CheckDispatchGraphRules(const RuleContext& ctx);
+void CheckContextParallelRules(const RuleContext& ctx);
 
 }  // namespace parplan
 

@@ -107,6 +107,14 @@ std::vector<std::string> ConfigDefaults(const v1::ParallelConfig& g, const Resol
         "fine_grained_offloading_max_inflight_offloads = unset (not given: Megatron's None, no joins; "
         "full_iteration graphs need a value)");
   }
+  if (!search && r.cp > 1 && g.cp_comm_type().empty()) {
+    out.push_back("cp_comm_type = p2p (not given: Megatron's default)");
+  }
+  if (r.optimizer_cpu_offload && !g.has_optimizer_offload_fraction()) {
+    out.push_back(
+        "optimizer_offload_fraction = 0.0 (not given: Megatron-Core's default, which offloads nothing; "
+        "Megatron-LM's --optimizer-offload-fraction defaults to 1.0)");
+  }
   std::vector<std::string> kernels;
   if (g.cuda_graph_impl().empty()) kernels.push_back("cuda_graph_impl = none");
   if (g.attention_backend().empty()) kernels.push_back("attention_backend = auto");

@@ -238,6 +238,11 @@ ParallelConfig ToParallelConfig(const v1::ParallelConfig& c) {
   if (c.has_fine_grained_offloading_max_inflight_offloads()) {
     r.fine_grained_offloading_max_inflight_offloads = c.fine_grained_offloading_max_inflight_offloads();
   }
+  r.cp_comm_type = c.cp_comm_type();
+  r.hierarchical_context_parallel_sizes.assign(c.hierarchical_context_parallel_sizes().begin(),
+                                               c.hierarchical_context_parallel_sizes().end());
+  if (c.has_optimizer_cpu_offload()) r.optimizer_cpu_offload = c.optimizer_cpu_offload();
+  if (c.has_optimizer_offload_fraction()) r.optimizer_offload_fraction = c.optimizer_offload_fraction();
   return r;
 }
 
@@ -426,6 +431,18 @@ void ToResolvedConfig(const ResolvedConfig& c, v1::ParallelConfig* out) {
   if (c.fine_grained_offloading_max_inflight_offloads.has_value()) {
     out->set_fine_grained_offloading_max_inflight_offloads(
         static_cast<int32_t>(*c.fine_grained_offloading_max_inflight_offloads));
+  }
+  // The CP communication type wherever CP splits the sequence (or it was
+  // given), the hierarchical split where given.
+  if (c.cp > 1 || c.cp_comm_type_given) out->set_cp_comm_type(c.cp_comm_type);
+  for (const int64_t size : c.hierarchical_cp_sizes) {
+    out->add_hierarchical_context_parallel_sizes(static_cast<int32_t>(size));
+  }
+  // Optimizer offload where on or given; its fraction where it applies or
+  // was given.
+  if (c.optimizer_cpu_offload || c.offload_fraction_given) {
+    out->set_optimizer_cpu_offload(c.optimizer_cpu_offload);
+    out->set_optimizer_offload_fraction(c.optimizer_offload_fraction);
   }
 }
 

@@ -79,6 +79,9 @@ const RuleTable& Rules() {
     add("ParallelConfig", "moe_token_dispatcher_type", OneOf(KnownTokenDispatchers()));
     add("ParallelConfig", "moe_flex_dispatcher_backend", OneOf(KnownFlexBackends()));
     add("ParallelConfig", "fine_grained_offloading_max_inflight_offloads", Range(0, kMaxInflightOffloads));
+    add("ParallelConfig", "cp_comm_type", OneOf(KnownCpCommTypes()));
+    add("ParallelConfig", "hierarchical_context_parallel_sizes", Range(1, kMaxDim));
+    add("ParallelConfig", "optimizer_offload_fraction", Range(0, 1));
     // Placement: core/config/parallel_config.cc CheckPlacementBounds.
     add("Placement", "system", Chars(kMaxNameChars));
     add("Placement", "gpus", Range(0, kMaxGpus));

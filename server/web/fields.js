@@ -15,7 +15,8 @@
 // kind: "int" (whole number in [min, max]), "number" (decimal in (min, max]
 // or [min, max] with minInclusive), "enum" (one of options; "" = default),
 // "bool" ("", "true", "false"; URL also 1/0/on/off), "list" (comma-separated
-// names from options), "text".
+// names from options), "ints" (comma-separated whole numbers in [min, max]),
+// "text".
 'use strict';
 
 (function () {
@@ -45,6 +46,8 @@
     { key: 'peft', json: 'peft', label: 'PEFT', kind: 'enum', options: ['none', 'lora'], group: 'Memory', help: '[none]' },
     { key: 'cpu-offload-layers', json: 'cpu_offloading_num_layers', label: 'CPU offload layers', kind: 'int', min: 0, max: MAX_LAYERS, group: 'Memory', help: 'per stage [0]' },
     { key: 'offload-modules', json: 'offload_modules', label: 'Offload modules', kind: 'list', options: ['core_attn', 'attn_proj', 'expert_fc1', 'fused_group_mlp', 'moe_act', 'attn_norm', 'mlp_norm', 'qkv_linear', 'gdp_qkv'], group: 'Memory', help: 'comma-separated [none]' },
+    { key: 'optimizer-cpu-offload', json: 'optimizer_cpu_offload', label: 'Optimizer CPU offload', kind: 'bool', group: 'Memory', help: 'optimizer state and step on the host [off]' },
+    { key: 'optimizer-offload-fraction', json: 'optimizer_offload_fraction', label: 'Offload fraction', kind: 'number', min: 0, max: 1, minInclusive: true, group: 'Memory', help: "with CPU offload [0.0: Megatron-Core's; Megatron-LM's 1.0]" },
     { key: 'fine-grained-offloading-max-inflight-offloads', json: 'fine_grained_offloading_max_inflight_offloads', label: 'Max in-flight offloads', kind: 'int', min: 0, max: 1024, group: 'Memory', help: 'per offload module, 0 = join each; full_iteration graphs need it [unset]' },
     { key: 'first-stage-layers', json: 'num_layers_in_first_pipeline_stage', label: 'First stage layers', kind: 'int', min: 1, max: MAX_LAYERS, group: 'Pipeline', help: 'uneven PP [even]' },
     { key: 'last-stage-layers', json: 'num_layers_in_last_pipeline_stage', label: 'Last stage layers', kind: 'int', min: 1, max: MAX_LAYERS, group: 'Pipeline', help: 'uneven PP [even]' },
@@ -63,6 +66,8 @@
     { key: 'moe-router-force-load-balancing', json: 'moe_router_force_load_balancing', label: 'Force load balancing', kind: 'bool', group: 'MoE', help: 'benchmarks only [off]' },
     { key: 'use-transformer-engine-op-fuser', json: 'use_transformer_engine_op_fuser', label: 'TE op fuser', kind: 'bool', group: 'MoE', help: 'fused grouped expert MLP; needed to offload fused_group_mlp [off]' },
     { key: 'attention-backend', json: 'attention_backend', label: 'Attention backend', kind: 'enum', options: ['auto', 'flash', 'fused', 'unfused', 'local'], group: 'Overlap', help: '[auto]' },
+    { key: 'cp-comm-type', json: 'cp_comm_type', label: 'CP comm type', kind: 'enum', options: ['p2p', 'all_gather', 'a2a', 'a2a+p2p'], group: 'Parallelism', help: "sliding window needs a2a or all_gather [p2p: Megatron's]" },
+    { key: 'hierarchical-context-parallel-sizes', json: 'hierarchical_context_parallel_sizes', label: 'Hierarchical CP sizes', kind: 'ints', min: 1, max: MAX_DIM, group: 'Parallelism', help: 'a2a+p2p: inner (a2a) size first, product = CP, e.g. 2,2 [none]' },
   ];
 
   const SYSTEM_FIELDS = [
@@ -114,6 +119,18 @@
         if (['true', '1', 'on', 'yes'].includes(v)) return { ok: true, value: true };
         if (['false', '0', 'off', 'no'].includes(v)) return { ok: true, value: false };
         return { ok: false, error: quoted + ' is not a boolean; allowed true, false' };
+      }
+      case 'ints': {
+        const items = t.split(',').map((s) => s.trim()).filter((s) => s);
+        const range = fmtLimit(field.min) + '..' + fmtLimit(field.max);
+        const values = [];
+        for (const s of items) {
+          if (!/^[+-]?\d+$/.test(s)) return { ok: false, error: "'" + s.slice(0, 40) + "' is not a whole number; allowed comma-separated " + range };
+          const v = Number(s);
+          if (v < field.min || v > field.max) return { ok: false, error: s + ' is out of range; allowed ' + range };
+          values.push(v);
+        }
+        return { ok: true, value: values.length ? values : undefined };
       }
       case 'list': {
         const items = t.split(',').map((s) => s.trim()).filter((s) => s);

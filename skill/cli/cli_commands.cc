@@ -332,6 +332,8 @@ config:  --tp --pp --vpp --cp --ep --etp (1..4096)  --sp | --no-sp  --mbs --gbs 
          --moe-token-dispatcher-type alltoall|allgather|flex --moe-flex-dispatcher-backend deepep|hybridep|ncclep
          --moe-permute-fusion[=false] --moe-router-force-load-balancing
          --use-transformer-engine-op-fuser[=false] --fine-grained-offloading-max-inflight-offloads N (0..1024)
+         --cp-comm-type p2p|all_gather|a2a|a2a+p2p --hierarchical-context-parallel-sizes 2,2 (product = CP)
+         --optimizer-cpu-offload[=false] --optimizer-offload-fraction X (0..1; Megatron-Core's default 0.0)
          --attention-backend auto|flash|fused|unfused|local
 where:   --system ID (parplan systems: h100-sxm, h800-sxm, a100-40gb, rtx-pro-6000, gb200-nvl72, ...)
          --gpus N  --gpus-per-node N  --gpus-per-domain N (GPUs used of each NVLink domain, e.g. 64 of 72)

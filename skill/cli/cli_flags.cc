@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "core/catalog/catalog.h"
 #include "core/memory/memory_margin.h"
 #include "core/model/size_model.h"
@@ -110,6 +111,10 @@ const std::vector<std::string>& KnownFlags() {
                                                           "moe-router-force-load-balancing",
                                                           "use-transformer-engine-op-fuser",
                                                           "fine-grained-offloading-max-inflight-offloads",
+                                                          "cp-comm-type",
+                                                          "hierarchical-context-parallel-sizes",
+                                                          "optimizer-cpu-offload",
+                                                          "optimizer-offload-fraction",
                                                           "out",
                                                           "figure",
                                                           "groups"};
@@ -135,7 +140,8 @@ const std::vector<std::string>& SwitchFlags() {
                                                           "overlap-moe-expert-parallel-comm",
                                                           "moe-permute-fusion",
                                                           "moe-router-force-load-balancing",
-                                                          "use-transformer-engine-op-fuser"};
+                                                          "use-transformer-engine-op-fuser",
+                                                          "optimizer-cpu-offload"};
   return *flags;
 }
 }  // namespace
@@ -375,6 +381,33 @@ absl::Status FillConfig(const Flags& flags, v1::ParallelConfig* c) {
   if (flags.Has("fine-grained-offloading-max-inflight-offloads") &&
       collect(IntFlag(flags, "fine-grained-offloading-max-inflight-offloads", 0, kMaxInflightOffloads, &v))) {
     c->set_fine_grained_offloading_max_inflight_offloads(static_cast<int32_t>(v));
+  }
+  if (flags.Has("cp-comm-type")) c->set_cp_comm_type(flags.Get("cp-comm-type"));
+  // A comma list (Megatron-LM takes the sizes space-separated: 2 2).
+  if (flags.Has("hierarchical-context-parallel-sizes")) {
+    for (absl::string_view item :
+         absl::StrSplit(flags.Get("hierarchical-context-parallel-sizes"), ',', absl::SkipWhitespace())) {
+      int64_t size = 0;
+      if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(item), &size) || size < 1 || size > kMaxDim) {
+        errors.Add("--hierarchical-context-parallel-sizes",
+                   absl::StrCat("'", item.substr(0, 32), "' is not a size in 1..", kMaxDim,
+                                "; give a comma list whose product is CP, e.g. 2,2"));
+        break;
+      }
+      c->add_hierarchical_context_parallel_sizes(static_cast<int32_t>(size));
+    }
+  }
+  boolean("optimizer-cpu-offload", "use the bare flag or =false", [c](bool b) { c->set_optimizer_cpu_offload(b); });
+  if (flags.Has("optimizer-offload-fraction")) {
+    double x = 0;
+    if (collect(DoubleFlag(flags, "optimizer-offload-fraction", &x))) {
+      if (x >= 0.0 && x <= 1.0) {
+        c->set_optimizer_offload_fraction(x);
+      } else {
+        errors.Add("--optimizer-offload-fraction",
+                   absl::StrCat(x, " is out of range; allowed 0..1 (the share of the optimizer state on the host)"));
+      }
+    }
   }
   return errors.ToStatus();
 }

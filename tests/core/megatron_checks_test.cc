@@ -780,6 +780,98 @@ std::vector<Case> DispatchGraphCases() {
   };
 }
 
+// Context parallelism (cp_comm_type, hierarchical sizes, attention under CP)
+// and the optimizer CPU offload: core/rules/context_parallel_rules.cc.
+Edit Cp(
+    int64_t cp, const std::string& type, std::vector<int64_t> sizes = {}, Edit more = [](ParallelConfig&) {}) {
+  return [=](ParallelConfig& c) {
+    c.cp = cp;
+    c.cp_comm_type = type;
+    c.hierarchical_context_parallel_sizes = sizes;
+    more(c);
+  };
+}
+
+Edit Offload(
+    std::optional<bool> on, std::optional<double> fraction, Edit more = [](ParallelConfig&) {}) {
+  return [=](ParallelConfig& c) {
+    c.optimizer_cpu_offload = on;
+    c.optimizer_offload_fraction = fraction;
+    more(c);
+  };
+}
+
+std::vector<Case> ContextParallelCases() {
+  const char* llama = "llama3_8b";  // 32 heads, 8 query groups
+  const char* oss = "gpt_oss_20b";  // 64 heads, 8 groups, 128-token window on every other layer, learnable sinks
+  auto window = [](ModelSpec& m) {  // Mistral-style: every layer a 4,096-token window, no sinks
+    m.window_size = 4095;
+    m.window_attn_skip_freq = 0;
+  };
+  auto chunked = [](ModelSpec& m) {  // Llama 4-style: chunks of 8,192 on three layers of four
+    m.attention_chunk_size = 8192;
+    m.window_attn_skip_freq = 4;
+  };
+  auto backend = [](const std::string& b) { return [b](ParallelConfig& c) { c.attention_backend = b; }; };
+  auto seq = [](int64_t s) { return [s](ParallelConfig& c) { c.seq_length = s; }; };
+  auto tp = [](int64_t t) {
+    return [t](ParallelConfig& c) {
+      c.tp = t;
+      c.sp = true;
+    };
+  };
+  return {
+      {"cp.hierarchical_product", llama, {}, Cp(4, "a2a+p2p", {2, 4}), Cp(4, "a2a+p2p", {2, 2})},
+      {"cp.hierarchical_product", llama, {}, Cp(4, "p2p", {3}), Cp(4, "p2p")},
+      {"cp.a2a_p2p_needs_hierarchical_sizes", llama, {}, Cp(4, "a2a+p2p"), Cp(4, "a2a+p2p", {2, 2})},
+      {"cp.a2a_p2p_two_levels", llama, {}, Cp(8, "a2a+p2p", {2, 2, 2}), Cp(8, "a2a+p2p", {4, 2})},
+      {"cp.hierarchical_sizes_unused", llama, {}, Cp(4, "p2p", {2, 2}), Cp(4, "a2a+p2p", {2, 2})},
+      {"cp.backend_local", llama, {}, Cp(2, "p2p", {}, backend("local")), Cp(2, "p2p", {}, backend("auto"))},
+      {"cp.backend_local",
+       llama,
+       {},
+       Cp(2, "p2p", {}, backend("local")),
+       [](ParallelConfig& c) { c.attention_backend = "local"; }},
+      {"cp.backend_unfused", llama, {}, Cp(2, "a2a", {}, backend("unfused")), Cp(2, "a2a", {}, backend("fused"))},
+      // GPT-OSS with Megatron's default type (p2p), and the a2a its Bridge recipes set.
+      {"cp.sliding_window_comm_type", oss, {}, Cp(2, ""), Cp(2, "a2a")},
+      {"cp.sliding_window_comm_type", llama, window, Cp(2, "p2p"), Cp(2, "all_gather")},
+      // a2a+p2p runs its ring over the outer level: a sliding window fails
+      // unless that level has one rank (then TE runs plain a2a).
+      {"cp.sliding_window_comm_type", llama, window, Cp(4, "a2a+p2p", {2, 2}), Cp(4, "a2a+p2p", {4, 1})},
+      {"cp.sinks_need_a2a", oss, [](ModelSpec& m) { m.window_size = 0; }, Cp(2, "all_gather"), Cp(2, "a2a")},
+      {"cp.sinks_need_fused", oss, {}, Cp(2, "a2a", {}, backend("flash")), Cp(2, "a2a", {}, backend("fused"))},
+      {"cp.a2a_heads_divisible", llama, {}, Cp(4, "a2a", {}, tp(4)), Cp(2, "a2a", {}, tp(4))},  // 2 groups per rank
+      {"cp.a2a_heads_divisible", llama, {}, Cp(8, "a2a+p2p", {4, 2}, tp(4)), Cp(8, "a2a+p2p", {2, 4}, tp(4))},
+      {"cp.sinks_a2a_even_heads", oss,
+       [](ModelSpec& m) {
+         m.num_attention_heads = 48;
+         m.num_query_groups = 6;
+       },
+       Cp(3, "a2a", {},
+          [](ParallelConfig& c) {  // 24 heads, 3 groups per rank
+            c.tp = 2;
+            c.sp = true;
+            c.seq_length = 6144;
+          }),
+       Cp(3, "a2a", {}, seq(6144))},  // 48 heads, 6 groups per rank
+      {"cp.chunked_attention_divisible", llama, chunked, Cp(2, "p2p", {}, seq(32768)), Cp(2, "p2p", {}, seq(65536))},
+      {"optimizer.offload_needs_dist_opt",
+       llama,
+       {},
+       Offload(true, 1.0, [](ParallelConfig& c) { c.use_distributed_optimizer = false; }),
+       Offload(true, 1.0)},
+      {"optimizer.offload_fp8_param_gather",
+       llama,
+       {},
+       Offload(true, 1.0, [](ParallelConfig& c) { c.precision = "fp8-cs"; }),
+       Offload(true, 1.0, [](ParallelConfig& c) { c.precision = "fp8-ds"; })},
+      {"optimizer.offload_fraction_zero", llama, {}, Offload(true, std::nullopt), Offload(true, 0.5)},
+      {"optimizer.offload_fraction_zero", llama, {}, Offload(true, 0.0), Offload(true, 1.0)},
+      {"optimizer.offload_fraction_ignored", llama, {}, Offload(std::nullopt, 0.5), Offload(true, 0.5)},
+  };
+}
+
 std::optional<ModelSpec> ModelOf(const Case& c) {
   if (std::string(c.model).empty()) return std::nullopt;
   ModelSpec m = CatalogModel(c.model);
@@ -790,6 +882,7 @@ std::optional<ModelSpec> ModelOf(const Case& c) {
 TEST(MegatronChecksTest, EachCheckFlagsItsCaseAndPassesItsNeighbour) {
   std::vector<Case> cases = Cases();
   for (Case& c : DispatchGraphCases()) cases.push_back(std::move(c));
+  for (Case& c : ContextParallelCases()) cases.push_back(std::move(c));
   for (const Case& c : cases) {
     ASSERT_NE(FindRule(c.rule), nullptr) << c.rule;
     ParallelConfig flagged;
@@ -899,6 +992,67 @@ TEST(MegatronChecksTest, NemotronUltraRecipesWithTheOpFuserValidate) {
 }
 
 // Every rule id the audit names is exercised by a test (this file or another).
+// Issue 24's cases. A GPT-OSS model (a 128-token window on every other
+// layer, learnable attention sinks) with CP = 2 and Megatron's default p2p:
+// Transformer Engine asserts at start-up (context_parallel.py:4766, :4774).
+TEST(MegatronChecksTest, GptOssUnderContextParallelismNeedsA2a) {
+  const std::optional<ModelSpec> oss = CatalogModel("gpt_oss_120b");
+  ParallelConfig c;
+  c.cp = 2;
+  ValidationResult r = ValidateConfigFor(oss, c, "h100-sxm", 16);
+  EXPECT_FALSE(r.valid);
+  const Violation* window = Find(r, "cp.sliding_window_comm_type");
+  ASSERT_NE(window, nullptr);
+  EXPECT_NE(window->message.find("cp_comm_type = p2p (not given: Megatron's default)"), std::string::npos)
+      << window->message;
+  // The fix names the types that run sliding windows, and says which of them
+  // also runs the sinks.
+  EXPECT_NE(window->fix.find("cp_comm_type a2a"), std::string::npos) << window->fix;
+  EXPECT_NE(window->fix.find("all_gather"), std::string::npos) << window->fix;
+  EXPECT_TRUE(HasRule(r, "cp.sinks_need_a2a"));
+  EXPECT_EQ(testing_util::ErrorRules(r),
+            (std::vector<std::string>{"cp.sliding_window_comm_type", "cp.sinks_need_a2a"}));
+  // p2p given explicitly: the same errors, without "not given".
+  c.cp_comm_type = "p2p";
+  r = ValidateConfigFor(oss, c, "h100-sxm", 16);
+  ASSERT_NE(Find(r, "cp.sliding_window_comm_type"), nullptr);
+  EXPECT_EQ(Find(r, "cp.sliding_window_comm_type")->message.find("not given"), std::string::npos);
+  // all_gather runs the window but not the sinks.
+  c.cp_comm_type = "all_gather";
+  r = ValidateConfigFor(oss, c, "h100-sxm", 16);
+  EXPECT_EQ(testing_util::ErrorRules(r), std::vector<std::string>{"cp.sinks_need_a2a"});
+  // a2a, as Bridge's GPT-OSS recipes set it (recipes/gpt_oss/h100/gpt_oss.py:70): valid.
+  c.cp_comm_type = "a2a";
+  r = ValidateConfigFor(oss, c, "h100-sxm", 16);
+  EXPECT_TRUE(r.valid) << testing::PrintToString(testing_util::ErrorRules(r));
+}
+
+// a2a+p2p needs the hierarchical sizes, and they multiply to CP; CP = 4 with
+// [2, 2] is valid.
+TEST(MegatronChecksTest, HierarchicalContextParallelSizes) {
+  const std::optional<ModelSpec> llama = CatalogModel("llama3_70b");  // 64 heads, 8 query groups
+  ParallelConfig c;
+  c.tp = 4;  // 16 heads, 2 groups per rank: the inner a2a group of 2 divides both
+  c.sp = true;
+  c.cp = 4;
+  c.cp_comm_type = "a2a+p2p";
+  ValidationResult r = ValidateConfigFor(llama, c, "h100-sxm", 32);
+  EXPECT_EQ(testing_util::ErrorRules(r), std::vector<std::string>{"cp.a2a_p2p_needs_hierarchical_sizes"});
+  const Violation* v = Find(r, "cp.a2a_p2p_needs_hierarchical_sizes");
+  ASSERT_NE(v, nullptr);
+  EXPECT_NE(v->fix.find("hierarchical_context_parallel_sizes [2, 2]"), std::string::npos) << v->fix;
+  c.hierarchical_context_parallel_sizes = {2, 4};
+  r = ValidateConfigFor(llama, c, "h100-sxm", 32);
+  EXPECT_EQ(testing_util::ErrorRules(r), std::vector<std::string>{"cp.hierarchical_product"});
+  v = Find(r, "cp.hierarchical_product");
+  ASSERT_NE(v, nullptr);
+  EXPECT_NE(v->message.find("[2, 4] multiply to 8, but CP = 4"), std::string::npos) << v->message;
+  c.hierarchical_context_parallel_sizes = {2, 2};
+  r = ValidateConfigFor(llama, c, "h100-sxm", 32);
+  EXPECT_TRUE(r.valid) << testing::PrintToString(testing_util::ErrorRules(r));
+  EXPECT_FALSE(HasRule(r, "cp.hierarchical_sizes_unused"));
+}
+
 TEST(MegatronChecksTest, EveryAuditedRuleIsTested) {
   std::ifstream audit(std::string(PARPLAN_SOURCE_DIR) + "/core/rules/MEGATRON_CHECKS.md");
   ASSERT_TRUE(audit.good());

@@ -99,6 +99,61 @@ TEST(ParallelConfigTest, OpFuserAndInflightOffloads) {
   }
 }
 
+// Long-context inputs: cp_comm_type (unset = Megatron's p2p), the
+// hierarchical CP sizes, and the optimizer offload (unset = off, fraction
+// Megatron-Core's 0.0); each bound names the field, the value and the range.
+TEST(ParallelConfigTest, CpCommTypeHierarchicalSizesAndOptimizerOffload) {
+  auto r = ResolveConfig(ParallelConfig{}, nullptr, "config");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->cp_comm_type, "p2p");
+  EXPECT_FALSE(r->cp_comm_type_given);
+  EXPECT_TRUE(r->hierarchical_cp_sizes.empty());
+  EXPECT_FALSE(r->optimizer_cpu_offload);
+  EXPECT_EQ(r->optimizer_offload_fraction, 0.0);
+  EXPECT_FALSE(r->offload_fraction_given);
+  EXPECT_EQ(r->OffloadedOptimizerShare(), 0.0);
+  ParallelConfig c;
+  c.cp = 4;
+  c.cp_comm_type = "A2A+P2P";
+  c.hierarchical_context_parallel_sizes = {2, 2};
+  c.optimizer_cpu_offload = true;
+  c.optimizer_offload_fraction = 0.5;
+  r = ResolveConfig(c, nullptr, "config");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->cp_comm_type, "a2a+p2p");
+  EXPECT_TRUE(r->cp_comm_type_given);
+  EXPECT_EQ(r->hierarchical_cp_sizes, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(r->OffloadedOptimizerShare(), 0.5);
+  // A fraction without the offload moves nothing.
+  c.optimizer_cpu_offload.reset();
+  r = ResolveConfig(c, nullptr, "config");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->OffloadedOptimizerShare(), 0.0);
+  auto refused = [](const ParallelConfig& bad, const std::string& field, const std::string& text) {
+    auto got = ResolveConfig(bad, nullptr, "config");
+    ASSERT_FALSE(got.ok()) << field;
+    const auto violations = FieldViolationsOf(got.status());
+    ASSERT_EQ(violations.size(), 1u) << field;
+    EXPECT_EQ(violations[0].field, field);
+    EXPECT_THAT(violations[0].description, HasSubstr(text));
+  };
+  ParallelConfig bad;
+  bad.cp_comm_type = "ring";
+  refused(bad, "config.cp_comm_type", "ring");
+  bad = ParallelConfig{};
+  bad.hierarchical_context_parallel_sizes = {2, 0};
+  refused(bad, "config.hierarchical_context_parallel_sizes", "0");
+  bad.hierarchical_context_parallel_sizes = {4097};
+  refused(bad, "config.hierarchical_context_parallel_sizes", "4097");
+  bad.hierarchical_context_parallel_sizes = std::vector<int64_t>(9, 1);
+  refused(bad, "config.hierarchical_context_parallel_sizes", "at most 8");
+  bad = ParallelConfig{};
+  for (double x : {-0.1, 1.5}) {
+    bad.optimizer_offload_fraction = x;
+    refused(bad, "config.optimizer_offload_fraction", "0..1");
+  }
+}
+
 TEST(ParallelConfigTest, Precision) {
   EXPECT_EQ(*ParsePrecision("MXFP8", "p"), Precision::kFp8Mx);
   EXPECT_EQ(*ParsePrecision("fp8_cs", "p"), Precision::kFp8Cs);

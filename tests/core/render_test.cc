@@ -105,5 +105,70 @@ TEST(RenderTest, OpFuserAndInflightOffloads) {
   EXPECT_THAT(r.megatron_lm_args, Not(HasSubstr("op-fuser")));
 }
 
+// The CP communication type is written wherever CP > 1 (Megatron's default
+// p2p included), the hierarchical sizes in Bridge's list and Megatron-LM's
+// space-separated form.
+TEST(RenderTest, ContextParallelCommType) {
+  ResolvedConfig c;
+  c.cp = 2;
+  RenderedConfig r = RenderConfig(c, nullptr, ResolvedPlacement{});
+  EXPECT_THAT(r.bridge_python, HasSubstr("cfg.model.cp_comm_type = \"p2p\"\n"));
+  EXPECT_THAT(r.megatron_lm_args, HasSubstr("--cp-comm-type p2p"));
+  EXPECT_THAT(r.bridge_python, Not(HasSubstr("hierarchical_context_parallel_sizes")));
+  // GPT-OSS with a2a (its sliding windows and sinks need it under CP).
+  auto oss = Catalog::Get().FindModel("gpt_oss_120b");
+  ASSERT_TRUE(oss.ok()) << oss.status();
+  c.cp_comm_type = "a2a";
+  c.cp_comm_type_given = true;
+  r = RenderConfig(c, &*oss, ResolvedPlacement{});
+  EXPECT_THAT(r.bridge_python, HasSubstr("cfg.model.cp_comm_type = \"a2a\"\n"));
+  EXPECT_THAT(r.bridge_cli, HasSubstr("model.cp_comm_type=a2a"));
+  EXPECT_THAT(r.megatron_lm_args, HasSubstr("--cp-comm-type a2a"));
+  // CP = 4 as a2a inside pairs and the ring across them.
+  c.cp = 4;
+  c.cp_comm_type = "a2a+p2p";
+  c.hierarchical_cp_sizes = {2, 2};
+  r = RenderConfig(c, nullptr, ResolvedPlacement{});
+  EXPECT_THAT(r.bridge_python, HasSubstr("cfg.model.cp_comm_type = \"a2a+p2p\"\n"));
+  EXPECT_THAT(r.bridge_python, HasSubstr("cfg.model.hierarchical_context_parallel_sizes = [2, 2]\n"));
+  EXPECT_THAT(r.bridge_cli, HasSubstr("model.hierarchical_context_parallel_sizes=[2,2]"));
+  EXPECT_THAT(r.megatron_lm_args, HasSubstr("--cp-comm-type a2a+p2p"));
+  EXPECT_THAT(r.megatron_lm_args, HasSubstr("--hierarchical-context-parallel-sizes 2 2"));
+  // No CP: no type.
+  ResolvedConfig plain;
+  r = RenderConfig(plain, nullptr, ResolvedPlacement{});
+  EXPECT_THAT(r.bridge_python, Not(HasSubstr("cp_comm_type")));
+  EXPECT_THAT(r.megatron_lm_args, Not(HasSubstr("--cp-comm-type")));
+}
+
+// Optimizer offload: the fraction always written (Megatron-Core's 0.0 and
+// Megatron-LM's 1.0 differ); Megatron-LM also gets the precision-aware
+// optimizer it asserts (arguments.py:1885), once.
+TEST(RenderTest, OptimizerCpuOffload) {
+  ResolvedConfig c;
+  c.optimizer_cpu_offload = true;
+  c.optimizer_offload_fraction = 1.0;
+  RenderedConfig r = RenderConfig(c, nullptr, ResolvedPlacement{});
+  EXPECT_THAT(r.bridge_python, HasSubstr("cfg.optimizer.optimizer_cpu_offload = True\n"));
+  EXPECT_THAT(r.bridge_python, HasSubstr("cfg.optimizer.optimizer_offload_fraction = 1.0\n"));
+  EXPECT_THAT(r.bridge_cli, HasSubstr("optimizer.optimizer_offload_fraction=1.0"));
+  EXPECT_THAT(r.bridge_python, Not(HasSubstr("use_precision_aware_optimizer")));
+  EXPECT_THAT(r.megatron_lm_args, HasSubstr("--optimizer-cpu-offload"));
+  EXPECT_THAT(r.megatron_lm_args, HasSubstr("--optimizer-offload-fraction 1.0"));
+  EXPECT_THAT(r.megatron_lm_args, HasSubstr("--use-precision-aware-optimizer"));
+  c.optimizer_offload_fraction = 0.25;
+  c.optimizer_bf16 = true;
+  r = RenderConfig(c, nullptr, ResolvedPlacement{});
+  EXPECT_THAT(r.bridge_python, HasSubstr("cfg.optimizer.optimizer_offload_fraction = 0.25\n"));
+  const std::string& lm = r.megatron_lm_args;
+  const size_t first = lm.find("--use-precision-aware-optimizer");
+  ASSERT_NE(first, std::string::npos);
+  EXPECT_EQ(lm.find("--use-precision-aware-optimizer", first + 1), std::string::npos) << lm;
+  // Off: nothing.
+  r = RenderConfig(ResolvedConfig{}, nullptr, ResolvedPlacement{});
+  EXPECT_THAT(r.bridge_python, Not(HasSubstr("optimizer_cpu_offload")));
+  EXPECT_THAT(r.megatron_lm_args, Not(HasSubstr("offload")));
+}
+
 }  // namespace
 }  // namespace parplan

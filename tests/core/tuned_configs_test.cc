@@ -122,6 +122,11 @@ ParallelConfig RowConfig(const std::map<std::string, std::string>& row) {
   if (row.at("recipe_function").rfind("deepseek_v3_pretrain_64gpu_gb300", 0) == 0) {
     c.offload_modules = {"core_attn", "attn_proj"};
   }
+  // The GPT-OSS perf recipes start from the library recipes
+  // (perf_recipes/gpt_oss/common.py:18 -> recipes/gpt_oss/gpt_oss.py:33/:60),
+  // which set cp_comm_type a2a for their sliding windows and sinks
+  // (recipes/gpt_oss/h100/gpt_oss.py:70, :195).
+  if (row.at("model_key").rfind("gpt_oss", 0) == 0) c.cp_comm_type = "a2a";
   return c;
 }
 

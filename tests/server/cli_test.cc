@@ -1,4 +1,5 @@
 // The CLI: in-process answers equal --server answers; exit codes; JSON names.
+#include <array>
 #include <fstream>
 
 #include "skill/cli/cli_commands.h"
@@ -317,6 +318,72 @@ TEST_F(CliTest, OpFuserAndInflightOffloadFlags) {
   bad = {"validate", "--model", "nemotron_3_ultra", "--use-transformer-engine-op-fuser=maybe"};
   EXPECT_EQ(Run(bad, &out, &err), 2);
   EXPECT_NE(err.find("--use-transformer-engine-op-fuser"), std::string::npos) << err;
+}
+
+// Long context (issue 24): GPT-OSS with CP = 2 is an error under Megatron's
+// default p2p and valid with --cp-comm-type a2a, in process and through the
+// server alike; a2a+p2p with --hierarchical-context-parallel-sizes 2,2 and the
+// optimizer offload flags reach render in both spellings; bad values name the flag.
+TEST_F(CliTest, CpCommTypeHierarchicalSizesAndOptimizerOffloadFlags) {
+  const std::vector<std::string> oss = {"validate", "--json", "--model", "gpt_oss_120b", "--system",
+                                        "h100-sxm", "--gpus", "16",      "--cp",         "2"};
+  std::string out, remote, err;
+  ASSERT_EQ(Run(oss, &out, &err), 0) << err;
+  EXPECT_NE(out.find("\"valid\": false"), std::string::npos) << out;
+  EXPECT_NE(out.find("cp.sliding_window_comm_type"), std::string::npos) << out;
+  std::vector<std::string> a2a = oss;
+  a2a.insert(a2a.end(), {"--cp-comm-type", "a2a"});
+  ASSERT_EQ(Run(a2a, &out, &err), 0) << err;
+  EXPECT_NE(out.find("\"valid\": true"), std::string::npos) << out;
+  a2a.insert(a2a.end(), {"--server", address_});
+  ASSERT_EQ(Run(a2a, &remote, &err), 0) << err;
+  EXPECT_EQ(out, remote);
+  const std::vector<std::string> hcp = {"render",
+                                        "--model",
+                                        "llama3_70b",
+                                        "--tp",
+                                        "4",
+                                        "--cp",
+                                        "4",
+                                        "--cp-comm-type",
+                                        "a2a+p2p",
+                                        "--hierarchical-context-parallel-sizes",
+                                        "2,2",
+                                        "--optimizer-cpu-offload",
+                                        "--optimizer-offload-fraction",
+                                        "0.5"};
+  ASSERT_EQ(Run(hcp, &out, &err), 0) << err;
+  EXPECT_NE(out.find("cfg.model.cp_comm_type = \"a2a+p2p\""), std::string::npos) << out;
+  EXPECT_NE(out.find("cfg.model.hierarchical_context_parallel_sizes = [2, 2]"), std::string::npos) << out;
+  EXPECT_NE(out.find("cfg.optimizer.optimizer_cpu_offload = True"), std::string::npos) << out;
+  EXPECT_NE(out.find("cfg.optimizer.optimizer_offload_fraction = 0.5"), std::string::npos) << out;
+  EXPECT_NE(out.find("--hierarchical-context-parallel-sizes 2 2"), std::string::npos) << out;
+  EXPECT_NE(out.find("--optimizer-offload-fraction 0.5"), std::string::npos) << out;
+  std::vector<std::string> validate = hcp;
+  validate[0] = "validate";
+  validate.push_back("--json");
+  ASSERT_EQ(Run(validate, &out, &err), 0) << err;
+  EXPECT_NE(out.find("\"valid\": true"), std::string::npos) << out;
+  // Sizes whose product is not CP: the error names the rule.
+  validate[10] = "2,4";
+  ASSERT_EQ(Run(validate, &out, &err), 0) << err;
+  EXPECT_NE(out.find("cp.hierarchical_product"), std::string::npos) << out;
+  for (const auto& [flag, value, text] :
+       std::vector<std::array<std::string, 3>>{{"--hierarchical-context-parallel-sizes", "2,x", "'x' is not a size"},
+                                               {"--hierarchical-context-parallel-sizes", "0", "1..4096"},
+                                               {"--optimizer-offload-fraction", "1.5", "allowed 0..1"},
+                                               {"--optimizer-offload-fraction", "half", "not a number"},
+                                               {"--optimizer-cpu-offload=maybe", "", "not a boolean"},
+                                               {"--cp-comm-type", "ring", "ring"}}) {
+    std::vector<std::string> bad = {"validate", "--model", "llama3_8b", flag};
+    if (!value.empty()) bad.push_back(value);
+    EXPECT_EQ(Run(bad, &out, &err), 2) << flag << " " << value;
+    // Flag errors name the flag; the type is checked with the config's
+    // bounds, which name the field.
+    const std::string named = flag == "--cp-comm-type" ? "cp_comm_type" : flag.substr(0, flag.find('='));
+    EXPECT_NE(err.find(named), std::string::npos) << err;
+    EXPECT_NE(err.find(text), std::string::npos) << err;
+  }
 }
 
 TEST_F(CliTest, ServerUnreachableIsExitOne) {

@@ -31,6 +31,10 @@ void SetOther(Message* m, const FieldDescriptor& f, bool flip, const std::string
   const api::FieldRule* rule = api::FieldRuleOf(f.containing_type()->name(), f.name());
   const std::string word = rule != nullptr && !rule->choices.empty() ? rule->choices.back() : text;
   if (f.is_repeated()) {
+    if (f.cpp_type() == FieldDescriptor::CPPTYPE_INT32) {
+      r.AddInt32(m, &f, 3);
+      return;
+    }
     ASSERT_EQ(f.cpp_type(), FieldDescriptor::CPPTYPE_STRING) << f.name();
     r.AddString(m, &f, word);
     return;
@@ -43,7 +47,8 @@ void SetOther(Message* m, const FieldDescriptor& f, bool flip, const std::string
       r.SetInt64(m, &f, 3);
       break;
     case FieldDescriptor::CPPTYPE_DOUBLE:
-      r.SetDouble(m, &f, 3.5);
+      // Within the field's bound (a share in 0..1 takes 0.5).
+      r.SetDouble(m, &f, rule != nullptr && rule->maximum && *rule->maximum < 3.5 ? *rule->maximum / 2 : 3.5);
       break;
     case FieldDescriptor::CPPTYPE_BOOL:
       r.SetBool(m, &f, flip);
@@ -60,7 +65,11 @@ std::string ValueOf(const Message& m, const FieldDescriptor& f) {
   std::string out;
   const Reflection& r = *m.GetReflection();
   if (f.is_repeated()) {
-    for (int i = 0; i < r.FieldSize(m, &f); ++i) out += r.GetRepeatedString(m, &f, i) + ",";
+    for (int i = 0; i < r.FieldSize(m, &f); ++i) {
+      out += (f.cpp_type() == FieldDescriptor::CPPTYPE_INT32 ? std::to_string(r.GetRepeatedInt32(m, &f, i))
+                                                             : r.GetRepeatedString(m, &f, i)) +
+             ",";
+    }
     return out;
   }
   switch (f.cpp_type()) {

@@ -22,7 +22,7 @@ const field = (key) => F.CONFIG_FIELDS.find((f) => f.key === key) || F.SYSTEM_FI
 const keys = new Set();
 for (const f of F.CONFIG_FIELDS.concat(F.SYSTEM_FIELDS)) {
   assert.ok(f.key && f.json && f.label, JSON.stringify(f));
-  assert.ok(['int', 'number', 'enum', 'bool', 'list', 'text'].includes(f.kind), f.key);
+  assert.ok(['int', 'number', 'enum', 'bool', 'list', 'ints', 'text'].includes(f.kind), f.key);
   assert.ok(!keys.has(f.key), 'duplicate ' + f.key);
   keys.add(f.key);
 }
@@ -33,7 +33,8 @@ for (const k of ['tp', 'pp', 'vpp', 'cp', 'ep', 'etp', 'sp', 'mbs', 'gbs', 'seq'
   'mtp-layers', 'tp-comm-overlap', 'overlap-grad-reduce', 'overlap-moe-expert-parallel-comm', 'cuda-graph-impl',
   'cuda-graph-modules', 'attention-backend', 'account-for-embedding-in-pipeline-split',
   'account-for-loss-in-pipeline-split', 'use-transformer-engine-op-fuser',
-  'fine-grained-offloading-max-inflight-offloads', 'gpu-arch', 'hbm-gib', 'hbm-tbps', 'bf16-tflops', 'fp8-tflops', 'fp4-tflops',
+  'fine-grained-offloading-max-inflight-offloads', 'cp-comm-type', 'hierarchical-context-parallel-sizes',
+  'optimizer-cpu-offload', 'optimizer-offload-fraction', 'gpu-arch', 'hbm-gib', 'hbm-tbps', 'bf16-tflops', 'fp8-tflops', 'fp4-tflops',
   'nvlink-gbps', 'nvlink-domain', 'scaleout-gbps', 'nics-per-node', 'nic-gbps', 'pcie-gbps', 'gpus-per-node']) {
   assert.ok(keys.has(k), 'missing ' + k);
 }
@@ -59,6 +60,20 @@ assert.strictEqual(F.parseField(field('fine-grained-offloading-max-inflight-offl
 assert.strictEqual(F.parseField(field('fine-grained-offloading-max-inflight-offloads'), '1025').error,
   '1025 is out of range; allowed 0..1,024');
 
+// Hierarchical CP sizes: a comma list of whole numbers, each 1..4,096.
+assert.deepStrictEqual(plain(F.parseField(field('hierarchical-context-parallel-sizes'), '2, 2').value), [2, 2]);
+assert.strictEqual(F.parseField(field('hierarchical-context-parallel-sizes'), '2,0').error,
+  '0 is out of range; allowed 1..4,096');
+assert.strictEqual(F.parseField(field('hierarchical-context-parallel-sizes'), '2,x').error,
+  "'x' is not a whole number; allowed comma-separated 1..4,096");
+// The CP type is one of Megatron's four; the offload fraction a share in [0, 1].
+assert.strictEqual(F.parseField(field('cp-comm-type'), 'A2A+P2P').value, 'a2a+p2p');
+assert.ok(F.parseField(field('cp-comm-type'), 'ring').error.endsWith('allowed p2p, all_gather, a2a, a2a+p2p'));
+assert.strictEqual(F.parseField(field('optimizer-offload-fraction'), '0').value, 0);
+assert.strictEqual(F.parseField(field('optimizer-offload-fraction'), '1').value, 1);
+assert.strictEqual(F.parseField(field('optimizer-offload-fraction'), '1.5').error, '1.5 is out of range; allowed [0, 1]');
+assert.strictEqual(F.parseField(field('optimizer-cpu-offload'), 'on').value, true);
+
 // Decimals: open or closed lower bounds.
 assert.strictEqual(F.parseField(field('hbm-gib'), '141.5').value, 141.5);
 assert.strictEqual(F.parseField(field('hbm-gib'), '0').error, '0 is out of range; allowed (0, 16,384]');
@@ -82,6 +97,11 @@ assert.strictEqual(F.parseField(field('pp-layout'), 'x'.repeat(65537)).error, 'l
 assert.deepStrictEqual(
   plain(F.buildConfig({ tp: 8, seq: 4096, 'grad-dtype': 'bf16', 'recompute-modules': ['mlp'], mbs: undefined })),
   { tp: 8, seq_length: 4096, grad_reduce_in_fp32: false, recompute_modules: ['mlp'] });
+assert.deepStrictEqual(
+  plain(F.buildConfig({ cp: 4, 'cp-comm-type': 'a2a+p2p', 'hierarchical-context-parallel-sizes': [2, 2],
+    'optimizer-cpu-offload': true, 'optimizer-offload-fraction': 0.5 })),
+  { cp: 4, cp_comm_type: 'a2a+p2p', hierarchical_context_parallel_sizes: [2, 2], optimizer_cpu_offload: true,
+    optimizer_offload_fraction: 0.5 });
 assert.deepStrictEqual(plain(F.buildSystemSpec({ 'gpu-arch': 'hopper', 'hbm-gib': 40, 'nvlink-domain': 4, 'gpus-per-node': 4 })),
   { gpu_arch: 'hopper', hbm_gib: 40, gpus_per_node: 4, nvlink_domain_size: 4 });
 
