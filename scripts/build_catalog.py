@@ -309,6 +309,95 @@ PRIMARY_SOURCE = {
     "deepseek_v4_flash": DSV4_BRIDGE + " (field mapping) + HF config values via third-party copies",
 }
 
+# Native context and RoPE scaling (issue 24): seq_length is the model's
+# native context, its HF config's max_position_embeddings, which for YaRN and
+# llama3-scaled models is already the scaled length; rope_scaling_type /
+# rope_scaling_factor / rope_original_context are the config's rope_scaling
+# (type, factor, original_max_position_embeddings). Only models whose values
+# were confirmed against a copy of the published config are listed; the
+# others keep the reference data's seq_length (see the notes of issue 24:
+# moonlight_16b, mixtral_8x7b, nemotron_3_*, deepseek_v4_flash unconfirmed).
+MB_PIN = "@067f987df0"
+DSV3_CONFIG = (MB + "tests/unit_tests/models/deepseek/test_deepseek_bridges.py" + MB_PIN +
+               ":57,80-88 (ds_v3_config, the DeepSeek-V3 config.json: max_position_embeddings 163840, "
+               "rope_scaling type yarn, factor 40, original_max_position_embeddings 4096); "
+               + MLM + "examples/post_training/modelopt/conf/deepseek-ai/DeepSeek-R1.sh" + MLM_AT +
+               ":47,53 (same architecture: --max-position-embeddings 163840 --rotary-scaling-factor 40)")
+DSV2_CONFIG = ("HF deepseek-ai/DeepSeek-V2 and DeepSeek-V2-Lite config.json: max_position_embeddings 163840, "
+               "rope_scaling {type yarn, factor 40, original_max_position_embeddings 4096, mscale 0.707} "
+               "(third-party verbatim copies: gpustack's scheduler test fixture mirroring DeepSeek-V2-Chat's "
+               "config.json, and a C++ config-parser test 'ParsesDeepSeekV2Lite'); the factor as Megatron "
+               "runs it: " + MLM + "examples/post_training/modelopt/conf/deepseek-ai/DeepSeek-V2-Lite.sh" + MLM_AT +
+               ":51-53 (--rotary-scaling-factor 40 --mscale 0.707) and "
+               "NVIDIA-NeMo/Megatron-Bridge:src/megatron/bridge/models/deepseek/deepseek_provider.py@7af9601c9d:87 "
+               "(rotary_scaling_factor 40; MLATransformerConfig's original_max_position_embeddings 4096); "
+               "4096 x 40 = 163840")
+KIMI_CONFIG = (MLM + "examples/post_training/modelopt/conf/moonshotai/Kimi-K2-Instruct.sh" + MLM_AT +
+               ":46,52 (--max-position-embeddings 131072 --rotary-scaling-factor 32) and "
+               "NVIDIA-NeMo/Megatron-Bridge:src/megatron/bridge/models/kimi/kimi_provider.py@dc805f5cf9:101 "
+               "(rotary_scaling_factor 32, YaRN on MLATransformerConfig's original_max_position_embeddings "
+               "4096); 4096 x 32 = 131072, HF moonshotai/Kimi-K2-Instruct config.json rope_scaling type yarn")
+LLAMA31_CONFIG = ("NVIDIA-NeMo/Megatron-Bridge:src/megatron/bridge/models/llama/llama_provider.py@7af9601c9d:"
+                  "142-145 (Llama31ModelProvider: llama3 RoPE scaling, scale_factor 8.0, old_context_len 8192; "
+                  "HF rope_scaling rope_type llama3, factor 8.0, original_max_position_embeddings 8192)")
+LLAMA32_CONFIG = (MB + "tests/unit_tests/models/llama/test_llama_bridge.py" + MB_PIN +
+                  ":54,62-68 (Llama 3.2 1B config.json: max_position_embeddings 131072, rope_scaling rope_type "
+                  "llama3, factor 32.0, original_max_position_embeddings 8192); "
+                  "NVIDIA-NeMo/Megatron-Bridge:src/megatron/bridge/models/llama/llama_provider.py@7af9601c9d:"
+                  "271,291 (Llama32ModelProvider1B/3B scale_factor 32)")
+GPTOSS_CONFIG = ("NVIDIA-NeMo/Megatron-Bridge:src/megatron/bridge/models/gpt_oss/gpt_oss_provider.py@7af9601c9d:"
+                 "59-62 (position_embedding_type yarn, yarn_rotary_scaling_factor 32.0, "
+                 "yarn_original_max_position_embeddings 4096); " + MLM +
+                 "tests/functional_tests/test_cases/moe/gpt_dynamic_inference_tp2_pp2_ep2_gptoss_20b_swa/"
+                 "model_config.yaml" + MLM_AT + ":58-59 (--rotary-scaling-factor 32.0 "
+                 "--yarn-original-max-position-embeddings 4096); 4096 x 32 = 131072")
+# id -> (max_position_embeddings, rope_scaling type, factor, original context, citation)
+NATIVE_CONTEXT = {
+    "deepseek_v3": (163840, "yarn", 40.0, 4096, DSV3_CONFIG),
+    "deepseek_v2": (163840, "yarn", 40.0, 4096, DSV2_CONFIG),
+    "deepseek_v2_lite": (163840, "yarn", 40.0, 4096, DSV2_CONFIG),
+    "kimi_k2": (131072, "yarn", 32.0, 4096, KIMI_CONFIG),
+    "llama31_8b": (131072, "llama3", 8.0, 8192, LLAMA31_CONFIG),
+    "llama31_70b": (131072, "llama3", 8.0, 8192, LLAMA31_CONFIG),
+    "llama31_405b": (131072, "llama3", 8.0, 8192, LLAMA31_CONFIG),
+    "llama32_1b": (131072, "llama3", 32.0, 8192, LLAMA32_CONFIG),
+    "llama32_3b": (131072, "llama3", 32.0, 8192, LLAMA32_CONFIG),
+    "gpt_oss_120b": (131072, "yarn", 32.0, 4096, GPTOSS_CONFIG),
+    "gpt_oss_20b": (131072, "yarn", 32.0, 4096, GPTOSS_CONFIG),
+}
+# The pretraining length of the models whose native context changed above
+# and that no tuned recipe covers, so their default plans keep the length
+# they had (DefaultSeqLength caps the native context at 8192 otherwise).
+PRETRAIN_SEQ = {
+    "deepseek_v2": (4096, MB + "src/megatron/bridge/recipes/deepseek/h100/deepseek_v2.py" + MB_PIN +
+                    ":175 (deepseek_v2_pretrain_128gpu_h100_bf16_config: cfg.model.seq_length = 4096)"),
+    "deepseek_v2_lite": (4096, MB + "src/megatron/bridge/recipes/deepseek/h100/deepseek_v2.py" + MB_PIN +
+                         ":53 (deepseek_v2_lite_pretrain_8gpu_h100_bf16_config: cfg.model.seq_length = 4096)"),
+    "kimi_k2": (4096, MB + "src/megatron/bridge/recipes/kimi/h100/kimi_k2.py" + MB_PIN +
+                ":134 (kimi_k2_pretrain_512gpu_h100_bf16_config: cfg.dataset.seq_length = 4096)"),
+}
+
+
+def apply_native_context(model):
+    """Sets seq_length and the RoPE scaling fields from NATIVE_CONTEXT, and the
+    pretraining length from PRETRAIN_SEQ, each with its citation."""
+    arch, key = model["arch"], model["id"]
+    for f in ("rope_scaling_type", "rope_scaling_factor", "rope_original_context"):
+        arch.setdefault(f, None)
+    if key in NATIVE_CONTEXT:
+        positions, rope_type, factor, original, cite = NATIVE_CONTEXT[key]
+        arch["seq_length"] = positions
+        arch["rope_scaling_type"], arch["rope_scaling_factor"], arch["rope_original_context"] = (
+            rope_type, factor, original)
+        model["sources"]["seq_length"] = cite
+        for f in ("rope_scaling_type", "rope_scaling_factor", "rope_original_context"):
+            model["sources"][f] = cite
+    if key in PRETRAIN_SEQ:
+        assert model.get("pretrain_seq_length") is None, key
+        model["pretrain_seq_length"], model["pretrain_seq_source"] = PRETRAIN_SEQ[key]
+    return model
+
+
 ALIASES = {
     "llama3_8b": ["llama-3-8b", "llama3-8b"],
     "llama3_70b": ["llama-3-70b", "llama3-70b"],
@@ -519,8 +608,8 @@ def main(data_dir, out_path):
                     "there)",
             "null_means": "not verified; the planner lists the model as incomplete and names the field",
         },
-        "models": [build_model(k, m, recipe_seq) for k, m in models["models"].items()] +
-                  [build_extra_model(m) for m in json.load(open(EXTRA_MODELS))["models"]],
+        "models": [apply_native_context(build_model(k, m, recipe_seq)) for k, m in models["models"].items()] +
+                  [apply_native_context(build_extra_model(m)) for m in json.load(open(EXTRA_MODELS))["models"]],
         "systems": [build_system(k, g) for k, g in hardware["gpus"].items()] +
                    [build_extra_system(s) for s in json.load(open(EXTRA_SYSTEMS))["systems"]],
     }

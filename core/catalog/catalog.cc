@@ -104,6 +104,11 @@ ModelSpec ParseModel(const json& j) {
   if (!StringOrEmpty(a, "position_embedding_type").empty()) {
     m.position_embedding_type = StringOrEmpty(a, "position_embedding_type");
   }
+  // RoPE scaling as the model's config states it (null = none); seq_length
+  // is then the scaled native context.
+  m.rope_scaling_type = StringOrEmpty(a, "rope_scaling_type");
+  m.rope_scaling_factor = DoubleOr0(a, "rope_scaling_factor");
+  m.rope_original_context = IntOr0(a, "rope_original_context");
   if (!StringOrEmpty(a, "normalization").empty()) m.normalization = StringOrEmpty(a, "normalization");
   m.activation_func = StringOrEmpty(a, "activation_func");
   m.mamba_state_dim = IntOr0(a, "mamba_state_dim");

@@ -59,8 +59,10 @@ const std::vector<RuleInfo>& RuleCatalog() {
       {"cp.seq_divisible", Severity::kError, "seq_length % (2*CP) == 0", "megatron/training/arguments.py"},
       {"cp.seq_unknown", Severity::kInfo, "no sequence length: CP divisibility not checked", "parplan"},
       {"seq.beyond_native_context", Severity::kWarning,
-       "seq_length beyond the model's native context (max_position_embeddings) needs RoPE scaling",
-       "parplan (model configs: max_position_embeddings)"},
+       "seq_length beyond the model's native context (max_position_embeddings, already scaled by the config's "
+       "rope_scaling: YaRN, llama3) needs further RoPE scaling",
+       "parplan (model configs: max_position_embeddings, rope_scaling; transformers modeling_rope_utils.py "
+       "_validate_yarn_rope_parameters: max_position_embeddings is the post-YaRN context)"},
       {"cp.short_sequence", Severity::kInfo, "CP on a short sequence rarely pays off",
        "reference/parallelism.md section 3"},
       // Pipeline.

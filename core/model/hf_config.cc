@@ -45,7 +45,8 @@ absl::StatusOr<ModelSpec> ParseHfConfig(absl::string_view text, const std::strin
   m.kv_channels = r.Int({"head_dim"});
   m.vocab_size = r.Int({"vocab_size"});
   m.share_embeddings_and_output_weights = r.Bool("tie_word_embeddings", false);
-  m.seq_length = std::min<int64_t>(r.Int({"max_position_embeddings", "n_positions"}), 131072);
+  // The native context; RoPE scaling may extend it (ApplyRopeScaling below).
+  m.seq_length = r.Int({"max_position_embeddings", "n_positions"});
   const std::string act = r.Has("hidden_act")          ? r.String("hidden_act")
                           : r.Has("hidden_activation") ? r.String("hidden_activation")
                                                        : r.String("activation_function");  // GPT-2, OPT
@@ -115,6 +116,12 @@ absl::StatusOr<ModelSpec> ParseHfConfig(absl::string_view text, const std::strin
   if (IsGemma(model_type)) ApplyGemma(r, model_type, &m);
   if (IsGptStyle(model_type)) ApplyGptStyle(r, model_type, &m);
   ApplyAttentionLayout(r, model_type, &m);
+  if (!m.learned_positions()) ApplyRopeScaling(r, &m);
+  if (m.seq_length > kMaxTokens) {
+    m.notes.push_back(absl::StrCat("max_position_embeddings ", m.seq_length, " is read as ", kMaxTokens,
+                                   " tokens, the longest context parplan plans."));
+    m.seq_length = kMaxTokens;
+  }
 
   if (!r.errors().empty()) return r.errors().ToStatus();
 

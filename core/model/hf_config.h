@@ -6,7 +6,10 @@
 //   num_key_value_heads -> num_query_groups (default: heads)
 //   head_dim -> kv_channels (default: hidden / heads)
 //   vocab_size -> vocab_size                 tie_word_embeddings -> share_embeddings_and_output_weights (default false)
-//   max_position_embeddings -> seq_length (capped at 131072)
+//   max_position_embeddings -> seq_length, the native context (at most 16,777,216)
+//   rope_scaling | rope_parameters -> rope_scaling_type, rope_scaling_factor, rope_original_context
+//        (hf_families.h ApplyRopeScaling; YaRN with max_position_embeddings at the original
+//        length -> seq_length = original x factor)
 //   hidden_act: gated (SwiGLU) unless "relu2"/"gelu" without a gate (Nemotron-H, GPT-2 style)
 //   MoE: num_local_experts (Mixtral) | num_experts (Qwen-MoE, OLMoE) | n_routed_experts (DeepSeek)
 //        -> num_moe_experts; num_experts_per_tok -> moe_router_topk;
@@ -36,7 +39,7 @@
 //        ffn_dim (OPT) -> ffn_hidden_size
 //   GPT-2, OPT, GPT-NeoX (hf_families.h): LayerNorm, biases, plain MLP; learned_absolute
 //        positions for GPT-2 and OPT (n_positions / max_position_embeddings rows), RoPE for NeoX
-//   Read by nothing (no effect on parameters or model FLOPs): partial_rotary_factor, rope_*,
+//   Read by nothing (no effect on parameters or model FLOPs): partial_rotary_factor, rope_theta,
 //        use_qk_norm (GLM-4.5's and Gemma 3's q/k norm vectors are not counted), softcapping.
 // A nested "text_config" (multimodal checkpoints) is read instead of the top level; only
 // the language model is counted.

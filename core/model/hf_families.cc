@@ -197,6 +197,59 @@ void ApplyGemma(HfReader& r, const std::string& t, ModelSpec* m) {
       "a few vectors of hidden or head size per layer.");
 }
 
+void ApplyRopeScaling(HfReader& r, ModelSpec* m) {
+  const char* key = r.Has("rope_scaling") ? "rope_scaling" : "rope_parameters";
+  const nlohmann::json* obj = r.Object(key);
+  if (obj == nullptr) return;
+  // transformers v5 per-layer-type parameters (Gemma 3 style): the full
+  // attention layers' scaling decides the context.
+  if (!obj->contains("rope_type") && !obj->contains("type") && obj->contains("full_attention") &&
+      (*obj)["full_attention"].is_object()) {
+    obj = &(*obj)["full_attention"];
+  }
+  HfReader s(*obj, "");
+  // transformers reads rope_type, else the older "type" (modeling_rope_utils.py, "BC: rope_type was
+  // originally type"); so does Megatron Bridge (model_bridge.py:599).
+  std::string type = s.Has("rope_type") ? s.String("rope_type") : s.String("type");
+  const double factor = s.Number("factor");
+  const int64_t original = s.Int({"original_max_position_embeddings"});
+  for (const FieldViolation& v : s.errors().violations()) r.Fail(key, v.description);
+  if (!s.errors().empty()) return;
+  const auto& known = KnownRopeScalingTypes();
+  if (std::find(known.begin(), known.end(), type) == known.end()) {
+    // "default" / "mrope" (Qwen2-VL's multimodal sections) scale nothing.
+    if (!type.empty() && type != "default" && type != "mrope") {
+      m->notes.push_back(absl::StrCat("rope_scaling type \"", type.substr(0, 32),
+                                      "\" is not read; the native context is max_position_embeddings."));
+    }
+    return;
+  }
+  m->rope_scaling_type = type;
+  m->rope_scaling_factor = factor;
+  m->rope_original_context = original;
+  // YaRN: transformers takes max_position_embeddings as the post-YaRN context
+  // and original_max_position_embeddings as the pre-YaRN one, factor their
+  // ratio; without original_max_position_embeddings it assumes
+  // max_position_embeddings is the pre-YaRN length, and when the two
+  // disagree it uses the explicit factor (modeling_rope_utils.py,
+  // _validate_yarn_rope_parameters: "implicit factor = post-yarn context
+  // length / pre-yarn context length"). So a config that leaves
+  // max_position_embeddings at the original length (Qwen's recipe: factor 4 on
+  // 32,768) runs original x factor positions. llama3, linear, dynamic and
+  // longrope configs state the scaled length in max_position_embeddings
+  // (Llama 3.1: 131,072 with factor 8 on 8,192), which is kept.
+  if (type == "yarn" && factor > 1) {
+    if (m->rope_original_context == 0) m->rope_original_context = m->seq_length;
+    const int64_t scaled = static_cast<int64_t>(static_cast<double>(m->rope_original_context) * factor + 0.5);
+    if (m->seq_length <= m->rope_original_context && scaled > m->seq_length) {
+      m->notes.push_back(absl::StrCat("max_position_embeddings ", m->seq_length,
+                                      " is YaRN's original length: native context ", scaled, " = ",
+                                      m->rope_original_context, " x factor ", factor, " (as transformers runs it)."));
+      m->seq_length = scaled;
+    }
+  }
+}
+
 std::string MegatronActivation(const std::string& a) {
   if (a == "silu" || a == "swish") return "silu";
   if (a == "gelu" || a == "gelu_new" || a == "gelu_fast" || a == "gelu_pytorch_tanh") return "gelu";

@@ -42,6 +42,17 @@ void ApplyGptOss(HfReader& r, ModelSpec* model);
 // Gemma3TextConfig's vocab_size / max_position_embeddings when absent.
 void ApplyGemma(HfReader& r, const std::string& model_type, ModelSpec* model);
 
+// RoPE scaling: rope_scaling (transformers v4; its type under "rope_type" or
+// the older "type") or rope_parameters (v5; rope_type "default" = none, and a
+// per-layer-type form whose "full_attention" entry is read) ->
+// rope_scaling_type (yarn, llama3, linear, dynamic, longrope), its factor and
+// original_max_position_embeddings -> rope_original_context. seq_length
+// (max_position_embeddings) becomes the scaled native context where the
+// config gives the pre-scaling length there (YaRN, below). Other types
+// ("default", "mrope") are no context scaling and leave the fields empty.
+// Errors name "rope_scaling.<key>" on `r`'s field.
+void ApplyRopeScaling(HfReader& r, ModelSpec* model);
+
 // HF activation names (hidden_act / activation_function) -> Megatron's
 // activation_func: silu/swish -> silu; gelu, gelu_new, gelu_fast,
 // gelu_pytorch_tanh -> gelu; quick_gelu; relu; relu2 -> squared_relu.

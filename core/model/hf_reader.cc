@@ -92,6 +92,22 @@ std::vector<int64_t> HfReader::IntList(const char* key) {
   return out;
 }
 
+const json* HfReader::Object(const char* key) {
+  auto it = obj_.find(key);
+  if (it == obj_.end() || it->is_null()) return nullptr;
+  if (it->is_object()) return &*it;
+  Fail(key, absl::StrCat("must be an object, got ", it->dump().substr(0, 64)));
+  return nullptr;
+}
+
+double HfReader::Number(const char* key) {
+  auto it = obj_.find(key);
+  if (it == obj_.end() || it->is_null()) return 0;
+  if (it->is_number() && it->get<double>() >= 0 && it->get<double>() <= 1e6) return it->get<double>();
+  Fail(key, absl::StrCat("must be a number in 0..1e6, got ", it->dump().substr(0, 64)));
+  return 0;
+}
+
 void HfReader::Fail(const char* key, const std::string& description) {
   errors_.Add(field_, absl::StrCat("\"", key, "\" ", description));
 }

@@ -33,6 +33,11 @@ class HfReader {
   // A list of strings / of integers in 0..2^40; empty when absent or null.
   std::vector<std::string> StringList(const char* key);
   std::vector<int64_t> IntList(const char* key);
+  // `key` as a JSON object; nullptr when absent or null (a value of another
+  // type adds an error).
+  const nlohmann::json* Object(const char* key);
+  // `key` as a number in 0..1e6 (an integer is accepted); 0 when absent or null.
+  double Number(const char* key);
 
   // Adds an error about `key`'s value.
   void Fail(const char* key, const std::string& description);

@@ -19,6 +19,11 @@ const std::vector<std::string>& KnownPositionEmbeddingTypes() {
   return *names;
 }
 
+const std::vector<std::string>& KnownRopeScalingTypes() {
+  static const auto* names = new std::vector<std::string>{"yarn", "llama3", "linear", "dynamic", "longrope"};
+  return *names;
+}
+
 const std::vector<std::string>& KnownNormalizations() {
   static const auto* names = new std::vector<std::string>{"RMSNorm", "LayerNorm"};
   return *names;
@@ -181,6 +186,11 @@ absl::Status CheckArchitectureBounds(const ModelSpec& m, const std::string& pref
   errors.CheckRange(f("window_attn_skip_freq"), m.window_attn_skip_freq, 0, kMaxLayers);
   errors.CheckRange(f("attention_chunk_size"), m.attention_chunk_size, 0, kMaxTokens);
   CheckLocalAttention(m, f, &errors);
+  errors.CheckRange(f("rope_original_context"), m.rope_original_context, 0, kMaxTokens);
+  if (!(m.rope_scaling_factor >= 0 && m.rope_scaling_factor <= kMaxRopeScalingFactor)) {
+    errors.Add(f("rope_scaling_factor"), absl::StrCat("rope_scaling_factor = ", m.rope_scaling_factor,
+                                                      " is out of range; allowed 0..", kMaxRopeScalingFactor));
+  }
   auto one_of = [&](const char* field, const std::string& value, const std::vector<std::string>& allowed,
                     bool empty_ok) {
     if ((empty_ok && value.empty()) || std::find(allowed.begin(), allowed.end(), value) != allowed.end()) return;
@@ -188,6 +198,7 @@ absl::Status CheckArchitectureBounds(const ModelSpec& m, const std::string& pref
                absl::StrCat("\"", value.substr(0, 32), "\" is not known; allowed ", absl::StrJoin(allowed, ", ")));
   };
   one_of("position_embedding_type", m.position_embedding_type, KnownPositionEmbeddingTypes(), true);
+  one_of("rope_scaling_type", m.rope_scaling_type, KnownRopeScalingTypes(), true);
   one_of("normalization", m.normalization, KnownNormalizations(), true);
   one_of("activation_func", m.activation_func, KnownActivations(), true);
   const auto& softmax = KnownSoftmaxTypes();

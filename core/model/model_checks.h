@@ -15,6 +15,9 @@ namespace parplan {
 const std::vector<std::string>& KnownSoftmaxTypes();
 // position_embedding_type values: rope, yarn (RoPE with YaRN scaling, GPT-OSS), learned_absolute, none.
 const std::vector<std::string>& KnownPositionEmbeddingTypes();
+// rope_scaling_type values (Hugging Face rope_scaling types that scale the
+// context): yarn, llama3, linear, dynamic, longrope.
+const std::vector<std::string>& KnownRopeScalingTypes();
 // normalization values: RMSNorm, LayerNorm.
 const std::vector<std::string>& KnownNormalizations();
 // activation_func names: silu, gelu, quick_gelu, relu, squared_relu.

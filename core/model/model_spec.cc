@@ -1,5 +1,8 @@
 #include "core/model/model_spec.h"
 
+#include "absl/strings/str_cat.h"
+#include "core/util/text.h"
+
 namespace parplan {
 
 LayerCounts CountLayers(const ModelSpec& model) {
@@ -75,6 +78,18 @@ bool IsLocalAttentionLayer(const ModelSpec& m, int64_t index) {
   // Megatron (transformer/utils.py): layer_number % freq != 0 is local, layer_number 1-based.
   if (m.window_attn_skip_freq > 0) return (index + 1) % m.window_attn_skip_freq != 0;
   return true;
+}
+
+std::string RopeScalingText(const ModelSpec& m) {
+  if (m.rope_scaling_type.empty()) return "";
+  const std::string type = m.rope_scaling_type == "yarn"       ? "YaRN"
+                           : m.rope_scaling_type == "longrope" ? "LongRoPE"
+                           : m.rope_scaling_type == "dynamic"  ? "dynamic NTK"
+                                                               : m.rope_scaling_type;
+  std::string out = type;
+  if (m.rope_scaling_factor > 0) absl::StrAppend(&out, " factor ", m.rope_scaling_factor);
+  if (m.rope_original_context > 0) absl::StrAppend(&out, " on ", WithCommas(m.rope_original_context));
+  return out;
 }
 
 }  // namespace parplan

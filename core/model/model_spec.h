@@ -149,6 +149,10 @@ int64_t HybridPatternLayers(const std::string& pattern);
 std::string MainHybridPattern(const std::string& pattern);
 std::vector<std::string> MtpHybridPatterns(const std::string& pattern);
 
+// The model's RoPE scaling in words, e.g. "YaRN factor 40 on 4,096" (the
+// factor and the context trained before scaling); "" when it has none.
+std::string RopeScalingText(const ModelSpec& model);
+
 // Whether decoder layer `index` (0-based) attends locally (a sliding window of
 // window_size + 1 tokens, or a chunk of attention_chunk_size tokens) rather
 // than over the whole causal prefix. Layers past the pattern (MTP) are full.

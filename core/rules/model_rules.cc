@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/rules/rule_context.h"
+#include "core/util/text.h"
 
 namespace parplan {
 namespace {
@@ -112,13 +113,19 @@ void CheckModelRules(const RuleContext& ctx) {
   if (m.approximate) {
     ctx.Add("model.approximate", {"model"}, m.approximation_note, "pass the real model for exact checks");
   }
-  // Longer sequences than the model's positions were trained for need RoPE
-  // scaling or a long-context variant; the planner cannot tell from the shape.
+  // Longer sequences than the model's native context (max_position_embeddings,
+  // which for YaRN / llama3-scaled models is already the scaled length) need
+  // further RoPE scaling or a long-context variant; the planner cannot tell
+  // from the shape. Within the scaled context nothing is said: the model's
+  // published config runs that length.
   if (m.seq_length > 0 && c.seq_length > m.seq_length) {
+    const std::string scaling = RopeScalingText(m);
     ctx.Add("seq.beyond_native_context", {"seq_length"},
-            absl::StrCat("seq_length ", c.seq_length, " exceeds ", m.id, "'s native context of ", m.seq_length,
-                         " tokens: training at this length needs RoPE scaling (or a long-context variant of the "
-                         "model), and its published quality does not carry over"),
+            absl::StrCat("seq_length ", WithCommas(c.seq_length), " exceeds ", m.id, "'s native context of ",
+                         WithCommas(m.seq_length), " tokens", scaling.empty() ? "" : absl::StrCat(" (", scaling, ")"),
+                         ": training at this length needs ", scaling.empty() ? "" : "further ",
+                         "RoPE scaling (or a long-context variant of the model), and its published quality does "
+                         "not carry over"),
             absl::StrCat("use seq_length <= ", m.seq_length,
                          ", or plan with a long-context variant / RoPE scaling on purpose"));
   }

@@ -42,6 +42,7 @@ inline constexpr int64_t kMaxVocab = 1 << 22;
 inline constexpr int64_t kMaxVocabMultiple = 1 << 16;  // make_vocab_size_divisible_by
 inline constexpr int64_t kMaxTokens = 1 << 24;         // model seq_length, window_size, attention_chunk_size
 inline constexpr int64_t kMaxPatternChars = 1024;      // hybrid and window-attention patterns
+inline constexpr double kMaxRopeScalingFactor = 1024;  // rope_scaling_factor (YaRN, llama3, linear, ...)
 
 // ---- names and documents
 inline constexpr int64_t kMaxNameChars = 256;         // model/system ids, size phrases, filters, names

@@ -83,6 +83,9 @@ ModelSpec FromModelArchitecture(const v1::ModelArchitecture& a) {
   m.position_embedding_type = a.position_embedding_type().empty() ? "rope" : a.position_embedding_type();
   m.normalization = a.normalization().empty() ? "RMSNorm" : a.normalization();
   m.activation_func = a.activation_func();
+  m.rope_scaling_type = a.rope_scaling_type();
+  m.rope_scaling_factor = a.rope_scaling_factor();
+  m.rope_original_context = a.rope_original_context();
   return m;
 }
 
@@ -127,6 +130,9 @@ void ToModelArchitecture(const ModelSpec& m, v1::ModelArchitecture* a) {
   a->set_position_embedding_type(m.position_embedding_type);
   a->set_normalization(m.normalization);
   a->set_activation_func(m.ResolvedActivation());
+  a->set_rope_scaling_type(m.rope_scaling_type);
+  a->set_rope_scaling_factor(m.rope_scaling_factor);
+  a->set_rope_original_context(m.rope_original_context);
 }
 
 void ToModelSummary(const ModelSpec& m, v1::ModelSummary* out) {

@@ -115,6 +115,9 @@ const RuleTable& Rules() {
     add("ModelArchitecture", "position_embedding_type", OneOf(KnownPositionEmbeddingTypes()));
     add("ModelArchitecture", "normalization", OneOf(KnownNormalizations()));
     add("ModelArchitecture", "activation_func", OneOf(KnownActivations()));
+    add("ModelArchitecture", "rope_scaling_type", OneOf(KnownRopeScalingTypes()));
+    add("ModelArchitecture", "rope_scaling_factor", Range(0, kMaxRopeScalingFactor));
+    add("ModelArchitecture", "rope_original_context", Range(0, kMaxTokens));
     // SystemSpec: core/resolve/system_resolve.cc CheckFigures.
     add("SystemSpec", "name", Chars(kMaxNameChars));
     add("SystemSpec", "gpu_arch", OneOf(KnownGpuArchitectures()));

@@ -122,6 +122,16 @@ std::string FormatGetModel(const v1::GetModelResponse& r) {
       &out, absl::StrFormat("  layers %d, hidden %d, ffn %d, heads %d, query groups %d, kv_channels %d, vocab %d\n",
                             a.num_layers(), a.hidden_size(), a.ffn_hidden_size(), a.num_attention_heads(),
                             a.num_query_groups(), a.kv_channels(), a.vocab_size()));
+  if (a.seq_length() > 0) {
+    absl::StrAppend(&out, "  native context: ", WithCommas(a.seq_length()), " tokens");
+    if (!a.rope_scaling_type().empty()) {
+      absl::StrAppend(&out, " (RoPE scaling ", a.rope_scaling_type());
+      if (a.rope_scaling_factor() > 0) absl::StrAppend(&out, " factor ", a.rope_scaling_factor());
+      if (a.rope_original_context() > 0) absl::StrAppend(&out, " on ", WithCommas(a.rope_original_context()));
+      absl::StrAppend(&out, ")");
+    }
+    absl::StrAppend(&out, "\n");
+  }
   if (a.num_moe_experts() > 0) {
     absl::StrAppend(&out,
                     absl::StrFormat("  MoE: %d experts, top-%d, expert ffn %d, shared %d, first %d dense layers\n",

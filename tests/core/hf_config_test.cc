@@ -25,7 +25,9 @@ constexpr char kDeepSeekV3[] = R"({
   "num_hidden_layers": 61, "num_attention_heads": 128, "num_key_value_heads": 128,
   "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
   "v_head_dim": 128, "vocab_size": 129280, "num_nextn_predict_layers": 1,
-  "max_position_embeddings": 163840, "tie_word_embeddings": false})";
+  "max_position_embeddings": 163840, "tie_word_embeddings": false,
+  "rope_scaling": {"beta_fast": 32, "beta_slow": 1, "factor": 40, "mscale": 1.0, "mscale_all_dim": 1.0,
+    "original_max_position_embeddings": 4096, "type": "yarn"}, "rope_theta": 10000})";
 
 constexpr char kQwen3Moe[] = R"({"model_type": "qwen3_moe", "hidden_size": 2048, "intermediate_size": 6144,
   "moe_intermediate_size": 768, "num_experts": 128, "num_experts_per_tok": 8, "decoder_sparse_step": 1,
@@ -66,6 +68,14 @@ TEST(HfConfigTest, DeepSeekV3) {
   EXPECT_EQ(m->mtp_num_layers, 1);
   EXPECT_EQ(m->kind, "mla_moe");
   EXPECT_TRUE(m->complete()) << m->missing_fields.size();
+  // YaRN factor 40 on 4,096 positions: the native context is the scaled
+  // max_position_embeddings, 163,840 (no longer cut at 131,072).
+  EXPECT_EQ(m->seq_length, 163840);
+  EXPECT_EQ(m->rope_scaling_type, "yarn");
+  EXPECT_EQ(m->rope_scaling_factor, 40);
+  EXPECT_EQ(m->rope_original_context, 4096);
+  EXPECT_EQ(RopeScalingText(*m), "YaRN factor 40 on 4,096");
+  EXPECT_EQ(m->DefaultSeqLength(), 8192);
 }
 
 TEST(HfConfigTest, Qwen3MoeAndMixtral) {
@@ -609,6 +619,77 @@ TEST(HfConfigTest, UnknownLayerKindsAreNotedNotFatal) {
     "layer_types": ["linear_attention", "full_attention"], "some_future_key": {"x": [1, 2]}})");
   EXPECT_EQ(m.window_size, 0);
   EXPECT_THAT(m.notes, ::testing::Contains(::testing::HasSubstr("linear_attention")));
+}
+
+// RoPE scaling: the type under rope_type or the older "type", factor and
+// original_max_position_embeddings; the native context is
+// max_position_embeddings unless a YaRN config leaves it at the original
+// length (transformers then runs original x factor positions).
+TEST(HfConfigTest, RopeScaling) {
+  const std::string base = R"("model_type": "qwen2", "hidden_size": 64, "num_attention_heads": 4,
+    "num_hidden_layers": 2, "vocab_size": 100, "intermediate_size": 128)";
+  // GPT-OSS: rope_type yarn, max_position_embeddings already 4,096 x 32.
+  const ModelSpec oss = Parse(GptOss(36, 128));
+  EXPECT_EQ(oss.seq_length, 131072);
+  EXPECT_EQ(oss.rope_scaling_type, "yarn");
+  EXPECT_EQ(oss.rope_scaling_factor, 32);
+  EXPECT_EQ(oss.rope_original_context, 4096);
+  // Llama 4 Scout (text_config): llama3 scaling states the scaled length itself.
+  const ModelSpec scout = Parse(Llama4Scout());
+  EXPECT_EQ(scout.seq_length, 262144);
+  EXPECT_EQ(scout.rope_scaling_type, "llama3");
+  EXPECT_EQ(scout.rope_scaling_factor, 8);
+  EXPECT_EQ(scout.rope_original_context, 8192);
+  // Maverick's 1,048,576 positions, no scaling.
+  const ModelSpec maverick = Parse(kLlama4Maverick);
+  EXPECT_EQ(maverick.seq_length, 1048576);
+  EXPECT_EQ(maverick.rope_scaling_type, "");
+  // Qwen's YaRN recipe: factor 4 with max_position_embeddings left at the original 32,768.
+  const ModelSpec qwen = Parse("{" + base + R"(, "max_position_embeddings": 32768, "rope_scaling":
+    {"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}})");
+  EXPECT_EQ(qwen.seq_length, 131072);
+  EXPECT_EQ(qwen.rope_original_context, 32768);
+  EXPECT_THAT(qwen.notes, ::testing::Contains(::testing::HasSubstr("native context 131072 = 32768 x factor 4")));
+  // YaRN without original_max_position_embeddings: max_position_embeddings is the pre-YaRN length.
+  const ModelSpec no_original = Parse("{" + base + R"(, "max_position_embeddings": 40960,
+    "rope_scaling": {"rope_type": "yarn", "factor": 2}})");
+  EXPECT_EQ(no_original.seq_length, 81920);
+  EXPECT_EQ(no_original.rope_original_context, 40960);
+  // transformers v5 rope_parameters; "default" is no scaling.
+  const ModelSpec v5 = Parse("{" + base + R"(, "max_position_embeddings": 131072, "rope_parameters":
+    {"rope_type": "llama3", "rope_theta": 500000.0, "factor": 32.0, "low_freq_factor": 1.0,
+     "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}})");
+  EXPECT_EQ(v5.seq_length, 131072);
+  EXPECT_EQ(RopeScalingText(v5), "llama3 factor 32 on 8,192");
+  const ModelSpec plain = Parse("{" + base + R"(, "max_position_embeddings": 4096,
+    "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0}})");
+  EXPECT_EQ(plain.seq_length, 4096);
+  EXPECT_EQ(plain.rope_scaling_type, "");
+  EXPECT_EQ(RopeScalingText(plain), "");
+  // Gemma 3: linear factor 8 on its default 131,072 positions.
+  const ModelSpec gemma = Parse(kGemma3_27b);
+  EXPECT_EQ(gemma.seq_length, 131072);
+  EXPECT_EQ(gemma.rope_scaling_type, "linear");
+  EXPECT_EQ(gemma.rope_scaling_factor, 8);
+  // An unknown type is noted, not read.
+  const ModelSpec su = Parse("{" + base + R"(, "max_position_embeddings": 4096,
+    "rope_scaling": {"type": "su", "factor": 2.0}})");
+  EXPECT_EQ(su.rope_scaling_type, "");
+  EXPECT_EQ(su.seq_length, 4096);
+  EXPECT_THAT(su.notes, ::testing::Contains(::testing::HasSubstr("rope_scaling type \"su\" is not read")));
+  // Malformed values name the key.
+  auto message = [&base](const std::string& extra) {
+    auto m = ParseHfConfig("{" + base + ", " + extra + "}", "model.hf_config_json");
+    EXPECT_FALSE(m.ok()) << extra;
+    return std::string(m.status().message());
+  };
+  EXPECT_THAT(message(R"("rope_scaling": 5)"), ::testing::HasSubstr("\"rope_scaling\" must be an object"));
+  EXPECT_THAT(message(R"("rope_scaling": {"type": "yarn", "factor": "forty"})"),
+              ::testing::HasSubstr("\"rope_scaling\" \"factor\" must be a number in 0..1e6"));
+  EXPECT_THAT(message(R"("rope_scaling": {"type": "yarn", "factor": 4, "original_max_position_embeddings": -1})"),
+              ::testing::HasSubstr("\"original_max_position_embeddings\""));
+  EXPECT_THAT(message(R"("rope_scaling": {"rope_type": "linear", "factor": 5000})"),
+              ::testing::HasSubstr("rope_scaling_factor = 5000 is out of range; allowed 0..1024"));
 }
 
 TEST(HfConfigTest, Errors) {

@@ -239,11 +239,48 @@ TEST(ValidateTest, SequenceBeyondTheNativeContextIsAWarning) {
   for (const auto& v : r.violations) {
     if (v.rule != "seq.beyond_native_context") continue;
     EXPECT_EQ(v.severity, Severity::kWarning);
-    EXPECT_NE(v.message.find("native context of 8192"), std::string::npos) << v.message;
+    EXPECT_NE(v.message.find("native context of 8,192 tokens:"), std::string::npos) << v.message;
     EXPECT_NE(v.fix.find("seq_length <= 8192"), std::string::npos) << v.fix;
   }
   c.seq_length = 8192;
   EXPECT_FALSE(HasRule(ValidateConfig("llama3_8b", c, "h100-sxm", 8), "seq.beyond_native_context"));
+}
+
+// DeepSeek-V3's config scales RoPE with YaRN (factor 40 on 4,096) to 163,840
+// positions: 128K is within its native context, 256K is beyond it and the
+// warning names the scaling.
+TEST(ValidateTest, NativeContextIsTheRopeScaledOne) {
+  ParallelConfig c = Cfg(1, 1, 8);
+  c.ep = 8;
+  c.seq_length = 131072;
+  EXPECT_FALSE(HasRule(ValidateConfig("deepseek_v3", c, "h100-sxm", 8), "seq.beyond_native_context"));
+  c.seq_length = 163840;
+  EXPECT_FALSE(HasRule(ValidateConfig("deepseek_v3", c, "h100-sxm", 8), "seq.beyond_native_context"));
+  c.seq_length = 262144;
+  const ValidationResult r = ValidateConfig("deepseek_v3", c, "h100-sxm", 8);
+  ASSERT_TRUE(HasRule(r, "seq.beyond_native_context"));
+  for (const auto& v : r.violations) {
+    if (v.rule != "seq.beyond_native_context") continue;
+    EXPECT_EQ(v.severity, Severity::kWarning);
+    EXPECT_NE(v.message.find("seq_length 262,144 exceeds deepseek_v3's native context of 163,840 tokens "
+                             "(YaRN factor 40 on 4,096)"),
+              std::string::npos)
+        << v.message;
+    EXPECT_NE(v.message.find("needs further RoPE scaling"), std::string::npos) << v.message;
+    EXPECT_NE(v.fix.find("seq_length <= 163840"), std::string::npos) << v.fix;
+  }
+  // Llama 3.1's llama3 scaling states the scaled length (131,072) itself.
+  c = Cfg(1, 1, 8);
+  c.seq_length = 262144;
+  const ValidationResult llama = ValidateConfig("llama31_8b", c, "h100-sxm", 8);
+  ASSERT_TRUE(HasRule(llama, "seq.beyond_native_context"));
+  for (const auto& v : llama.violations) {
+    if (v.rule != "seq.beyond_native_context") continue;
+    EXPECT_NE(v.message.find("native context of 131,072 tokens (llama3 factor 8 on 8,192)"), std::string::npos)
+        << v.message;
+  }
+  c.seq_length = 131072;
+  EXPECT_FALSE(HasRule(ValidateConfig("llama31_8b", c, "h100-sxm", 8), "seq.beyond_native_context"));
 }
 
 TEST(ValidateTest, GoodConfigIsValidWithReasons) {
