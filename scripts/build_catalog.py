@@ -533,6 +533,50 @@ PCIE = {
     "blackwell": (64, "PCIe Gen5 x16 host link (DGX B200 user guide; Grace-Blackwell trays use NVLink-C2C to the "
                       "CPU, GPU-to-GPU traffic stays on NVLink)"),
 }
+# The CPU side of each GPU, for optimizer CPU offload (core/perf/optimizer_offload.h): the link between host
+# and GPU per direction, and the host DRAM bandwidth one GPU's share of the CPUs sees. Grace-Blackwell trays
+# reach their Grace CPU over NVLink-C2C; every other system here is an x86 host on PCIe.
+GRACE_HOST = {
+    "host_link_gbps_unidirectional": (450, "NVLink-C2C, Grace to each Blackwell GPU: 900 GB/s bidirectional "
+                                           "(GB200 NVL72 datasheet, NVLink-C2C row) -> 450 GB/s per direction"),
+    "host_memory_gbps_per_gpu": (256, "Grace CPU LPDDR5X: up to 512 GB/s (Grace datasheet), one Grace per two "
+                                      "Blackwell GPUs -> 256 GB/s per GPU"),
+}
+X86_HOST_MEMORY = {
+    "ampere": (51, "DGX A100: 2x AMD EPYC 7742, 8 channels DDR4-3200 each = 2 x 204.8 GB/s, shared by 8 GPUs"),
+    "hopper": (77, "DGX H100: 2x Xeon Platinum 8480C, 8 channels DDR5-4800 each = 2 x 307 GB/s, shared by 8 GPUs"),
+    "blackwell": (90, "DGX B200: 2x Xeon Platinum 8570, 8 channels DDR5-5600 each = 2 x 358 GB/s, shared by 8 "
+                      "GPUs"),
+}
+
+
+def with_host(system):
+    """`system` with host_link_gbps_unidirectional and host_memory_gbps_per_gpu (and their sources) after its
+    PCIe field: NVLink-C2C and Grace memory on Grace-Blackwell, else the PCIe link and a DGX-class x86 host of
+    the GPU's generation (named as typical where the product's own host differs)."""
+    sources = dict(system.get("sources") or {})
+    if system["id"].startswith("gb"):
+        figures = GRACE_HOST
+    else:
+        mem, mem_source = X86_HOST_MEMORY[system["gpu_arch"]]
+        if not system["id"].startswith(("a100-80gb", "a100-40gb", "h100-sxm", "b200", "b300")):
+            mem_source += "; taken as typical for this generation's hosts (not this product's own datasheet)"
+        figures = {
+            "host_link_gbps_unidirectional": (system["pcie_gbps_unidirectional"],
+                                              "the GPU's PCIe link to its host (pcie_gbps_unidirectional)"),
+            "host_memory_gbps_per_gpu": (mem, mem_source),
+        }
+    out = {}
+    for key, value in system.items():
+        out[key] = value
+        if key == "pcie_gbps_unidirectional":
+            for field, (figure, cite) in figures.items():
+                out[field] = figure
+                sources[field] = cite
+    out["sources"] = sources
+    return out
+
+
 EXTRA_SYSTEMS = "scripts/catalog/extra_systems.json"
 # Figures the reference data left null, each with its public source.
 SYSTEM_COMPLETIONS = {
@@ -610,8 +654,8 @@ def main(data_dir, out_path):
         },
         "models": [apply_native_context(build_model(k, m, recipe_seq)) for k, m in models["models"].items()] +
                   [apply_native_context(build_extra_model(m)) for m in json.load(open(EXTRA_MODELS))["models"]],
-        "systems": [build_system(k, g) for k, g in hardware["gpus"].items()] +
-                   [build_extra_system(s) for s in json.load(open(EXTRA_SYSTEMS))["systems"]],
+        "systems": [with_host(build_system(k, g)) for k, g in hardware["gpus"].items()] +
+                   [with_host(build_extra_system(s)) for s in json.load(open(EXTRA_SYSTEMS))["systems"]],
     }
     with open(out_path, "w") as f:
         json.dump(out, f, indent=1, sort_keys=False)

@@ -154,6 +154,8 @@ SystemSpec ParseSystem(const json& j) {
   s.nvlink_gbps_unidirectional = DoubleOr0(j, "nvlink_gbps_unidirectional");
   s.scaleout_gbps_per_gpu = DoubleOr0(j, "scaleout_gbps_per_gpu");
   s.pcie_gbps_unidirectional = DoubleOr0(j, "pcie_gbps_unidirectional");
+  s.host_link_gbps_unidirectional = DoubleOr0(j, "host_link_gbps_unidirectional");
+  s.host_memory_gbps_per_gpu = DoubleOr0(j, "host_memory_gbps_per_gpu");
   s.sm_count = static_cast<int>(DoubleOr0(j, "sm_count"));
   s.description = StringOrEmpty(j, "description");
   s.sources = StringMap(j, "sources");

@@ -9,6 +9,7 @@
 #include "core/perf/collectives.h"
 #include "core/perf/flops.h"
 #include "core/perf/host_launches.h"
+#include "core/perf/optimizer_offload.h"
 #include "core/perf/token_dispatch.h"
 #include "core/system/links.h"
 
@@ -309,13 +310,20 @@ double DataParallelSeconds(const StepInputs& in, double backward_s) {
   return c.overlap_grad_reduce ? Exposed(dp_s, in.params->dp_exposed, in.params->overlap_window, backward_s) : dp_s;
 }
 
-double OptimizerSeconds(const StepInputs& in) {
+double OptimizerShardParams(const StepInputs& in) {
   const ResolvedConfig& c = *in.config;
   const auto [dense_local, expert_local] = LocalParams(in);
   const double shard_dense = c.distributed_optimizer || c.fsdp ? in.dp * c.cp : 1;
   const double shard_expert = c.distributed_optimizer || c.fsdp ? in.edp : 1;
-  const double shard_params = dense_local / shard_dense + expert_local / shard_expert;
-  return AdamSeconds(shard_params, in.device) + StreamSeconds(2.0 * shard_params, in.device);
+  return dense_local / shard_dense + expert_local / shard_expert;
+}
+
+double OptimizerSeconds(const StepInputs& in) {
+  const double shard_params = OptimizerShardParams(in);
+  const double offloaded = in.config->OffloadedOptimizerShare() * shard_params;
+  const double on_gpu = shard_params - offloaded;
+  return AdamSeconds(on_gpu, in.device) + StreamSeconds(2.0 * on_gpu, in.device) +
+         CpuOptimizerSeconds(offloaded, *in.system, in.params->link_efficiency).Total();
 }
 
 std::vector<LayerCompute> LayerComputes(const StepInputs& in, int64_t stage, LayerShareCache* cache) {
@@ -425,6 +433,10 @@ std::vector<std::string> PerfAssumptions(const StepInputs& in, const PerfEstimat
                             : std::string("100% (overlap_grad_reduce off)"),
       100 * P.pp_exposed));
   out.push_back(DescribeGroupLinks(in.links, sys));
+  if (c.OffloadedOptimizerShare() > 0) {
+    out.push_back(
+        DescribeOptimizerOffload(c.OffloadedOptimizerShare() * OptimizerShardParams(in), sys, P.link_efficiency));
+  }
   if (c.cp > 1) {
     out.push_back(absl::StrCat(
         "Context parallelism (cp_comm_type ", in.cp.type, "): ", DescribeCp(in.cp, in.cp_links, sys),

@@ -112,8 +112,14 @@ PipelineTerms PipelineSeconds(const StepInputs& in, const SlowestStage& slowest)
 // passes cannot hide (all of it without overlap_grad_reduce; 0 under FSDP).
 double DataParallelSeconds(const StepInputs& in, double backward_s);
 
+// Parameters of this GPU's optimizer shard (its local parameters divided over
+// DP x CP, experts over expert-DP, with the distributed optimizer or FSDP).
+double OptimizerShardParams(const StepInputs& in);
+
 // Fused Adam over the fp32 master weights, moments and gradients of this
-// GPU's optimizer shard, then the bf16 weights written back.
+// GPU's optimizer shard, then the bf16 weights written back; with optimizer
+// CPU offload the offloaded share steps on the host instead
+// (core/perf/optimizer_offload.h).
 double OptimizerSeconds(const StepInputs& in);
 
 // The compute of one microbatch of each layer kind on `stage` (no

@@ -25,6 +25,11 @@ struct SystemSpec {
   // Host PCIe link per GPU, GB/s per direction: the path between GPUs of one
   // host that do not share an NVLink domain (PCIe cards); 0 = unknown.
   double pcie_gbps_unidirectional = 0;
+  // The CPU side, for optimizer CPU offload: the host link per GPU, GB/s per
+  // direction (PCIe, or NVLink-C2C on Grace trays; 0 = the PCIe figure), and
+  // the host DRAM bandwidth one GPU's share of the CPUs sees (0 = unknown).
+  double host_link_gbps_unidirectional = 0;
+  double host_memory_gbps_per_gpu = 0;
   // GPUs of each NVLink domain the job's ranks fill, from the placement
   // (Placement.gpus_per_nvlink_domain; 0 = all of them): rank r sits in
   // domain r / used. Carried with the system so the rank layout, the rules,
