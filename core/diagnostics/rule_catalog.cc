@@ -202,6 +202,10 @@ const std::vector<RuleInfo>& RuleCatalog() {
        PARPLAN_TE_DPA "context_parallel.py:4774 (utils.py:1053)"},
       {"cp.sinks_need_fused", Severity::kError, "attention sinks under CP need the fused backend, not flash",
        PARPLAN_TE_DPA "context_parallel.py:4771 (utils.py:1028)"},
+      {"attention.sinks_flash_no_backend", Severity::kError,
+       "attention sinks with attention_backend flash leave no backend",
+       "megatron/core/models/common/language_module/language_module.py:134-136; " PARPLAN_TE_DPA
+       "utils.py:1028, dot_product_attention.py:1700"},
       {"cp.a2a_heads_divisible", Severity::kError, "a2a: heads and query groups per TP rank % a2a group == 0",
        PARPLAN_TE_DPA "context_parallel.py:3952 (a2a+p2p: the inner group, :1537)"},
       {"cp.sinks_a2a_even_heads", Severity::kError,

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "core/perf/perf_steps.h"
 
 namespace parplan {
@@ -79,6 +81,28 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
   e.gemm_efficiency = st.dense_gemm_s > 0 ? std::min(1.0, gemm_flops / (st.dense_gemm_s * in.device.peak_flops)) : 0;
   e.layers = LayerComputes(in, e.slowest_stage, &cache);
   e.assumptions = PerfAssumptions(in, e);
+  const bool sinks = !m.softmax_type.empty() && m.softmax_type != "vanilla";
+  if (sinks && !c.unfused_attention) {
+    // Transformer Engine runs sinks only in cuDNN fused attention from cuDNN
+    // 9.13.1 (dot_product_attention/utils.py:1027-1060, backends.py's cuDNN
+    // check); an older container falls back to its unfused attention without
+    // CP and has no backend under CP.
+    std::string fallback = "under CP there is no fallback: Transformer Engine stops at start-up";
+    if (c.cp == 1) {
+      ResolvedConfig unfused = c;
+      unfused.unfused_attention = true;
+      const PerfEstimate slow = EstimatePerformance(m, unfused, plan, world, sys, P);
+      fallback = absl::StrFormat(
+          "with an older container Transformer Engine falls back to unfused attention (the s x s scores in HBM): "
+          "step %.2f s instead of %.2f s (%+.0f%%)",
+          slow.step_time_s, e.step_time_s, 100 * (slow.step_time_s / e.step_time_s - 1));
+    }
+    e.assumptions.push_back(absl::StrCat(
+        "Attention sinks (softmax_type ", m.softmax_type,
+        ") run in cuDNN fused attention, which supports them from cuDNN 9.13.1 on Ampere, Hopper and Blackwell "
+        "(flash attention never does); ",
+        fallback, "."));
+  }
   return e;
 }
 

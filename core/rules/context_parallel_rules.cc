@@ -273,11 +273,31 @@ void CheckOptimizerOffload(const RuleContext& ctx) {
   }
 }
 
+// Attention sinks without CP. Megatron's attention_backend flash sets
+// NVTE_FLASH_ATTN=1, NVTE_FUSED_ATTN=0, NVTE_UNFUSED_ATTN=0
+// (megatron/core/models/common/language_module/language_module.py:134-136)
+// and Transformer Engine turns flash off for sinks (utils.py:1028): no
+// backend is left (dot_product_attention.py:1700). Under CP
+// cp.sinks_need_fused says the same.
+void CheckSinksBackend(const RuleContext& ctx) {
+  const auto& c = ctx.in.config;
+  const ModelSpec* m = ctx.in.model;
+  if (m == nullptr || c.cp > 1 || m->softmax_type.empty() || m->softmax_type == "vanilla") return;
+  if (c.attention_backend != "flash") return;
+  ctx.Add(
+      "attention.sinks_flash_no_backend", {"attention_backend", "model.softmax_type"},
+      absl::StrCat("attention_backend = flash with attention sinks (softmax_type ", m->softmax_type, ") in '", m->id,
+                   "': flash attention has no sinks and Megatron's flash setting turns fused and unfused "
+                   "attention off, so Transformer Engine finds no backend at start-up"),
+      "use attention_backend auto or fused (cuDNN fused attention runs sinks from cuDNN 9.13.1), or unfused");
+}
+
 }  // namespace
 
 void CheckContextParallelRules(const RuleContext& ctx) {
   CheckHierarchicalSizes(ctx);
   CheckAttentionUnderCp(ctx);
+  CheckSinksBackend(ctx);
   CheckOptimizerOffload(ctx);
 }
 

@@ -841,6 +841,7 @@ std::vector<Case> ContextParallelCases() {
       {"cp.sliding_window_comm_type", llama, window, Cp(4, "a2a+p2p", {2, 2}), Cp(4, "a2a+p2p", {4, 1})},
       {"cp.sinks_need_a2a", oss, [](ModelSpec& m) { m.window_size = 0; }, Cp(2, "all_gather"), Cp(2, "a2a")},
       {"cp.sinks_need_fused", oss, {}, Cp(2, "a2a", {}, backend("flash")), Cp(2, "a2a", {}, backend("fused"))},
+      {"attention.sinks_flash_no_backend", oss, {}, backend("flash"), backend("auto")},
       {"cp.a2a_heads_divisible", llama, {}, Cp(4, "a2a", {}, tp(4)), Cp(2, "a2a", {}, tp(4))},  // 2 groups per rank
       {"cp.a2a_heads_divisible", llama, {}, Cp(8, "a2a+p2p", {4, 2}, tp(4)), Cp(8, "a2a+p2p", {2, 4}, tp(4))},
       {"cp.sinks_a2a_even_heads", oss,

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "absl/strings/str_format.h"
 #include "bench/calibration_rows.h"
 #include "gtest/gtest.h"
 #include "tests/core/test_util.h"
@@ -283,6 +284,32 @@ TEST(PerfModelTest, OptimizerOffloadStepsOnTheHost) {
   bool said = false;
   for (const std::string& a : host.assumptions) said |= a.find("Optimizer CPU offload") != std::string::npos;
   EXPECT_TRUE(said);
+}
+
+}  // namespace
+}  // namespace parplan
+
+namespace parplan {
+namespace {
+
+// GPT-OSS's learnable sinks need cuDNN fused attention; the answer prices the
+// unfused fallback an older container takes without CP.
+TEST(PerfModelTest, SinksNameTheirKernelAndTheFallbackCost) {
+  PerfCase r = Make("gpt_oss_20b", 1, 1, 1, 32);
+  r.config.precision = Precision::kBf16;
+  r.config.ep = 4;
+  const PerfEstimate e = Estimate(r, 8, "b300");
+  std::string said;
+  for (const std::string& a : e.assumptions) {
+    if (a.find("Attention sinks") != std::string::npos) said = a;
+  }
+  ASSERT_FALSE(said.empty());
+  EXPECT_NE(said.find("cuDNN 9.13.1"), std::string::npos) << said;
+  EXPECT_NE(said.find("falls back to unfused attention"), std::string::npos) << said;
+  r.config.unfused_attention = true;
+  const PerfEstimate slow = Estimate(r, 8, "b300");
+  EXPECT_GT(slow.step_time_s, e.step_time_s);
+  EXPECT_NE(said.find(absl::StrFormat("step %.2f s", slow.step_time_s)), std::string::npos) << said;
 }
 
 }  // namespace
