@@ -1,6 +1,9 @@
 // Speed of one whole plan search (core Recommend) on the issue's two sizes:
 // Llama-3 70B on 64 H100s and DeepSeek-V3 on 1,024 GB200s, plus the
-// fewest-GPU search for Llama-3.1 405B. Reports candidates evaluated per
+// fewest-GPU search for Llama-3.1 405B, and issue 24's long-context cases
+// (DeepSeek-V3 at 131,072 tokens on 256 H100s and 262,144 on 512,
+// Qwen3-235B-A22B at 131,072 on 128 GB200s; each must answer in under 2 s,
+// CP types and hierarchical splits searched). Reports candidates evaluated per
 // second as a counter.
 #include <benchmark/benchmark.h>
 
@@ -47,6 +50,15 @@ BENCHMARK_CAPTURE(BM_Recommend, deepseek_v3_1024_gb200,
                   Request("deepseek_v3", "gb200-nvl72", 1024, 4096, Precision::kFp8Mx))
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Recommend, qwen3_30b_a3b_8_b200, Request("qwen3_30b_a3b", "b200", 8, 4096, Precision::kFp8Mx))
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Recommend, long_deepseek_v3_256_h100_131k,
+                  Request("deepseek_v3", "h100-sxm", 256, 131072, Precision::kBf16))
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Recommend, long_deepseek_v3_512_h100_262k,
+                  Request("deepseek_v3", "h100-sxm", 512, 262144, Precision::kBf16))
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Recommend, long_qwen3_235b_a22b_128_gb200_131k,
+                  Request("qwen3_235b_a22b", "gb200-nvl72", 128, 131072, Precision::kBf16))
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Recommend, min_gpus_llama31_405b_h100, MinGpus("llama31_405b", "h100-sxm", 8192))
     ->Unit(benchmark::kMillisecond);

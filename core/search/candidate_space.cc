@@ -5,10 +5,19 @@
 #include <string>
 #include <utility>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/memory/memory_model.h"
+#include "core/model/layer_kind.h"
 #include "core/model/param_count.h"
+#include "core/perf/context_parallel.h"
 #include "core/perf/flops.h"
+#include "core/perf/group_links.h"
+#include "core/perf/layer_time.h"
+#include "core/perf/perf_model.h"
 #include "core/pipeline/layout_builder.h"
+#include "core/rules/validate.h"
 
 namespace parplan {
 namespace {
@@ -17,6 +26,8 @@ constexpr int64_t kMinTokensPerCpRank = 1024;
 constexpr int64_t kMaxVpp = 8;        // even splits
 constexpr int64_t kMaxLayoutVpp = 8;  // balanced layouts (layers do not divide): 1, 2, 4 or 8 chunks per rank
 constexpr int64_t kMaxTp = 16;
+constexpr int64_t kCpProbeLayers = 6;         // layers whose attention compares CP types (local/global patterns)
+constexpr double kLeanerVariantShare = 0.02;  // of HBM: a leaner CP type is searched beside the fastest
 
 std::vector<int64_t> Divisors(int64_t n, int64_t limit) {
   std::vector<int64_t> out;
@@ -63,6 +74,94 @@ std::vector<ResolvedConfig> RecomputeVariants(const ModelSpec& m, const Resolved
   full.recompute_method = RecomputeMethod::kUniform;
   full.recompute_num_layers = 1;
   out.push_back(full);
+  return out;
+}
+
+std::string CpVariantName(const CpVariant& v) {
+  if (v.sizes.empty()) return v.type;
+  return absl::StrCat(v.type, " [", absl::StrJoin(v.sizes, ", "), "]");
+}
+
+ResolvedConfig WithCpVariant(const ResolvedConfig& c, const CpVariant& v) {
+  ResolvedConfig out = c;
+  out.cp_comm_type = v.type;
+  out.cp_comm_type_given = true;
+  out.hierarchical_cp_sizes = v.sizes;
+  return out;
+}
+
+std::vector<CpVariant> AllowedCpVariants(const ModelSpec& m, const ResolvedConfig& c) {
+  if (c.cp <= 1) return {};
+  if (c.cp_comm_type_given) return {{c.cp_comm_type, c.hierarchical_cp_sizes}};
+  std::vector<CpVariant> all = {{"p2p", {}}, {"all_gather", {}}, {"a2a", {}}};
+  for (int64_t inner = 2; inner <= c.cp / 2; inner *= 2) {
+    if (c.cp % inner == 0) all.push_back({"a2a+p2p", {inner, c.cp / inner}});
+  }
+  // Megatron's and Transformer Engine's checks on the type (core/rules/
+  // context_parallel_rules.cc), run by the validator: a type is allowed when
+  // none of the "cp." rules reports an error for it.
+  std::vector<CpVariant> out;
+  for (const CpVariant& v : all) {
+    ValidationInput in;
+    in.model = &m;
+    in.config = WithCpVariant(c, v);
+    const ValidationResult r = Validate(in);
+    const bool refused = std::any_of(r.violations.begin(), r.violations.end(), [](const Violation& x) {
+      return x.severity == Severity::kError && absl::StartsWith(x.rule, "cp.");
+    });
+    if (!refused) out.push_back(v);
+  }
+  return out;
+}
+
+namespace {
+
+// Attention of the first layers of `c` (one microbatch, one GPU): compute
+// plus exposed CP communication, forward and backward, and the most
+// transient memory one call holds.
+struct CpCost {
+  double seconds = 0;
+  double working_bytes = 0;
+};
+
+CpCost AttentionCost(const ModelSpec& m, const ResolvedConfig& c, int64_t world, const SystemSpec& sys) {
+  const PerfParams& params = CalibratedPerfParams();
+  const Device device = MakeDevice(sys, c.precision);
+  const CpShape shape = CpShapeOf(c);
+  const CpLinks links = CpLinksOf(c, shape, LinksOfGroups(MeshOf(c), world, sys).cp.spread, world, sys);
+  CpCost cost;
+  for (int64_t i = 0; i < std::min<int64_t>(m.num_layers, kCpProbeLayers); ++i) {
+    const LayerTime t = TimeLayer(m, c, KindOfLayer(m, i), i, false, false, device, params);
+    const CpCommSeconds comm = CpCommOf(t.cp, shape, links, sys, params);
+    cost.seconds += t.cp.compute.forward + t.cp.compute.backward + comm.exposed.forward + comm.exposed.backward;
+    cost.working_bytes = std::max(cost.working_bytes, t.cp.working_bytes);
+  }
+  return cost;
+}
+
+}  // namespace
+
+std::vector<CpVariant> SearchedCpVariants(const ModelSpec& m, const ResolvedConfig& c, int64_t world,
+                                          const SystemSpec& sys) {
+  std::vector<CpVariant> allowed = AllowedCpVariants(m, c);
+  if (allowed.size() <= 1 || world % (c.tp * c.cp) != 0) return allowed;
+  ResolvedConfig probe = c;
+  probe.pp = 1;
+  probe.vpp = 1;
+  probe.ep = 1;
+  probe.etp = 1;
+  size_t fastest = 0, leanest = 0;
+  std::vector<CpCost> costs;
+  for (size_t i = 0; i < allowed.size(); ++i) {
+    costs.push_back(AttentionCost(m, WithCpVariant(probe, allowed[i]), world, sys));
+    if (costs[i].seconds < costs[fastest].seconds) fastest = i;
+    if (costs[i].working_bytes < costs[leanest].working_bytes) leanest = i;
+  }
+  std::vector<CpVariant> out = {allowed[fastest]};
+  if (leanest != fastest &&
+      costs[fastest].working_bytes - costs[leanest].working_bytes >= kLeanerVariantShare * sys.hbm_gb * kGiB) {
+    out.push_back(allowed[leanest]);
+  }
   return out;
 }
 
@@ -178,36 +277,43 @@ struct Space {
 // order (or a count of them in `pruned` when weights and gradients alone,
 // >= 3 bytes per local parameter, exceed memory).
 void AppendMesh(const Space& s, int64_t tp, int64_t cp, int64_t pp, int64_t ep, int64_t etp,
-                const std::vector<Split>& splits, std::vector<ResolvedConfig>* out, int64_t* pruned) {
+                const std::vector<Split>& splits, const std::vector<CpVariant>& cp_variants,
+                std::vector<ResolvedConfig>* out, int64_t* pruned) {
   const double local = s.dense_params / (tp * pp) + s.expert_params / (pp * ep * etp);
+  const size_t variants = std::max<size_t>(1, cp_variants.size());
   if (s.prune && 3.0 * local > s.capacity) {
-    if (pruned != nullptr) *pruned += static_cast<int64_t>(splits.size() * s.mbs_options.size() * s.recompute.size());
+    if (pruned != nullptr) {
+      *pruned += static_cast<int64_t>(variants * splits.size() * s.mbs_options.size() * s.recompute.size());
+    }
     return;
   }
   const int64_t dp = SizeWorld(MeshDims{tp, pp, cp, ep, etp}, s.world, 0, 0, 0).dp;
-  for (const Split& split : splits) {
-    for (int64_t mbs : s.mbs_options) {
-      if (!Allowed(mbs, s.k.mbs) || (s.base.gbs > 0 && s.base.gbs % (mbs * dp) != 0)) continue;
-      for (const ResolvedConfig& r : s.recompute) {
-        ResolvedConfig c = r;
-        c.tp = tp;
-        c.cp = cp;
-        c.pp = pp;
-        c.ep = ep;
-        c.etp = etp;
-        c.etp_defaulted = s.m.num_moe_experts == 0;
-        c.sp = tp > 1;
-        c.sp_defaulted = false;
-        c.mbs = mbs;
-        if (s.base.gbs <= 0) c.gbs = DefaultGlobalBatch(c, dp);  // past one sequence per GPU: per DP
-        c.vpp = split.layout.empty() ? split.vpp : 0;            // a layout sets VPP itself
-        c.vpp_given = split.vpp > 1 && split.layout.empty();
-        c.pipeline_layout = split.layout;
-        c.first_stage_layers = 0;
-        c.last_stage_layers = 0;
-        c.account_for_embedding = split.accounted == 2;
-        c.account_for_loss = split.accounted >= 1;
-        out->push_back(std::move(c));
+  for (size_t v = 0; v < variants; ++v) {
+    for (const Split& split : splits) {
+      for (int64_t mbs : s.mbs_options) {
+        if (!Allowed(mbs, s.k.mbs) || (s.base.gbs > 0 && s.base.gbs % (mbs * dp) != 0)) continue;
+        for (const ResolvedConfig& r : s.recompute) {
+          ResolvedConfig c = r;
+          c.tp = tp;
+          c.cp = cp;
+          c.pp = pp;
+          c.ep = ep;
+          c.etp = etp;
+          c.etp_defaulted = s.m.num_moe_experts == 0;
+          c.sp = tp > 1;
+          c.sp_defaulted = false;
+          c.mbs = mbs;
+          if (s.base.gbs <= 0) c.gbs = DefaultGlobalBatch(c, dp);  // past one sequence per GPU: per DP
+          c.vpp = split.layout.empty() ? split.vpp : 0;            // a layout sets VPP itself
+          c.vpp_given = split.vpp > 1 && split.layout.empty();
+          c.pipeline_layout = split.layout;
+          c.first_stage_layers = 0;
+          c.last_stage_layers = 0;
+          c.account_for_embedding = split.accounted == 2;
+          c.account_for_loss = split.accounted >= 1;
+          if (!cp_variants.empty() && !cp_variants[v].type.empty()) c = WithCpVariant(c, cp_variants[v]);
+          out->push_back(std::move(c));
+        }
       }
     }
   }
@@ -242,9 +348,12 @@ std::vector<ResolvedConfig> EnumerateCandidates(const ModelSpec& m, const Resolv
     s.mbs_options = {1};
   }
   const int64_t domain = std::max(1, sys.nvlink_domain_size);
-  // TP inside the NVLink domain, and one step across it; never above 16,
-  // where per-GPU GEMMs are too thin to pay for the collectives.
-  const int64_t max_tp = std::min<int64_t>(kMaxTp, k.nvlink_only ? domain : 2 * domain);
+  // TP inside the NVLink domain, and one step across it (never for long
+  // sequences: CP splits them, over links TP's per-layer collectives would
+  // saturate); never above 16, where per-GPU GEMMs are too thin to pay for
+  // the collectives.
+  const bool long_context = base.seq_length >= kLongContextTokens;
+  const int64_t max_tp = std::min<int64_t>(kMaxTp, k.nvlink_only || long_context ? domain : 2 * domain);
   // The last stage's MTP depths and loss in decoder layers' worth of FLOPs
   // (for balanced layouts).
   const int64_t end_units = LastStageEndUnits(m, base.seq_length, 1, base.mtp_num_layers);
@@ -253,11 +362,34 @@ std::vector<ResolvedConfig> EnumerateCandidates(const ModelSpec& m, const Resolv
     if (!SearchedTp(m, tp, k)) continue;
     for (int64_t cp : PowersOfTwo(world / tp)) {
       if (!SearchedCp(base, cp, k)) continue;
+      // The CP communication types for this TP and CP (none at CP = 1).
+      // Below long context CP is a small split whose type barely matters:
+      // Megatron's default (p2p, left as the config has it) where the rules
+      // allow it, else the first type they allow.
+      std::vector<CpVariant> cp_variants;
+      if (cp > 1) {
+        ResolvedConfig probe = base;
+        probe.tp = tp;
+        probe.cp = cp;
+        probe.sp = tp > 1;
+        probe.mbs = 1;
+        if (long_context) {
+          cp_variants = SearchedCpVariants(m, probe, world, sys);
+        } else {
+          cp_variants = AllowedCpVariants(m, probe);
+          if (!cp_variants.empty() && !base.cp_comm_type_given && cp_variants.front().type == "p2p") {
+            cp_variants = {{}};  // the config's own (default) type
+          } else if (!cp_variants.empty()) {
+            cp_variants.resize(1);
+          }
+        }
+        if (cp_variants.empty()) continue;
+      }
       for (int64_t pp : Divisors(world / (tp * cp), m.num_layers)) {
         if (world % (tp * cp * pp) != 0 || !Allowed(pp, k.pp) || (k.max_pp > 0 && pp > k.max_pp)) continue;
         const std::vector<Split> splits = PipelineSplits(m, pp, base.mtp_num_layers, end_units, k);
         for (const auto& [ep, etp] : ExpertMeshes(m, tp, world / pp, domain, k)) {
-          AppendMesh(s, tp, cp, pp, ep, etp, splits, &out, pruned);
+          AppendMesh(s, tp, cp, pp, ep, etp, splits, cp_variants, &out, pruned);
         }
       }
     }

@@ -8,6 +8,7 @@
 #define PARPLAN_CORE_SEARCH_CANDIDATE_SPACE_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/config/parallel_config.h"
@@ -35,10 +36,44 @@ std::vector<ResolvedConfig> RecomputeVariants(const ModelSpec& model, const Reso
 // least memory each mesh can use) for feasibility scans. Meshes whose
 // weights and gradients alone (>= 3 bytes per local parameter) exceed the
 // GPU's memory are skipped; `pruned` (nullable) counts the configurations
-// skipped that way. Deterministic order.
+// skipped that way. CP > 1 meshes run the CP communication types of
+// SearchedCpVariants at long context (>= kLongContextTokens), else
+// Megatron's default p2p where the rules allow it. Deterministic order.
 std::vector<ResolvedConfig> EnumerateCandidates(const ModelSpec& model, const ResolvedConfig& base, int64_t world,
                                                 const SystemSpec& system, const SearchConstraints& constraints,
                                                 bool memory_probe, int64_t* pruned = nullptr);
+
+// Sequences from this length on are long context: the search keeps TP inside
+// the NVLink domain (CP splits the sequence instead) and names each plan's
+// CP communication type and what the other types cost.
+inline constexpr int64_t kLongContextTokens = 16384;
+
+// One way to run CP: Megatron-Core's cp_comm_type and, for a2a+p2p, the
+// hierarchical_context_parallel_sizes [a2a group, p2p ring].
+struct CpVariant {
+  std::string type;
+  std::vector<int64_t> sizes;
+};
+
+// "p2p", "a2a+p2p [8, 4]".
+std::string CpVariantName(const CpVariant& variant);
+
+// `config` running `variant` (cp_comm_type given, sizes set).
+ResolvedConfig WithCpVariant(const ResolvedConfig& config, const CpVariant& variant);
+
+// Every CP communication type Megatron's rules (core/rules, the validator)
+// accept for `config`'s TP and CP on `model`: p2p, all_gather, a2a, and
+// a2a+p2p with each split [a2a, ring] of CP into two powers of two > 1.
+// A type the config gives (cp_comm_type_given) is the only one; CP = 1: none.
+std::vector<CpVariant> AllowedCpVariants(const ModelSpec& model, const ResolvedConfig& config);
+
+// The variants a search tries on a mesh with `config`'s TP and CP on `world`
+// GPUs of `system`: of the allowed ones, the fastest attention (compute +
+// exposed CP communication of the first layers, core/perf/context_parallel.h)
+// and, when it holds >= 2% of HBM less, the one with the least attention
+// working memory. Empty when CP = 1.
+std::vector<CpVariant> SearchedCpVariants(const ModelSpec& model, const ResolvedConfig& config, int64_t world,
+                                          const SystemSpec& system);
 
 // Number of dimensions above 1 among TP, PP, VPP, CP, EP, ETP (simpler first).
 int DimensionsInUse(const ResolvedConfig& config);

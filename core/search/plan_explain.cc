@@ -9,8 +9,16 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/layout/rank_layout.h"
+#include "core/memory/memory_model.h"
+#include "core/model/layer_kind.h"
+#include "core/perf/context_parallel.h"
+#include "core/perf/group_links.h"
+#include "core/perf/layer_time.h"
+#include "core/perf/perf_model.h"
 #include "core/pipeline/layout_builder.h"
+#include "core/pipeline/stage_plan.h"
 #include "core/rules/validate.h"
+#include "core/search/candidate_space.h"
 #include "core/system/links.h"
 #include "core/system/racks.h"
 #include "core/util/text.h"
@@ -32,6 +40,79 @@ std::string PlanLabel(const ResolvedConfig& c) {
   }
   return s;
 }
+
+namespace {
+
+std::string MiB(double bytes) { return absl::StrFormat("%.0f MiB", bytes / (1024.0 * 1024.0)); }
+
+// What one attention layer's CP moves per microbatch on one GPU, in words.
+std::string CpTraffic(const CpAttentionWork& w, const CpShape& cp) {
+  std::vector<std::string> parts;
+  if (cp.a2a > 1) {
+    parts.push_back(absl::StrCat("all-to-alls of ", MiB(w.a2a_in_bytes), " Q/K/V and ", MiB(w.a2a_out_bytes),
+                                 " O each way (dQ/dK/dV, dO backward)"));
+  }
+  if (w.ring_steps > 0) {
+    parts.push_back(absl::StrFormat("%d ring transfers of %s K/V (K/V + dK/dV backward)",
+                                    static_cast<int>(w.ring_steps), MiB(w.ring_bytes)));
+  }
+  if (w.gather_bytes > 0) {
+    parts.push_back(absl::StrCat("a ", MiB(w.gather_bytes),
+                                 " K/V all-gather (again backward, then a dK/dV "
+                                 "reduce-scatter)"));
+  }
+  return absl::StrJoin(parts, " and ");
+}
+
+// The plan's CP communication type, where its groups run, what it moves,
+// and what the other types the rules allow would cost on the same mesh.
+std::string CpReason(const ModelSpec& m, const SystemSpec& sys, const PlanEval& p) {
+  const ResolvedConfig& c = p.config;
+  const CpShape shape = CpShapeOf(c);
+  const CpLinks links = CpLinksOf(c, shape, LinksOfGroups(MeshOf(c), p.world, sys).cp.spread, p.world, sys);
+  const PerfParams& params = CalibratedPerfParams();
+  const LayerTime t = TimeLayer(m, c, KindOfLayer(m, 0), 0, false, false, MakeDevice(sys, c.precision), params);
+  std::string out = absl::StrFormat(
+      "Context parallelism CP=%d, cp_comm_type %s: %s; per attention layer and microbatch each GPU's %s; exposed CP "
+      "communication %.2f s of the %.2f s step.",
+      static_cast<int>(c.cp), CpVariantName({c.cp_comm_type, c.hierarchical_cp_sizes}), DescribeCp(shape, links, sys),
+      CpTraffic(t.cp, shape), p.perf.breakdown.cp_comm_s, p.perf.step_time_s);
+  ResolvedConfig open = c;
+  open.cp_comm_type_given = false;
+  open.hierarchical_cp_sizes.clear();
+  const std::vector<CpVariant> allowed = AllowedCpVariants(m, open);
+  const auto plan = PlanStages(m, c);
+  std::vector<std::string> others;
+  for (const CpVariant& v : allowed) {
+    if (v.type == c.cp_comm_type && v.sizes == c.hierarchical_cp_sizes) continue;
+    if (!plan.has_value()) break;
+    const ResolvedConfig alt = WithCpVariant(c, v);
+    const PerfEstimate e = EstimatePerformance(m, alt, *plan, p.world, sys, params);
+    const double delta = e.step_time_s - p.perf.step_time_s;
+    std::string said =
+        absl::StrFormat("%s %.2f s/step %s", CpVariantName(v), std::fabs(delta), delta >= 0 ? "slower" : "faster");
+    const MemoryEstimate mem = EstimateMemory(m, alt, *plan, p.world, &sys, MemoryOptions{});
+    const double more = mem.peak_bytes - p.memory.peak_bytes;
+    if (std::fabs(more) >= 0.1 * kGiB) {
+      absl::StrAppend(&said, " and ", HumanGiB(std::fabs(more)), more > 0 ? " more" : " less", " memory");
+    }
+    others.push_back(said);
+  }
+  std::vector<std::string> refused;
+  for (const char* type : {"p2p", "all_gather", "a2a", "a2a+p2p"}) {
+    if (std::none_of(allowed.begin(), allowed.end(), [&](const CpVariant& v) { return v.type == type; })) {
+      refused.push_back(type);
+    }
+  }
+  if (!others.empty()) absl::StrAppend(&out, " Other types on this mesh: ", absl::StrJoin(others, "; "), ".");
+  if (!refused.empty()) {
+    absl::StrAppend(
+        &out, " Not allowed here by Megatron's / Transformer Engine's checks: ", absl::StrJoin(refused, ", "), ".");
+  }
+  return out;
+}
+
+}  // namespace
 
 void AddPlanReasons(const ModelSpec& m, const SystemSpec& sys, PlanEval* p) {
   const PerfEstimate& e = p->perf;
@@ -95,6 +176,13 @@ void AddPlanReasons(const ModelSpec& m, const SystemSpec& sys, PlanEval* p) {
     p->reasons.push_back(absl::StrCat(
         "TP=", p->config.tp, m.num_moe_experts > 0 ? absl::StrCat(" and EP*ETP=", expert_span, " stay") : " stays",
         " inside the ", domain_words, "."));
+  }
+  if (p->config.cp > 1 && p->config.seq_length >= kLongContextTokens) p->reasons.push_back(CpReason(m, sys, *p));
+  if (p->config.optimizer_cpu_offload) {
+    p->reasons.push_back(absl::StrFormat(
+        "Optimizer CPU offload: %.0f%% of the distributed optimizer's state (fp32 master weights, Adam moments) in "
+        "host memory, its step on the CPU (optimizer %.2f s of the step).",
+        100 * p->config.optimizer_offload_fraction, p->perf.breakdown.optimizer_s));
   }
 }
 

@@ -1,5 +1,8 @@
 #include "core/search/recommender.h"
 
+#include <optional>
+#include <utility>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -61,11 +64,37 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
     *worlds = {found};
   }
   Evaluated evaluated = EvaluateCandidates(req, *worlds, &out);
-  RankCandidates(req, &evaluated.scored);
-  SelectPlans(req, evaluated, &out);
+  // Optimizer CPU offload only when nothing fits without it: it costs host
+  // traffic and a CPU optimizer step every iteration (the memory and
+  // performance estimates price both), so the search first looks without.
+  std::optional<SearchRequest> offloaded;
+  if (!req.find_min_gpus && !AnyFits(evaluated) && !out.truncated && out.evaluated < req.max_candidates) {
+    offloaded = WithOptimizerOffload(req);
+  }
+  if (offloaded.has_value()) {
+    offloaded->max_candidates = req.max_candidates - out.evaluated;
+    SearchResult first = std::move(out);
+    out = SearchResult{};
+    Evaluated second = EvaluateCandidates(*offloaded, *worlds, &out);
+    out.reasons.push_back(absl::StrCat(
+        "Nothing fits without optimizer CPU offload (", first.candidates, " configurations, ", first.evaluated,
+        " evaluated, none within memory): the search turned on optimizer_cpu_offload with "
+        "optimizer_offload_fraction 1.0 (the distributed optimizer's fp32 master weights and Adam moments in "
+        "host memory, stepped on the CPU; each step moves the gradients and weights over the host link)."));
+    if (AnyFits(second)) {
+      evaluated = std::move(second);
+    } else {
+      // Offload does not make anything fit either: answer without it.
+      offloaded.reset();
+      out = std::move(first);
+    }
+  }
+  const SearchRequest& search = offloaded.has_value() ? *offloaded : req;
+  RankCandidates(search, &evaluated.scored);
+  SelectPlans(search, evaluated, &out);
   ExplainRanking(&out);
-  CompareWithStartingPoint(req, out.feasible ? out.plans.front().world : worlds->front(), &out);
-  ExplainOutcome(req, &out);
+  CompareWithStartingPoint(search, out.feasible ? out.plans.front().world : worlds->front(), &out);
+  ExplainOutcome(search, &out);
   return out;
 }
 

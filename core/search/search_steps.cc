@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -138,7 +139,7 @@ void KeepInvalidExample(PlanEval plan, SearchResult* out) {
 
 }  // namespace
 
-void EstimateStore::Offer(const Scored& s, Estimates estimates) {
+void EstimateStore::Offer(const Scored& s, Estimates estimates, bool complete) {
   const Key key{s.space, s.index};
   bool kept = false;
   if (s.fits) {
@@ -147,7 +148,7 @@ void EstimateStore::Offer(const Scored& s, Estimates estimates) {
     if (s.peak_fraction <= kNearlyFits) kept |= Hold(&nearly_fitting_, 1, s.tokens_per_gpu, key);
     kept |= Hold(&closest_, 1, -s.peak_fraction, key);
   }
-  if (kept) kept_[key] = std::move(estimates);
+  if (kept && complete) kept_[key] = std::move(estimates);
 }
 
 bool EstimateStore::Hold(std::multimap<double, Key>* best, size_t limit, double value, const Key& key) {
@@ -284,10 +285,13 @@ Evaluated EvaluateCandidates(const SearchRequest& req, const std::vector<int64_t
         continue;
       }
       c.vpp = plan->vpp;
-      Estimates est{EstimateMemory(m, c, *plan, w, &sys, MemoryOptions{}),
-                    EstimatePerformance(m, c, *plan, w, sys, CalibratedPerfParams())};
-      ++out->estimates;
+      Estimates est{EstimateMemory(m, c, *plan, w, &sys, MemoryOptions{}), PerfEstimate{}};
       const double capacity = est.memory.capacity_bytes;
+      // Far over memory (past what "the fastest that nearly fits" looks at):
+      // its speed ranks nothing, so it is not estimated.
+      const bool timed = capacity <= 0 || est.memory.peak_bytes <= kNearlyFits * capacity;
+      if (timed) est.perf = EstimatePerformance(m, c, *plan, w, sys, CalibratedPerfParams());
+      ++out->estimates;
       Scored s;
       s.space = space_index;
       s.index = i;
@@ -299,12 +303,33 @@ Evaluated EvaluateCandidates(const SearchRequest& req, const std::vector<int64_t
       s.tight = IsTight(est.memory, req.memory_reserve);
       s.oversized_batch = req.base.gbs <= 0 && c.gbs * c.seq_length > kMaxDefaultTokensPerStep;
       s.dims = DimensionsInUse(c);
-      e.store.Offer(s, std::move(est));
+      e.store.Offer(s, std::move(est), timed);
       e.scored.push_back(s);
     }
     e.spaces.push_back(std::move(space));
   }
   return e;
+}
+
+bool AnyFits(const Evaluated& e) {
+  return std::any_of(e.scored.begin(), e.scored.end(), [](const Scored& s) { return s.fits; });
+}
+
+std::optional<SearchRequest> WithOptimizerOffload(const SearchRequest& req) {
+  if (req.base.optimizer_cpu_offload || req.model == nullptr) return std::nullopt;
+  SearchRequest with = req;
+  with.base.optimizer_cpu_offload = true;
+  with.base.optimizer_offload_fraction = 1.0;
+  with.base.offload_fraction_given = true;
+  // Megatron's checks on the offload (core/rules/context_parallel_rules.cc).
+  ValidationInput in;
+  in.model = req.model;
+  in.config = with.base;
+  const ValidationResult v = Validate(in);
+  for (const Violation& x : v.violations) {
+    if (x.severity == Severity::kError && absl::StartsWith(x.rule, "optimizer.offload")) return std::nullopt;
+  }
+  return with;
 }
 
 void RankCandidates(const SearchRequest& req, std::vector<Scored>* scored) {

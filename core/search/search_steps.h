@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -54,7 +55,9 @@ struct Estimates {
 class EstimateStore {
  public:
   EstimateStore(size_t keep, Objective objective) : keep_(keep), objective_(objective) {}
-  void Offer(const Scored& s, Estimates estimates);
+  // `complete` false: the performance estimate was skipped (far over
+  // memory); such estimates are ranked but never reused.
+  void Offer(const Scored& s, Estimates estimates, bool complete = true);
   const Estimates* Find(const Scored& s) const;
   size_t size() const { return kept_.size(); }
 
@@ -110,6 +113,15 @@ FewestGpus FindFewestGpus(const SearchRequest& req, const std::vector<int64_t>& 
 // broken splits, does_not_fit for pruned ones) and, unless find_min_gpus
 // already did, worlds_searched.
 Evaluated EvaluateCandidates(const SearchRequest& req, const std::vector<int64_t>& worlds, SearchResult* out);
+
+// True when some evaluated candidate fits.
+bool AnyFits(const Evaluated& evaluated);
+
+// The request with Megatron's optimizer CPU offload on (all of the
+// distributed optimizer's state: optimizer_offload_fraction 1.0), or nullopt
+// when the validator refuses it for the request's config (no distributed
+// optimizer, an FP8 recipe other than delayed scaling) or it is on already.
+std::optional<SearchRequest> WithOptimizerOffload(const SearchRequest& req);
 
 // Orders `scored` best first for the objective: fitting first; throughput
 // by tokens/s/GPU (ties within 1% put the simpler config first; a tight plan

@@ -84,7 +84,8 @@ struct SearchResult {
   RejectedSummary rejected;
   int64_t candidates = 0;  // configurations enumerated
   int64_t evaluated = 0;   // memory (+ performance) evaluations
-  // Memory + performance estimates made (each candidate once; plans shown
+  // Memory + performance estimates made (each candidate once, performance
+  // only within 125% of HBM; plans shown
   // reuse their candidate's): evaluated candidates with a valid split, the
   // starting point, and any example the search had not kept.
   int64_t estimates = 0;

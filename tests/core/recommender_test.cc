@@ -1,9 +1,15 @@
 // The plan search: pins, fewest GPUs, infeasible requests, deadlines,
 // determinism, the starting point and the rejected summary.
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "core/perf/uncertainty.h"
 #include "core/search/recommender.h"
 
 #include "core/search/candidate_space.h"
+#include "core/search/search_steps.h"
 #include "gtest/gtest.h"
 #include "tests/core/test_util.h"
 
@@ -187,6 +193,96 @@ TEST(RecommenderTest, BadInputIsRejected) {
   k.request.top_k = 0;
   k.request.model = &k.model;
   EXPECT_EQ(Recommend(k.request).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// Long context (issue 24): the CP communication type is searched, within
+// what Megatron's and Transformer Engine's checks allow.
+TEST(RecommenderTest, SlidingWindowWithSinksAtLongSequenceGetsOnlyA2aCp) {
+  // GPT-OSS: sliding-window layers and attention sinks; under CP only a2a
+  // runs both (Transformer Engine asserts otherwise).
+  Case c = Make("gpt_oss_20b", "h100-sxm", 16, 65536);
+  c.request.top_k = 10;
+  const SearchResult r = Search(c);
+  ASSERT_TRUE(r.feasible) << r.infeasible_reason;
+  int cp_plans = 0;
+  for (const PlanEval& p : r.plans) {
+    EXPECT_TRUE(p.valid) << PlanLabel(p.config);
+    if (p.config.cp <= 1) continue;
+    ++cp_plans;
+    EXPECT_EQ(p.config.cp_comm_type, "a2a") << PlanLabel(p.config);
+    EXPECT_TRUE(p.config.hierarchical_cp_sizes.empty());
+    const bool named = std::any_of(p.reasons.begin(), p.reasons.end(), [](const std::string& x) {
+      return x.find("cp_comm_type a2a:") != std::string::npos &&
+             x.find("Not allowed here by Megatron's / Transformer Engine's checks: p2p, all_gather, a2a+p2p") !=
+                 std::string::npos;
+    });
+    EXPECT_TRUE(named) << PlanLabel(p.config);
+  }
+  EXPECT_GT(cp_plans, 0);
+}
+
+TEST(RecommenderTest, LongSequenceMlaPlansKeepTpInsideTheDomainAndNameTheirCpType) {
+  // DeepSeek-V3 at 131,072 tokens on 256 H100s (issue 24's first case).
+  Case c = Make("deepseek_v3", "h100-sxm", 256, 131072);
+  const SearchResult r = Search(c);
+  ASSERT_TRUE(r.feasible) << r.infeasible_reason;
+  for (const PlanEval& p : r.plans) {
+    EXPECT_TRUE(p.memory.fits);
+    EXPECT_LE(p.config.tp, 8) << "TP across the 8-GPU NVLink domain: " << PlanLabel(p.config);
+    for (const Violation& v : p.violations) EXPECT_NE(v.rule, "topology.tp_crosses_nvlink");
+    ASSERT_GT(p.config.cp, 1) << PlanLabel(p.config);
+    EXPECT_TRUE(p.config.cp_comm_type_given);
+    EXPECT_FALSE(p.config.optimizer_cpu_offload) << "plans fit without it";
+    const std::string type = CpVariantName({p.config.cp_comm_type, p.config.hierarchical_cp_sizes});
+    const bool named = std::any_of(p.reasons.begin(), p.reasons.end(), [&](const std::string& x) {
+      return x.find("cp_comm_type " + type + ":") != std::string::npos &&
+             x.find("Other types on this mesh: ") != std::string::npos && x.find("s/step") != std::string::npos;
+    });
+    EXPECT_TRUE(named) << PlanLabel(p.config) << " " << type;
+  }
+}
+
+TEST(CandidateSpaceTest, CpVariantsAreWhatTheRulesAllow) {
+  const ModelSpec m = CatalogModel("qwen3_235b_a22b");  // 64 query heads, 4 KV heads
+  ResolvedConfig c;
+  c.seq_length = 131072;
+  c.tp = 2;
+  c.sp = true;
+  c.cp = 8;
+  std::vector<std::string> names;
+  for (const CpVariant& v : AllowedCpVariants(m, c)) names.push_back(CpVariantName(v));
+  // 2 KV heads per TP rank: a2a over 8 is refused, an a2a level of 2 is not.
+  EXPECT_EQ(names, (std::vector<std::string>{"p2p", "all_gather", "a2a+p2p [2, 4]"}));
+  c.cp = 1;
+  EXPECT_TRUE(AllowedCpVariants(m, c).empty());
+  // A type the caller gives is the only one searched.
+  c.cp = 8;
+  c.cp_comm_type = "all_gather";
+  c.cp_comm_type_given = true;
+  ASSERT_EQ(AllowedCpVariants(m, c).size(), 1u);
+  EXPECT_EQ(AllowedCpVariants(m, c)[0].type, "all_gather");
+  // The searched variants are among the allowed ones, the fastest first.
+  c.cp_comm_type_given = false;
+  const SystemSpec sys = *Catalog::Get().FindSystem("gb200-nvl72");
+  const std::vector<CpVariant> searched = SearchedCpVariants(m, c, 128, sys);
+  ASSERT_FALSE(searched.empty());
+  EXPECT_NE(searched[0].type, "a2a");
+}
+
+TEST(RecommenderTest, OptimizerOffloadOnlyWhereTheRulesAllowIt) {
+  Case c = Make("deepseek_v3", "h100-sxm", 256, 131072);
+  c.request.model = &c.model;
+  const std::optional<SearchRequest> bf16 = WithOptimizerOffload(c.request);
+  ASSERT_TRUE(bf16.has_value());
+  EXPECT_TRUE(bf16->base.optimizer_cpu_offload);
+  EXPECT_EQ(bf16->base.optimizer_offload_fraction, 1.0);
+  // FP8 current scaling gathers parameters in FP8: Megatron refuses offload.
+  Case fp8 = Make("deepseek_v3", "h100-sxm", 256, 131072, Precision::kFp8Cs);
+  fp8.request.model = &fp8.model;
+  EXPECT_FALSE(WithOptimizerOffload(fp8.request).has_value());
+  // The offloaded optimizer runs under the distributed optimizer.
+  c.request.base.distributed_optimizer = false;
+  EXPECT_FALSE(WithOptimizerOffload(c.request).has_value());
 }
 
 TEST(CandidateSpaceTest, ExtendsMeshOnlyWhenEveryDegreeIsAtLeastAsLarge) {
