@@ -28,6 +28,11 @@ constexpr int64_t kMaxLayoutVpp = 8;  // balanced layouts (layers do not divide)
 constexpr int64_t kMaxTp = 16;
 constexpr int64_t kCpProbeLayers = 6;         // layers whose attention compares CP types (local/global patterns)
 constexpr double kLeanerVariantShare = 0.02;  // of HBM: a leaner CP type is searched beside the fastest
+// Another type displaces the first allowed one (Megatron's default p2p where
+// the checks allow it) only when it saves this share of the probed
+// attention time: smaller differences are inside the model's error, and
+// the default is what users and recipes already run.
+constexpr double kCpTypeMargin = 0.05;
 
 std::vector<int64_t> Divisors(int64_t n, int64_t limit) {
   std::vector<int64_t> out;
@@ -157,6 +162,7 @@ std::vector<CpVariant> SearchedCpVariants(const ModelSpec& m, const ResolvedConf
     if (costs[i].seconds < costs[fastest].seconds) fastest = i;
     if (costs[i].working_bytes < costs[leanest].working_bytes) leanest = i;
   }
+  if (costs[fastest].seconds > (1 - kCpTypeMargin) * costs[0].seconds) fastest = 0;
   std::vector<CpVariant> out = {allowed[fastest]};
   if (leanest != fastest &&
       costs[fastest].working_bytes - costs[leanest].working_bytes >= kLeanerVariantShare * sys.hbm_gb * kGiB) {

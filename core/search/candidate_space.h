@@ -69,8 +69,9 @@ std::vector<CpVariant> AllowedCpVariants(const ModelSpec& model, const ResolvedC
 
 // The variants a search tries on a mesh with `config`'s TP and CP on `world`
 // GPUs of `system`: of the allowed ones, the fastest attention (compute +
-// exposed CP communication of the first layers, core/perf/context_parallel.h)
-// and, when it holds >= 2% of HBM less, the one with the least attention
+// exposed CP communication of the first layers, core/perf/context_parallel.h;
+// the first allowed type, Megatron's default p2p where allowed, unless
+// another saves >= 5% of that time) and, when it holds >= 2% of HBM less, the one with the least attention
 // working memory. Empty when CP = 1.
 std::vector<CpVariant> SearchedCpVariants(const ModelSpec& model, const ResolvedConfig& config, int64_t world,
                                           const SystemSpec& system);
