@@ -35,6 +35,9 @@ double AttentionBytes(const ModelSpec& m, const ResolvedConfig& c) {
   const Split s = SplitOf(c);
   const double q_bytes = GemmInputBytes(c.precision);
   double bytes = NormBytes(m, c, "attn_norm");
+  // Unfused attention's softmax probabilities, unless core attention is
+  // recomputed (Megatron checkpoints it, keeping only Q, K, V).
+  if (!c.Recomputes("core_attn")) bytes += UnfusedScoreBytesPerToken(m, c);
   if (c.Offloads("qkv_linear") && !c.Offloads("attn_norm") && !c.Recomputes("layernorm")) {
     bytes -= q_bytes * m.hidden_size / s.outside;  // the QKV GEMM's saved input went to host
   }
@@ -158,6 +161,12 @@ double LayerActivationBytesPerToken(const ModelSpec& m, LayerKind kind, const Re
       return MoeBytes(m, c);
   }
   return 0;
+}
+
+double UnfusedScoreBytesPerToken(const ModelSpec& m, const ResolvedConfig& c) {
+  if (!c.unfused_attention) return 0;
+  const double heads = static_cast<double>(m.num_attention_heads) / c.tp;
+  return kBf16 * heads * static_cast<double>(c.seq_length);
 }
 
 double LayerInputBytesPerToken(const ModelSpec& m, const ResolvedConfig& c) {

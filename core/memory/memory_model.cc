@@ -20,6 +20,7 @@ MemoryEstimate EstimateMemory(const ModelSpec& m, const ResolvedConfig& c, const
     st.decoder_layers = plan.decoder_layers[r];
     AddActivations(in, r, &st);
     AddRuntimeBuffers(in, r, &st);
+    AddAttentionWorking(in, r, &st);
     AddModelState(in, CountStageParams(in, r), &st);
     AddOverhead(options, &st);
     e.stages.push_back(std::move(st));
@@ -27,6 +28,7 @@ MemoryEstimate EstimateMemory(const ModelSpec& m, const ResolvedConfig& c, const
   FindPeak(system, &e);
   e.assumptions = MemoryAssumptions(in, options);
   for (auto& line : RuntimeBufferNotes(in, e)) e.assumptions.push_back(std::move(line));
+  for (auto& line : AttentionAndOffloadNotes(in, e)) e.assumptions.push_back(std::move(line));
   return e;
 }
 

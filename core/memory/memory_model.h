@@ -42,6 +42,10 @@ struct StageMemory {
   double grad_bytes = 0;
   double optimizer_dense_bytes = 0;
   double optimizer_expert_bytes = 0;
+  // Optimizer CPU offload: the fp32 master weights and Adam moments the
+  // HybridDeviceOptimizer keeps in host memory (already taken out of the two
+  // optimizer fields above; not part of total_bytes).
+  double optimizer_host_bytes = 0;
   double activation_bytes = 0;
   double in_flight_microbatches = 0;  // stage-equivalent
   double recompute_working_bytes = 0;
@@ -54,6 +58,11 @@ struct StageMemory {
   // CUDA graphs: static input/output buffers of the captured graphs and the
   // private pool's working set (core/memory/README.md section 5).
   double cuda_graph_bytes = 0;
+  // One attention call's transient buffers, the largest over the stage's
+  // attention layers (one call runs at a time): CP's gathered K/V, ring
+  // buffers or a2a copies (core/perf/context_parallel.h working_bytes) and
+  // unfused attention's s x s scores before the softmax.
+  double attention_working_bytes = 0;
   double overhead_bytes = 0;
   double total_bytes = 0;
   std::vector<ChunkMemory> chunks;

@@ -10,6 +10,7 @@
 #include "core/model/layer_kind.h"
 #include "core/model/layer_params.h"
 #include "core/model/param_count.h"
+#include "core/perf/context_parallel.h"
 
 namespace parplan {
 namespace {
@@ -219,8 +220,50 @@ void AddModelState(const MemoryInputs& in, const StageParams& p, StageMemory* st
     st->low_precision_weight_bytes = c.precision != Precision::kBf16 ? in.gemm_bytes * p.gemm : 0;
     st->grad_bytes = in.grad_bytes * (trainable_dense + trainable_expert);
   }
-  st->optimizer_dense_bytes = in.optimizer_bytes * trainable_dense / in.dense_shards;
-  st->optimizer_expert_bytes = in.optimizer_bytes * trainable_expert / in.expert_shards;
+  // Optimizer CPU offload: Megatron-Core's HybridDeviceOptimizer
+  // (megatron/core/optimizer/cpu_offloading/hybrid_optimizer.py) runs the
+  // step of optimizer_offload_fraction of the parameters on the host, with
+  // their fp32 master copies and Adam moments there; that share of this
+  // GPU's (sharded) optimizer state leaves HBM, dense and expert alike.
+  const double dense_state = in.optimizer_bytes * trainable_dense / in.dense_shards;
+  const double expert_state = in.optimizer_bytes * trainable_expert / in.expert_shards;
+  const double offloaded = c.OffloadedOptimizerShare();
+  st->optimizer_dense_bytes = dense_state * (1.0 - offloaded);
+  st->optimizer_expert_bytes = expert_state * (1.0 - offloaded);
+  st->optimizer_host_bytes = (dense_state + expert_state) * offloaded;
+}
+
+AttentionCallBytes AttentionCallBytesOf(const MemoryInputs& in, int64_t index) {
+  const ModelSpec& m = *in.model;
+  const ResolvedConfig& c = *in.config;
+  AttentionCallBytes out;
+  const bool mtp = index >= m.num_layers;
+  const int64_t layer = mtp ? m.num_layers - 1 : index;
+  if (!HasAttention(mtp ? MtpLayerKind(m) : KindOfLayer(m, layer))) return out;
+  // Unfused attention: the softmax probabilities kept for backward, and in
+  // the call one more s x s buffer (the raw scores the softmax reads in the
+  // forward, the probabilities' gradient in the backward; Megatron's fused
+  // scale-mask-softmax writes its input gradient in place). When core_attn
+  // is recomputed the rebuilt probabilities are transient too.
+  const double scores = UnfusedScoreBytesPerToken(m, c) * in.tokens;
+  out.saved_scores = c.Recomputes("core_attn") ? 0 : scores;
+  out.unfused_working = scores * (c.Recomputes("core_attn") ? 2 : 1);
+  // CP: the buffers Transformer Engine holds during one call under
+  // cp_comm_type (core/perf/context_parallel.h CpAttentionWork.working_bytes).
+  if (c.cp > 1) out.cp_working = CpAttentionBytes(AttentionShapeOf(m, c, layer), CpShapeOf(c)).working_bytes;
+  return out;
+}
+
+void AddAttentionWorking(const MemoryInputs& in, int64_t r, StageMemory* st) {
+  const StagePlan& plan = *in.plan;
+  double working = 0;
+  for (int64_t v = 0; v < plan.vpp; ++v) {
+    for (int64_t k = 0; k < plan.decoder_layers[r][v]; ++k) {
+      working = std::max(working, AttentionCallBytesOf(in, in.first_layers[r][v] + k).working());
+    }
+  }
+  if (plan.mtp_layers[r] > 0) working = std::max(working, AttentionCallBytesOf(in, in.model->num_layers).working());
+  st->attention_working_bytes = working;
 }
 
 namespace {
@@ -250,7 +293,8 @@ void AddRuntimeBuffers(const MemoryInputs& in, int64_t r, StageMemory* st) {
 void AddOverhead(const MemoryOptions& options, StageMemory* st) {
   const double subtotal = st->weight_bytes + st->grad_bytes + st->optimizer_dense_bytes + st->optimizer_expert_bytes +
                           st->activation_bytes + st->recompute_working_bytes + st->logits_bytes + st->embedding_bytes +
-                          st->fsdp_working_bytes + st->dispatcher_buffer_bytes + st->cuda_graph_bytes;
+                          st->fsdp_working_bytes + st->dispatcher_buffer_bytes + st->cuda_graph_bytes +
+                          st->attention_working_bytes;
   st->overhead_bytes = options.overhead_gib.has_value()
                            ? *options.overhead_gib * kGiB
                            : kDefaultOverheadGiB * kGiB + kDefaultAllocatorSlack * subtotal;
@@ -288,9 +332,12 @@ std::vector<std::string> MemoryAssumptions(const MemoryInputs& in, const MemoryO
              : (c.distributed_optimizer ? "; optimizer sharded over DP*CP (dense) and EDP (experts)"
                                         : "; nothing sharded (no distributed optimizer)"),
       c.lora ? "; LoRA: base weights frozen, rank-32 adapters trained" : ""));
-  out.push_back(
-      "Activations: bf16 (GEMM inputs in the recipe's low-precision format), fused (flash) "
-      "attention, no dropout, balanced MoE routing (real routing skew adds expert activations).");
+  out.push_back(absl::StrCat("Activations: bf16 (GEMM inputs in the recipe's low-precision format), ",
+                             c.unfused_attention
+                                 ? absl::StrCat("unfused attention (attention_backend ", c.attention_backend,
+                                                ": the s x s softmax probabilities are kept, see the attention line)")
+                                 : std::string("fused (flash) attention"),
+                             ", no dropout, balanced MoE routing (real routing skew adds expert activations)."));
   if (c.cpu_offloading_num_layers > 0) {
     out.push_back(absl::StrCat("CPU offloading: activations of ", c.cpu_offloading_num_layers,
                                " layers per stage live in host memory (one layer stays as the copy "
@@ -302,8 +349,74 @@ std::vector<std::string> MemoryAssumptions(const MemoryInputs& in, const MemoryO
                                       "allocator slack; override with overhead_gib.",
                                       kDefaultOverheadGiB, kDefaultAllocatorSlack * 100));
   out.push_back(
-      "Not modelled: host memory and PCIe traffic of offloading, ncclep's buffers, the exact layout of CUDA-graph "
+      "Not modelled: host memory and PCIe traffic of activation offloading, ncclep's buffers, the exact layout of "
+      "CUDA-graph "
       "pools (their temporaries are estimated, see the CUDA-graph line).");
+  return out;
+}
+
+std::vector<std::string> AttentionAndOffloadNotes(const MemoryInputs& in, const MemoryEstimate& e) {
+  const ResolvedConfig& c = *in.config;
+  std::vector<std::string> out;
+  if (e.stages.empty()) return out;
+  const StageMemory& peak = e.stages[e.peak_pp_rank];
+  if (c.OffloadedOptimizerShare() > 0) {
+    double most = 0;
+    for (const auto& st : e.stages) most = std::max(most, st.optimizer_host_bytes);
+    const int64_t per_node = in.system != nullptr ? in.system->gpus_per_node : 0;
+    out.push_back(absl::StrCat(
+        absl::StrFormat("Optimizer CPU offload (optimizer_offload_fraction %.2f): %.2f GiB per GPU of fp32 master "
+                        "weights and Adam moments on PP rank %d now sit in host memory, not HBM "
+                        "(Megatron-Core HybridDeviceOptimizer, "
+                        "megatron/core/optimizer/cpu_offloading/hybrid_optimizer.py)",
+                        c.optimizer_offload_fraction, peak.optimizer_host_bytes / kGiB, peak.pp_rank),
+        per_node > 0 ? absl::StrFormat("; host memory needed: up to %.1f GiB per %d-GPU node for that state alone "
+                                       "(pinned gradient copies and the CPU Adam's buffers come on top)",
+                                       most * per_node / kGiB, per_node)
+                     : std::string(),
+        "."));
+  }
+  // The stage's largest attention call, as AddAttentionWorking took it.
+  AttentionCallBytes call;
+  int64_t layers = 0;
+  for (int64_t v = 0; v < in.plan->vpp; ++v) {
+    for (int64_t k = 0; k < in.plan->decoder_layers[peak.pp_rank][v]; ++k) {
+      const AttentionCallBytes b = AttentionCallBytesOf(in, in.first_layers[peak.pp_rank][v] + k);
+      if (b.working() > 0 || b.saved_scores > 0) ++layers;
+      if (b.working() + b.saved_scores > call.working() + call.saved_scores) call = b;
+    }
+  }
+  if (c.unfused_attention && call.unfused_working > 0) {
+    out.push_back(absl::StrFormat(
+        "Unfused attention (attention_backend %s) materialises the s x s scores: %.0f heads per TP rank x %d "
+        "queries x %d keys per sequence, %.2f GiB per layer and microbatch of bf16 softmax probabilities %s on PP "
+        "rank %d (%d attention layers), plus %.2f GiB of raw scores while one layer runs (Korthikanti et al. 2022: "
+        "2·a·s²·b without dropout).",
+        c.attention_backend, static_cast<double>(in.model->num_attention_heads) / c.tp, c.seq_length / c.cp,
+        c.seq_length, call.unfused_working / (c.Recomputes("core_attn") ? 2 : 1) / kGiB,
+        c.Recomputes("core_attn") ? "rebuilt by core_attn recompute (not kept)" : "kept for backward", peak.pp_rank,
+        layers, call.unfused_working / (c.Recomputes("core_attn") ? 2 : 1) / kGiB));
+  }
+  if (call.cp_working > 0) {
+    const CpShape cp = CpShapeOf(c);
+    std::string what;
+    if (cp.ring > 1 && cp.a2a > 1) {
+      what = absl::StrCat("the a2a copies of Q, K, V and O over ", cp.a2a, " ranks and the p2p ring's K/V send and ",
+                          "receive buffers (ring of ", cp.ring, ")");
+    } else if (cp.ring > 1) {
+      what = absl::StrCat("the p2p ring's K/V chunk being sent and the one arriving (ring of ", cp.ring, ")");
+    } else if (cp.gather > 1) {
+      what = absl::StrCat("K/V all-gathered from ", cp.gather,
+                          " ranks, and in the backward their full-length gradients before the reduce-scatter");
+    } else {
+      what = absl::StrCat("the head-scattered a2a copies of Q, K, V and O over ", cp.a2a, " ranks");
+    }
+    out.push_back(absl::StrFormat(
+        "Context parallelism (cp_comm_type %s, CP %d): one attention call holds %.2f GiB of working buffers on PP "
+        "rank %d: %s (Transformer Engine's context_parallel.py); counted once, as one layer's call runs at a "
+        "time.",
+        cp.type, c.cp, call.cp_working / kGiB, peak.pp_rank, what));
+  }
   return out;
 }
 

@@ -54,7 +54,9 @@ void AddActivations(const MemoryInputs& in, int64_t stage, StageMemory* out);
 
 // Weights (GEMM weights in the recipe's format, the rest bf16), gradients
 // and optimizer state of `params`, sharded as the config says (distributed
-// optimizer, Megatron FSDP with its two gathered layers, LoRA).
+// optimizer, Megatron FSDP with its two gathered layers, LoRA). With
+// optimizer CPU offload, OffloadedOptimizerShare() of the dense and expert
+// optimizer state moves from the optimizer fields to optimizer_host_bytes.
 void AddModelState(const MemoryInputs& in, const StageParams& params, StageMemory* out);
 
 // CUDA-graph memory of stage `stage`: static buffers of the captured graphs
@@ -66,6 +68,22 @@ struct CudaGraphStage {
   double total() const { return static_bytes + pool_bytes; }
 };
 CudaGraphStage GraphStageBytes(const MemoryInputs& in, int64_t stage, const StageMemory& st);
+
+// One attention call of decoder layer `index` (MTP layers: the last decoder
+// layer's shape) on one GPU: the bytes unfused attention keeps for backward
+// (its softmax probabilities, `saved_scores`, counted with the activations)
+// and the call's transient buffers (`cp_working`: CP's K/V buffers,
+// `unfused_working`: the raw s x s scores). All zero for a layer without
+// attention.
+struct AttentionCallBytes {
+  double saved_scores = 0, cp_working = 0, unfused_working = 0;
+  double working() const { return cp_working + unfused_working; }
+};
+AttentionCallBytes AttentionCallBytesOf(const MemoryInputs& in, int64_t index);
+
+// The largest AttentionCallBytesOf(...).working() over stage `stage`'s
+// attention layers (decoder and MTP) into `out`'s attention_working_bytes.
+void AddAttentionWorking(const MemoryInputs& in, int64_t stage, StageMemory* out);
 
 // The dispatcher's buffers (stages holding MoE layers) and the CUDA-graph
 // memory of stage `stage`; call after AddActivations.
@@ -86,6 +104,12 @@ std::vector<std::string> MemoryAssumptions(const MemoryInputs& in, const MemoryO
 // The lines that give the dispatcher buffers and the CUDA-graph memory of
 // `estimate`'s peak stage with their numbers (none when there are none).
 std::vector<std::string> RuntimeBufferNotes(const MemoryInputs& in, const MemoryEstimate& estimate);
+
+// The lines that give, for `estimate`'s peak stage, the optimizer state
+// offloaded to host memory (per GPU and per node), unfused attention's s x s
+// scores, and CP's working buffers with which buffer it is (none when the
+// config has none of them).
+std::vector<std::string> AttentionAndOffloadNotes(const MemoryInputs& in, const MemoryEstimate& estimate);
 
 }  // namespace parplan
 

@@ -63,18 +63,61 @@ CpShape CpShapeOf(const ResolvedConfig& c) {
   return s;
 }
 
-CpAttentionWork AttentionUnderCp(const AttentionShape& a, const CpShape& cp, const Device& d) {
+AttentionShape AttentionShapeOf(const ModelSpec& m, const ResolvedConfig& c, int64_t index) {
+  AttentionShape shape;
+  const double tp = static_cast<double>(c.tp);
+  shape.batch = static_cast<double>(c.mbs);
+  shape.seq = static_cast<double>(c.seq_length);
+  shape.heads = m.num_attention_heads / tp;
+  if (m.multi_latent_attention) {
+    // MLA: every head has its own K (nope + rope) and V after kv_up
+    // (megatron/core/transformer/multi_latent_attention.py).
+    shape.qk_dim = static_cast<double>(m.qk_head_dim + m.qk_pos_emb_head_dim);
+    shape.v_dim = static_cast<double>(m.v_head_dim);
+    shape.kv_elements = shape.heads * (shape.qk_dim + shape.v_dim);
+  } else {
+    const double d_head = static_cast<double>(m.kv_channels);
+    const double groups = std::max(1.0, m.num_query_groups / tp);
+    shape.qk_dim = shape.v_dim = d_head;
+    shape.kv_elements = 2 * groups * d_head;
+  }
+  if (IsLocalAttentionLayer(m, index)) {
+    if (m.attention_chunk_size > 0) {
+      shape.chunk = static_cast<double>(m.attention_chunk_size);
+    } else {
+      shape.window = static_cast<double>(m.window_size) + 1;
+    }
+  }
+  return shape;
+}
+
+CpAttentionWork CpAttentionBytes(const AttentionShape& a, const CpShape& cp) {
   CpAttentionWork w;
   const double cp_size = static_cast<double>(cp.a2a * cp.ring * cp.gather);
   const double local_tokens = a.batch * a.seq / cp_size;  // tokens one rank holds outside attention
-  const double q_elements = a.heads * a.qk_dim;
-  const double o_elements = a.heads * a.v_dim;
   if (cp.a2a > 1) {
-    w.a2a_in_bytes = local_tokens * (q_elements + a.kv_elements) * kBf16;
-    w.a2a_out_bytes = local_tokens * o_elements * kBf16;
+    w.a2a_in_bytes = local_tokens * (a.heads * a.qk_dim + a.kv_elements) * kBf16;
+    w.a2a_out_bytes = local_tokens * a.heads * a.v_dim * kBf16;
     // The head-scattered copies of Q, K, V and O live beside the originals.
     w.working_bytes += w.a2a_in_bytes + w.a2a_out_bytes;
   }
+  if (cp.ring > 1) {
+    const double chunk = a.seq / static_cast<double>(cp.ring);
+    w.ring_steps = static_cast<double>(cp.ring - 1);
+    w.ring_bytes = a.batch * chunk * a.kv_elements / static_cast<double>(cp.a2a) * kBf16;
+    w.working_bytes += 2 * w.ring_bytes;  // the chunk being sent and the one arriving
+  } else if (cp.gather > 1) {
+    w.gather_bytes = a.batch * a.seq * a.kv_elements * kBf16;
+    // Gathered K and V, and in the backward their full-length gradients
+    // before the reduce-scatter.
+    w.working_bytes += 2 * w.gather_bytes;
+  }
+  return w;
+}
+
+CpAttentionWork AttentionUnderCp(const AttentionShape& a, const CpShape& cp, const Device& d) {
+  CpAttentionWork w = CpAttentionBytes(a, cp);
+  const double cp_size = static_cast<double>(cp.a2a * cp.ring * cp.gather);
   const double heads = a.heads / static_cast<double>(cp.a2a);
   if (cp.ring > 1) {
     // Two load-balanced chunks per rank: the own chunks causally, then per
@@ -93,9 +136,6 @@ CpAttentionWork AttentionUnderCp(const AttentionShape& a, const CpShape& cp, con
     step.k_len = chunk / 2;
     w.ring_step = FusedAttentionSeconds(step, d);
     w.compute = Plus(FusedAttentionSeconds(own, d), w.ring_step, static_cast<double>(cp.ring - 1));
-    w.ring_steps = static_cast<double>(cp.ring - 1);
-    w.ring_bytes = a.batch * chunk * a.kv_elements / static_cast<double>(cp.a2a) * kBf16;
-    w.working_bytes += 2 * w.ring_bytes;  // the chunk being sent and the one arriving
     return w;
   }
   if (cp.gather > 1) {
@@ -115,10 +155,6 @@ CpAttentionWork AttentionUnderCp(const AttentionShape& a, const CpShape& cp, con
       }
       w.compute = Plus(w.compute, FusedAttentionSeconds(call, d));
     }
-    w.gather_bytes = a.batch * a.seq * a.kv_elements * kBf16;
-    // Gathered K and V, and in the backward their full-length gradients
-    // before the reduce-scatter.
-    w.working_bytes += 2 * w.gather_bytes;
     return w;
   }
   // No ring or gather: the whole sequence (after the a2a, for heads / a2a).

@@ -22,6 +22,7 @@
 #include <string>
 
 #include "core/config/parallel_config.h"
+#include "core/model/model_spec.h"
 #include "core/perf/kernel_time.h"
 #include "core/system/links.h"
 #include "core/system/system_spec.h"
@@ -57,6 +58,14 @@ struct AttentionShape {
   double chunk = 0;        // chunked local attention: tokens per chunk; 0 = none
 };
 
+// The attention of decoder layer `index` (0-based) of `m` under `c`: one
+// microbatch's sequences on one TP rank (heads / TP; GQA's K/V groups / TP,
+// at least one; MLA's per-head K and V), the sliding window or chunk when
+// the layer attends locally (core/model IsLocalAttentionLayer). Shared by the
+// time (core/perf/layer_time.cc) and the memory (core/memory/memory_steps.cc)
+// models. Precondition: the layer has attention.
+AttentionShape AttentionShapeOf(const ModelSpec& m, const ResolvedConfig& c, int64_t index);
+
 // What one call costs one rank: its kernels and what its CP communication
 // moves. Bytes are bf16 activations one rank sends.
 struct CpAttentionWork {
@@ -72,6 +81,11 @@ struct CpAttentionWork {
 
 // The call's work under `cp` on `device` (kernel rates: core/perf/kernel_time.h).
 CpAttentionWork AttentionUnderCp(const AttentionShape& a, const CpShape& cp, const Device& device);
+
+// The byte fields of AttentionUnderCp alone (ring, a2a and gather bytes, ring
+// steps, working_bytes; no kernel times), for callers without a device: the
+// memory model. AttentionUnderCp fills the same values.
+CpAttentionWork CpAttentionBytes(const AttentionShape& a, const CpShape& cp);
 
 // Where the CP sub-groups sit: the a2a group, the ring and the gather group
 // (each the CP group itself except under a2a+p2p).

@@ -135,10 +135,11 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
   for (int i = 0; i < modules; ++i) b.Stream(LayerPart::kOtherElementwise, 3 * h * local * kActivationBytes, 1.0);
 
   if (attention) {
-    double heads = m.num_attention_heads / tp, qk_dim = 0, v_dim = 0, kv_width = 0;
+    // Heads, head dims and K/V width on this TP rank, windows and chunks
+    // (core/perf/context_parallel.h AttentionShapeOf).
+    const AttentionShape shape = AttentionShapeOf(m, c, index);
+    const double heads = shape.heads, qk_dim = shape.qk_dim, v_dim = shape.v_dim;
     if (m.multi_latent_attention) {
-      qk_dim = static_cast<double>(m.qk_head_dim + m.qk_pos_emb_head_dim);
-      v_dim = static_cast<double>(m.v_head_dim);
       if (m.q_lora_rank > 0) {
         // Down projections are replicated on every TP rank (Megatron-LM
         // multi_latent_attention.py builds them "duplicated").
@@ -153,16 +154,13 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
       b.Norm(LayerPart::kNorms, m.kv_lora_rank * tokens);
       b.Stream(LayerPart::kOtherElementwise, 2 * heads * 2 * m.qk_pos_emb_head_dim * tokens * kActivationBytes, 1.0);
       b.Gemm(LayerPart::kAttentionProjections, tokens, h, heads * v_dim);
-      kv_width = heads * (qk_dim + v_dim);
     } else {
       const double d_head = static_cast<double>(m.kv_channels);
       const double groups = std::max(1.0, m.num_query_groups / tp);
-      qk_dim = v_dim = d_head;
       b.TpGemm(LayerPart::kAttentionProjections, tokens, (heads + 2 * groups) * d_head, h, d, column_backward);
       b.TpGemm(LayerPart::kAttentionProjections, tokens, h, heads * d_head, row_forward, d);
       // Fused rotary embedding on Q and K (reads and writes them; its backward the same on their gradients).
       b.Stream(LayerPart::kOtherElementwise, 2 * (heads + groups) * d_head * tokens * kActivationBytes, 1.0);
-      kv_width = 2 * groups * d_head;
     }
     if (c.unfused_attention) {
       // Batched QK^T and PV over the whole s x s score matrix of each
@@ -179,20 +177,6 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
       // (windows and chunks as the model defines them) without CP, or as
       // Transformer Engine splits it under the run's cp_comm_type
       // (core/perf/context_parallel.h).
-      AttentionShape shape;
-      shape.batch = static_cast<double>(c.mbs);
-      shape.seq = static_cast<double>(c.seq_length);
-      shape.heads = heads;
-      shape.qk_dim = qk_dim;
-      shape.v_dim = v_dim;
-      shape.kv_elements = kv_width;
-      if (IsLocalAttentionLayer(m, index)) {
-        if (m.attention_chunk_size > 0) {
-          shape.chunk = static_cast<double>(m.attention_chunk_size);
-        } else {
-          shape.window = static_cast<double>(m.window_size) + 1;
-        }
-      }
       t.cp = AttentionUnderCp(shape, CpShapeOf(c), d);
       t.forward[static_cast<int>(LayerPart::kCoreAttention)] += t.cp.compute.forward;
       t.backward[static_cast<int>(LayerPart::kCoreAttention)] += t.cp.compute.backward;

@@ -494,6 +494,7 @@ void ToStageMemory(const StageMemory& st, v1::StageMemory* out) {
   out->set_fsdp_working_bytes(Bytes(st.fsdp_working_bytes));
   out->set_dispatcher_buffer_bytes(Bytes(st.dispatcher_buffer_bytes));
   out->set_cuda_graph_bytes(Bytes(st.cuda_graph_bytes));
+  out->set_attention_working_bytes(Bytes(st.attention_working_bytes));
   out->set_overhead_bytes(Bytes(st.overhead_bytes));
   out->set_total_bytes(Bytes(st.total_bytes));
   for (const auto& ch : st.chunks) {

@@ -74,7 +74,7 @@ void FillStages(const v1::EstimateMemoryResponse& memory, PlanFigure* figure) {
     stage.grad_bytes = s.grad_bytes();
     stage.optimizer_bytes = s.optimizer_dense_bytes() + s.optimizer_expert_bytes();
     stage.activation_bytes = s.activation_bytes() + s.recompute_working_bytes() + s.logits_bytes() +
-                             s.embedding_bytes() + s.fsdp_working_bytes();
+                             s.embedding_bytes() + s.fsdp_working_bytes() + s.attention_working_bytes();
     // Runtime buffers (MoE dispatcher, CUDA graphs) are drawn with the overhead.
     stage.overhead_bytes = s.overhead_bytes() + s.dispatcher_buffer_bytes() + s.cuda_graph_bytes();
     stage.total_bytes = s.total_bytes();

@@ -417,8 +417,8 @@ absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::Estima
   response->add_reasons(absl::StrCat(
       "Peak stage: weights ", HumanGiB(peak.weight_bytes + peak.low_precision_weight_bytes), ", gradients ",
       HumanGiB(peak.grad_bytes), ", optimizer ", HumanGiB(peak.optimizer_dense_bytes + peak.optimizer_expert_bytes),
-      ", activations ", HumanGiB(peak.activation_bytes + peak.recompute_working_bytes), " (",
-      absl::StrFormat("%.2f", peak.in_flight_microbatches), " microbatches in flight), logits ",
+      ", activations ", HumanGiB(peak.activation_bytes + peak.recompute_working_bytes + peak.attention_working_bytes),
+      " (", absl::StrFormat("%.2f", peak.in_flight_microbatches), " microbatches in flight), logits ",
       HumanGiB(peak.logits_bytes),
       peak.dispatcher_buffer_bytes > 0 ? absl::StrCat(", dispatcher buffers ", HumanGiB(peak.dispatcher_buffer_bytes))
                                        : std::string(),

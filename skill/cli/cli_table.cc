@@ -318,14 +318,14 @@ std::string FormatEstimateMemory(const v1::EstimateMemoryResponse& r) {
                            "params", "weights", "lowp", "grads", "opt", "optEP", "acts", "inflight", "logits", "other",
                            "dispatch", "graphs", "overhead", "TOTAL");
     for (const auto& s : r.stages()) {
-      out += absl::StrFormat("%4d %7s %8s %7s %6s %6s %7s %7s %6s %9.2f %7s %6s %8s %7s %8s %7s%s\n", s.pp_rank(),
-                             absl::StrJoin(s.decoder_layers(), "+"), HumanCount(static_cast<double>(s.params())),
-                             gib(s.weight_bytes()), gib(s.low_precision_weight_bytes()), gib(s.grad_bytes()),
-                             gib(s.optimizer_dense_bytes()), gib(s.optimizer_expert_bytes()), gib(s.activation_bytes()),
-                             s.in_flight_microbatches(), gib(s.logits_bytes()),
-                             gib(s.recompute_working_bytes() + s.embedding_bytes() + s.fsdp_working_bytes()),
-                             gib(s.dispatcher_buffer_bytes()), gib(s.cuda_graph_bytes()), gib(s.overhead_bytes()),
-                             gib(s.total_bytes()), s.pp_rank() == r.peak_pp_rank() ? "  <- peak" : "");
+      out += absl::StrFormat(
+          "%4d %7s %8s %7s %6s %6s %7s %7s %6s %9.2f %7s %6s %8s %7s %8s %7s%s\n", s.pp_rank(),
+          absl::StrJoin(s.decoder_layers(), "+"), HumanCount(static_cast<double>(s.params())), gib(s.weight_bytes()),
+          gib(s.low_precision_weight_bytes()), gib(s.grad_bytes()), gib(s.optimizer_dense_bytes()),
+          gib(s.optimizer_expert_bytes()), gib(s.activation_bytes()), s.in_flight_microbatches(), gib(s.logits_bytes()),
+          gib(s.recompute_working_bytes() + s.embedding_bytes() + s.fsdp_working_bytes() + s.attention_working_bytes()),
+          gib(s.dispatcher_buffer_bytes()), gib(s.cuda_graph_bytes()), gib(s.overhead_bytes()), gib(s.total_bytes()),
+          s.pp_rank() == r.peak_pp_rank() ? "  <- peak" : "");
     }
     absl::StrAppend(&out, absl::StrFormat("peak %.2f GiB on PP rank %d; capacity %.2f GiB; %s (headroom %.2f GiB)\n",
                                           r.peak_gib(), r.peak_pp_rank(), r.capacity_gib(),

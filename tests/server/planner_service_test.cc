@@ -196,7 +196,8 @@ TEST_F(PlannerServiceTest, EstimateMemoryFitsAndSuggests) {
   const auto& st = remote.stages(remote.peak_pp_rank());
   sum = st.weight_bytes() + st.grad_bytes() + st.optimizer_dense_bytes() + st.optimizer_expert_bytes() +
         st.activation_bytes() + st.recompute_working_bytes() + st.logits_bytes() + st.embedding_bytes() +
-        st.fsdp_working_bytes() + st.dispatcher_buffer_bytes() + st.cuda_graph_bytes() + st.overhead_bytes();
+        st.fsdp_working_bytes() + st.dispatcher_buffer_bytes() + st.cuda_graph_bytes() + st.attention_working_bytes() +
+        st.overhead_bytes();
   EXPECT_NEAR(static_cast<double>(sum), static_cast<double>(st.total_bytes()), 16.0);
   EXPECT_EQ(st.total_bytes(), remote.peak_bytes());
 }

@@ -1,0 +1,199 @@
+// Memory terms of issue 24 with hand-derived numbers: optimizer CPU offload
+// (the offloaded share of the optimizer state leaves HBM), unfused
+// attention's s x s scores, and the working buffers each cp_comm_type holds
+// during one attention call.
+#include <algorithm>
+#include <string>
+
+#include "core/memory/memory_model.h"
+#include "gtest/gtest.h"
+#include "tests/core/test_util.h"
+
+namespace parplan {
+namespace {
+
+using testing_util::CatalogModel;
+
+struct Case {
+  ModelSpec model;
+  ResolvedConfig config;
+  StagePlan plan;
+};
+
+Case Make(const std::string& id, ResolvedConfig c) {
+  Case s{CatalogModel(id), c, {}};
+  if (s.config.mtp_num_layers == 0) s.config.mtp_num_layers = s.model.mtp_num_layers;
+  std::vector<Violation> v;
+  auto plan = PlanStages(s.model, s.config, &v);
+  EXPECT_TRUE(plan.has_value()) << (v.empty() ? "" : v[0].message);
+  if (plan) s.plan = *plan;
+  return s;
+}
+
+MemoryEstimate Estimate(const Case& s, int64_t world, const char* system = "h100-sxm") {
+  auto sys = Catalog::Get().FindSystem(system);
+  MemoryOptions o;
+  o.overhead_gib = 0.0;  // fixed overhead: totals are the sum of the terms
+  return EstimateMemory(s.model, s.config, s.plan, world, &*sys, o);
+}
+
+bool Says(const MemoryEstimate& e, const std::string& text) {
+  return std::any_of(e.assumptions.begin(), e.assumptions.end(),
+                     [&](const std::string& line) { return line.find(text) != std::string::npos; });
+}
+
+// Llama 3 8B, TP=2 PP=2 on 8 GPUs, distributed optimizer (DP*CP = 2): each
+// stage's optimizer state is 12 B x its dense parameters / 2. Offloading a
+// fraction f of it takes exactly f of those bytes off every stage's total.
+TEST(MemoryOffloadTest, OptimizerOffloadLowersTheAnswerByTheOffloadedBytes) {
+  ResolvedConfig c;
+  c.tp = 2;
+  c.etp = 2;
+  c.pp = 2;
+  c.sp = true;
+  c.seq_length = 4096;
+  c.gbs = 8;
+  const MemoryEstimate base = Estimate(Make("llama3_8b", c), 8);
+  for (const double fraction : {1.0, 0.5}) {
+    ResolvedConfig o = c;
+    o.optimizer_cpu_offload = true;
+    o.optimizer_offload_fraction = fraction;
+    const MemoryEstimate e = Estimate(Make("llama3_8b", o), 8);
+    ASSERT_EQ(e.stages.size(), base.stages.size());
+    for (size_t r = 0; r < e.stages.size(); ++r) {
+      const StageMemory& b = base.stages[r];
+      const StageMemory& st = e.stages[r];
+      const double state = 12.0 * b.dense_params / 2;
+      EXPECT_DOUBLE_EQ(b.optimizer_dense_bytes, state);
+      EXPECT_DOUBLE_EQ(st.optimizer_host_bytes, fraction * state);
+      EXPECT_DOUBLE_EQ(st.optimizer_dense_bytes, (1 - fraction) * state);
+      EXPECT_NEAR(b.total_bytes - st.total_bytes, fraction * state, 1.0);
+    }
+    EXPECT_NEAR(base.peak_bytes - e.peak_bytes, e.stages[e.peak_pp_rank].optimizer_host_bytes, 1.0);
+    EXPECT_TRUE(Says(e, "now sit in host memory")) << e.assumptions.back();
+    EXPECT_TRUE(Says(e, "per 8-GPU node"));
+  }
+  // The fraction alone, without optimizer_cpu_offload, moves nothing.
+  ResolvedConfig off = c;
+  off.optimizer_offload_fraction = 1.0;
+  const MemoryEstimate same = Estimate(Make("llama3_8b", off), 8);
+  EXPECT_DOUBLE_EQ(same.peak_bytes, base.peak_bytes);
+  EXPECT_FALSE(Says(same, "host memory, not HBM"));
+}
+
+// DeepSeek-V3 on 256 GB200 (EP 64, PP 4): routed-expert state is sharded
+// over EDP, dense state over DP*CP; offload takes the same share of both.
+TEST(MemoryOffloadTest, OptimizerOffloadTakesExpertStateToo) {
+  ResolvedConfig c;
+  c.pp = 4;
+  c.ep = 64;
+  c.etp = 1;
+  c.seq_length = 4096;
+  c.gbs = 4096;
+  c.pipeline_layout = "Et*4|(t*4|)*14tmL";
+  const MemoryEstimate base = Estimate(Make("deepseek_v3", c), 256, "gb200-nvl72");
+  c.optimizer_cpu_offload = true;
+  c.optimizer_offload_fraction = 0.5;
+  const MemoryEstimate e = Estimate(Make("deepseek_v3", c), 256, "gb200-nvl72");
+  for (size_t r = 0; r < e.stages.size(); ++r) {
+    const StageMemory& b = base.stages[r];
+    const StageMemory& st = e.stages[r];
+    EXPECT_GT(b.optimizer_expert_bytes, 0);
+    EXPECT_DOUBLE_EQ(st.optimizer_expert_bytes, 0.5 * b.optimizer_expert_bytes);
+    EXPECT_DOUBLE_EQ(st.optimizer_dense_bytes, 0.5 * b.optimizer_dense_bytes);
+    EXPECT_NEAR(b.total_bytes - st.total_bytes, st.optimizer_host_bytes, 1.0);
+  }
+  EXPECT_NEAR(base.peak_bytes - e.peak_bytes, e.stages[e.peak_pp_rank].optimizer_host_bytes, 1.0);
+  EXPECT_TRUE(Says(e, "per 4-GPU node"));
+}
+
+// Llama 3 8B at 8192 tokens, TP=2 PP=2, MBS 1: unfused attention keeps the
+// bf16 softmax probabilities of every layer, 2 B x 16 heads per TP rank x
+// 8192 x 8192 = 2 GiB per layer and microbatch, and one more such matrix
+// (the raw scores) while a layer runs. Rank 0: 16 layers, 2 microbatches in
+// flight (1F1B, min(PP - 0, 4)).
+TEST(MemoryUnfusedAttentionTest, UnfusedHoldsTheScores) {
+  ResolvedConfig c;
+  c.tp = 2;
+  c.etp = 2;
+  c.pp = 2;
+  c.sp = true;
+  c.seq_length = 8192;
+  c.gbs = 8;
+  const MemoryEstimate fused = Estimate(Make("llama3_8b", c), 8);
+  const double scores = 2.0 * 16 * 8192 * 8192;
+  for (const char* backend : {"unfused", "local"}) {
+    ResolvedConfig u = c;
+    u.attention_backend = backend;
+    u.unfused_attention = true;
+    const MemoryEstimate e = Estimate(Make("llama3_8b", u), 8);
+    const StageMemory& st = e.stages[0];
+    ASSERT_EQ(st.chunks.size(), 1u);
+    EXPECT_EQ(st.chunks[0].in_flight, 2);
+    EXPECT_DOUBLE_EQ(st.activation_bytes - fused.stages[0].activation_bytes, 16 * 2 * scores);
+    EXPECT_DOUBLE_EQ(st.attention_working_bytes, scores);
+    EXPECT_EQ(fused.stages[0].attention_working_bytes, 0);
+    EXPECT_NEAR(st.total_bytes - fused.stages[0].total_bytes, 33 * scores, 1.0);
+    EXPECT_GT(e.peak_bytes, fused.peak_bytes);
+    EXPECT_TRUE(Says(e, "materialises the s x s scores")) << backend;
+    EXPECT_TRUE(Says(e, "2.00 GiB per layer and microbatch"));
+  }
+  EXPECT_FALSE(Says(fused, "s x s scores"));
+
+  // Selective recompute of core_attn keeps Q, K, V only: the probabilities
+  // are rebuilt in the backward (transient, two matrices in the call).
+  ResolvedConfig r = c;
+  r.attention_backend = "unfused";
+  r.unfused_attention = true;
+  r.recompute = RecomputeGranularity::kSelective;
+  r.recompute_modules = {"core_attn"};
+  const MemoryEstimate rec = Estimate(Make("llama3_8b", r), 8);
+  EXPECT_DOUBLE_EQ(rec.stages[0].activation_bytes, fused.stages[0].activation_bytes);
+  EXPECT_DOUBLE_EQ(rec.stages[0].attention_working_bytes, 2 * scores);
+}
+
+// Llama 3 8B at 131,072 tokens, TP=2 CP=8 on 16 GPUs. Per TP rank: 16 query
+// heads, 4 KV groups of 128, so K and V are 1,024 elements a token.
+//  - p2p: the chunk sent and the chunk arriving, 2 x 16,384 x 1,024 x 2 B = 64 MiB;
+//  - all_gather: gathered K/V and their gradients, 2 x 131,072 x 1,024 x 2 B = 512 MiB;
+//  - a2a: Q, K, V copies 16,384 x (2,048 + 1,024) x 2 B + O 16,384 x 2,048 x 2 B = 160 MiB.
+TEST(MemoryCpWorkingTest, AllGatherHoldsMoreThanP2p) {
+  ResolvedConfig c;
+  c.tp = 2;
+  c.etp = 2;
+  c.cp = 8;
+  c.sp = true;
+  c.seq_length = 131072;
+  c.gbs = 1;
+  const double mib = 1024.0 * 1024.0;
+  auto working = [&](const char* type, std::string* note) {
+    ResolvedConfig t = c;
+    t.cp_comm_type = type;
+    const MemoryEstimate e = Estimate(Make("llama3_8b", t), 16);
+    for (const auto& line : e.assumptions) {
+      if (line.find("Context parallelism") != std::string::npos) *note = line;
+    }
+    return e.stages[0].attention_working_bytes;
+  };
+  std::string p2p_note, gather_note, a2a_note;
+  const double p2p = working("p2p", &p2p_note);
+  const double gather = working("all_gather", &gather_note);
+  const double a2a = working("a2a", &a2a_note);
+  EXPECT_DOUBLE_EQ(p2p, 64 * mib);
+  EXPECT_DOUBLE_EQ(gather, 512 * mib);
+  EXPECT_DOUBLE_EQ(a2a, 160 * mib);
+  EXPECT_GT(gather, p2p);
+  EXPECT_NE(p2p_note.find("p2p ring's K/V chunk"), std::string::npos) << p2p_note;
+  EXPECT_NE(gather_note.find("K/V all-gathered from 8 ranks"), std::string::npos) << gather_note;
+  EXPECT_NE(a2a_note.find("a2a copies of Q, K, V and O"), std::string::npos) << a2a_note;
+  EXPECT_NE(gather_note.find("0.50 GiB"), std::string::npos) << gather_note;
+
+  // Without CP there are no CP buffers.
+  ResolvedConfig none = c;
+  none.cp = 1;
+  none.seq_length = 8192;
+  EXPECT_EQ(Estimate(Make("llama3_8b", none), 2).stages[0].attention_working_bytes, 0);
+}
+
+}  // namespace
+}  // namespace parplan
