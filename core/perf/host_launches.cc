@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/perf/context_parallel.h"
 #include "core/perf/token_dispatch.h"
 
 namespace parplan {
@@ -45,6 +46,44 @@ RegionLaunches Region(HostRegion region, const char* name, double forward, doubl
   r.replay_forward = whole_iteration ? 0 : replay_forward;
   r.replay_backward = whole_iteration ? 0 : replay_backward;
   return r;
+}
+
+// The host work Transformer Engine's context-parallel attention adds to one
+// call (TransformerEngine 4329ff84 dot_product_attention/context_parallel.py),
+// counted from the source, +-2:
+//  - p2p (AttnFuncWithCPAndKVP2P): per ring step beyond the first, forward
+//    the send/recv, the half chunk made contiguous, the attention, the
+//    softmax-LSE correction (3) and the output correction (3); backward the
+//    send/recv of K/V and dK/dV, the contiguous half, the attention, the dQ
+//    and dK/dV accumulations (3); per call 4 each way (load-balance cat,
+//    output init, final reshape, LSE layout).
+//  - a2a (AttnFuncWithCPAndQKVOA2A): per tensor a layout copy, the
+//    all-to-all and the copy back: Q, K, V then O forward (12), dO then dQ,
+//    dK, dV backward (12).
+//  - all_gather (AttnFuncWithCPAndKVAllGather): the K/V all-gather and its
+//    chunk reorder (3), the second query chunk's attention (1), plus 1;
+//    backward the gather again, both chunks' attention, dK/dV accumulation
+//    and the reduce-scatter (8).
+struct CpLaunches {
+  double forward = 0, backward = 0;
+};
+CpLaunches CpAttentionLaunches(const ResolvedConfig& c) {
+  CpLaunches l;
+  if (c.cp <= 1) return l;
+  const CpShape shape = CpShapeOf(c);
+  if (shape.a2a > 1) {
+    l.forward += 12;
+    l.backward += 12;
+  }
+  if (shape.ring > 1) {
+    l.forward += 4 + 9.0 * (shape.ring - 1);
+    l.backward += 4 + 6.0 * (shape.ring - 1);
+  }
+  if (shape.gather > 1) {
+    l.forward += 5;
+    l.backward += 8;
+  }
+  return l;
 }
 
 }  // namespace
@@ -90,7 +129,9 @@ std::vector<RegionLaunches> LayerLaunches(const ModelSpec& m, const ResolvedConf
     // LoRA). Replay: launch, attention mask, input copies; backward launch,
     // grad copy, 3 norm-weight adds, 5 returned-gradient clones.
     const double gemms = m.multi_latent_attention ? (m.q_lora_rank > 0 ? 5 : 4) : 2;
-    out.push_back(Region(HostRegion::kAttention, "attention", 11 + gemms * (1 + q), 16 + gemms * (2 + q), 5, 10, c));
+    const CpLaunches cp = CpAttentionLaunches(c);
+    out.push_back(Region(HostRegion::kAttention, "attention", 11 + gemms * (1 + q) + cp.forward,
+                         16 + gemms * (2 + q) + cp.backward, 5, 10, c));
   }
   if (dense_mlp) {
     // Norm+fc1, activation, fc2, bias-dropout-add: 5 forward, 9 backward.

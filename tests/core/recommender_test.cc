@@ -141,11 +141,34 @@ TEST(RecommenderTest, FewestGpusFindsTheSmallestWorldThatFits) {
   EXPECT_GT(found, 1);
   EXPECT_LE(found, 8);
   for (const PlanEval& p : r.plans) EXPECT_EQ(p.world, found);
-  // Nothing smaller fits: every smaller candidate world is infeasible.
+  // Nothing smaller fits as is: on a smaller world the search either finds
+  // nothing or turns on optimizer CPU offload (the fewest-GPUs search does
+  // not), and says why.
   for (int64_t w = 1; w < found; w *= 2) {
     Case smaller = Make("llama3_8b", "h100-sxm", w, 8192);
-    EXPECT_FALSE(Search(smaller).feasible) << w;
+    const SearchResult s = Search(smaller);
+    if (!s.feasible) continue;
+    for (const PlanEval& p : s.plans) {
+      EXPECT_TRUE(p.config.optimizer_cpu_offload) << w;
+      EXPECT_DOUBLE_EQ(p.config.optimizer_offload_fraction, 1.0) << w;
+    }
+    bool said = false;
+    for (const std::string& reason : s.reasons) said |= reason.find("Nothing fits without optimizer CPU offload") == 0;
+    EXPECT_TRUE(said) << w;
   }
+}
+
+// One H100 cannot hold llama3_8b's weights, gradients and Adam state (16 B
+// per parameter) with activations; with the optimizer state on the host it
+// can, and the plan carries the offload and its host-side step time.
+TEST(RecommenderTest, OptimizerOffloadWhenNothingElseFits) {
+  Case one = Make("llama3_8b", "h100-sxm", 1, 8192);
+  const SearchResult r = Search(one);
+  ASSERT_TRUE(r.feasible);
+  const PlanEval& top = r.plans.front();
+  EXPECT_TRUE(top.config.optimizer_cpu_offload);
+  EXPECT_TRUE(top.memory.fits);
+  EXPECT_GT(top.perf.breakdown.optimizer_s, 1.0);  // 8 B params' CPU AdamW and copies over PCIe
 }
 
 TEST(RecommenderTest, ModelTooLargeIsInfeasibleWithAReason) {
