@@ -213,14 +213,14 @@ CpCommSeconds CpCommOf(const CpAttentionWork& w, const CpShape& cp, const CpLink
 
 std::string DescribeCp(const CpShape& cp, const CpLinks& links, const SystemSpec& s) {
   if (cp.type.empty()) return "";
-  auto where = [&s](const GroupSpread& g) { return DescribeLink(s, LinkOfGroup(s, g)); };
-  if (cp.type == "a2a") return absl::StrCat("a2a over ", cp.a2a, " ranks (", where(links.a2a), ")");
-  if (cp.type == "all_gather") return absl::StrCat("all_gather over ", cp.gather, " ranks (", where(links.gather), ")");
+  auto where = [&s](const GroupSpread& g) { return absl::StrCat("on ", DescribeLink(s, LinkOfGroup(s, g))); };
+  if (cp.type == "a2a") return absl::StrCat("a2a over ", cp.a2a, " ranks ", where(links.a2a));
+  if (cp.type == "all_gather") return absl::StrCat("all_gather over ", cp.gather, " ranks ", where(links.gather));
   if (cp.type == "a2a+p2p") {
-    return absl::StrCat("a2a over ", cp.a2a, " ranks (", where(links.a2a), ") and a p2p ring of ", cp.ring, " (",
-                        where(links.ring), ")");
+    return absl::StrCat("a2a over ", cp.a2a, " ranks ", where(links.a2a), " and a p2p ring of ", cp.ring, " ",
+                        where(links.ring));
   }
-  return absl::StrCat("p2p ring of ", cp.ring, " ranks (", where(links.ring), ")");
+  return absl::StrCat("p2p ring of ", cp.ring, " ranks ", where(links.ring));
 }
 
 }  // namespace parplan

@@ -74,6 +74,16 @@ std::vector<ResolvedConfig> RecomputeVariants(const ModelSpec& m, const Resolved
     selective.recompute_modules = {"mlp"};
   }
   out.push_back(selective);
+  if (m.is_moe() && c.seq_length >= kLongContextTokens) {
+    // Long context in MoE models: Megatron Bridge's long-context recipes
+    // recompute the whole MoE block, the dense MLPs, norms and MLA's
+    // up-projections (skills/nemo-mbridge-perf-moe-long-context, card.yaml),
+    // trading the MoE forward again for its dispatched-token activations.
+    ResolvedConfig heavy = selective;
+    heavy.recompute_modules = {"layernorm", "moe", "mlp"};
+    if (m.multi_latent_attention) heavy.recompute_modules.push_back("mla_up_proj");
+    out.push_back(heavy);
+  }
   ResolvedConfig full = none;
   full.recompute = RecomputeGranularity::kFull;
   full.recompute_method = RecomputeMethod::kUniform;

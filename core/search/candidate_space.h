@@ -27,7 +27,9 @@ namespace parplan {
 int64_t SearchGlobalBatch(int64_t seq_length, int64_t world);
 
 // The recompute settings tried, lightest first: none, selective (dense: mlp;
-// MoE: moe_act + layernorm, + mla_up_proj with MLA), full (uniform, 1 layer).
+// MoE: moe_act + layernorm, + mla_up_proj with MLA; MoE at long context also
+// layernorm + moe + mlp (+ mla_up_proj), as Bridge's long-context recipes),
+// full (uniform, 1 layer).
 std::vector<ResolvedConfig> RecomputeVariants(const ModelSpec& model, const ResolvedConfig& config);
 
 // Preconditions: model complete, world >= 1, base.seq_length > 0; base.gbs
