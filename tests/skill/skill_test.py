@@ -131,6 +131,22 @@ check(q3["starting_point"]["config"]["cp"] == 2 and "CP" in q3["starting_point_c
 check(any(p["config"]["cp"] > 1 for p in q3["plans"]) or "CP" in q3["starting_point_comparison"],
       "Q3: the answer speaks to CP")
 
+# Q3's second half: 128K through the CLI, gRPC and MCP; the plan fits, keeps
+# TP inside the node and names its CP type (rendered for Bridge).
+q3_section = next(sec for sec in sections if sec.startswith("Q3"))
+long_command = re.findall(r"```bash\n(.*?)\n```", q3_section, re.S)[1].strip().splitlines()[0]
+long_call = json.loads(re.findall(r"```json\n(\{\"tool\".*?)\n```", q3_section, re.S)[1])
+long_local = cli_json(long_command)
+check(long_local == cli_json(long_command, ["--server", address]) ==
+      mcp_call(long_call["tool"], long_call["arguments"]), "Q3 128K: CLI, gRPC and MCP give the same answer")
+long_top = long_local["plans"][0]
+lc = long_top["config"]
+check(long_local["seq_length"] == 131072 and long_top["fits"] and lc["tp"] <= 8 and lc["cp"] > 1,
+      f"Q3 128K: top plan fits with TP={lc['tp']} inside the node and CP={lc['cp']}")
+check(lc["cp_comm_type"] != "" and "cfg.model.cp_comm_type" in long_top["bridge_overrides"] and
+      any("cp_comm_type " + lc["cp_comm_type"] in r for r in long_top["reasons"]),
+      "Q3 128K: the CP type is named in the reasons and rendered")
+
 q4 = next(a for t, a in answers.items() if "94-layer" in t)
 fix = next((v["fix"] for v in q4["violations"] if v["rule"] == "pp.layers_divisible"), "")
 check(not q4["valid"] and "94 + 2 = 96 = PP 8 x 12" in fix and "--account-for-loss-in-pipeline-split" in fix,
