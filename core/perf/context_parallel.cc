@@ -14,15 +14,22 @@ namespace {
 
 constexpr double kBf16 = 2.0;
 
-// The keys-per-query shape of one call over `tokens` queries of `a`: the
-// sliding window or the chunk as the model defines them.
-AttentionCall LocalCall(const AttentionShape& a, double heads, double tokens) {
+// A causal call of `a`'s batch and head dims: `heads` heads, `tokens`
+// queries against as many keys.
+AttentionCall CausalCall(const AttentionShape& a, double heads, double tokens) {
   AttentionCall call;
   call.batch = a.batch;
   call.heads = heads;
   call.qk_dim = a.qk_dim;
   call.v_dim = a.v_dim;
   call.q_len = call.k_len = tokens;
+  return call;
+}
+
+// The keys-per-query shape of one call over `tokens` queries of `a`: the
+// sliding window or the chunk as the model defines them.
+AttentionCall LocalCall(const AttentionShape& a, double heads, double tokens) {
+  AttentionCall call = CausalCall(a, heads, tokens);
   if (a.chunk > 0 && a.chunk < tokens) {
     call.q_len = call.k_len = a.chunk;
     call.batch *= tokens / a.chunk;
@@ -125,12 +132,7 @@ CpAttentionWork AttentionUnderCp(const AttentionShape& a, const CpShape& cp, con
     // against all of them), unmasked. Windows are not applied (TE refuses
     // sliding windows on the ring).
     const double chunk = a.seq / static_cast<double>(cp.ring);
-    AttentionCall own;
-    own.batch = a.batch;
-    own.heads = heads;
-    own.qk_dim = a.qk_dim;
-    own.v_dim = a.v_dim;
-    own.q_len = own.k_len = chunk;
+    const AttentionCall own = CausalCall(a, heads, chunk);
     AttentionCall step = own;
     step.causal = false;
     step.k_len = chunk / 2;

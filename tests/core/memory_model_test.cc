@@ -4,6 +4,7 @@
 
 #include "core/memory/memory_planner.h"
 #include "gtest/gtest.h"
+#include "tests/core/memory_case.h"
 #include "tests/core/test_util.h"
 
 namespace parplan {
@@ -11,28 +12,9 @@ namespace {
 
 using testing_util::CatalogModel;
 
-struct Case {
-  ModelSpec model;
-  ResolvedConfig config;
-  StagePlan plan;
-};
-
-Case Make(const std::string& id, ResolvedConfig c) {
-  Case s{CatalogModel(id), c, {}};
-  if (s.config.mtp_num_layers == 0) s.config.mtp_num_layers = s.model.mtp_num_layers;
-  std::vector<Violation> v;
-  auto plan = PlanStages(s.model, s.config, &v);
-  EXPECT_TRUE(plan.has_value()) << (v.empty() ? "" : v[0].message);
-  if (plan) s.plan = *plan;
-  return s;
-}
-
-MemoryEstimate Estimate(const Case& s, int64_t world, const char* system = "h100-sxm") {
-  auto sys = Catalog::Get().FindSystem(system);
-  MemoryOptions o;
-  o.overhead_gib = 0.0;  // the tests check the terms; overhead is tested separately
-  return EstimateMemory(s.model, s.config, s.plan, world, &*sys, o);
-}
+using Case = testing_util::MemoryCase;
+using testing_util::EstimateMemoryTerms;
+using testing_util::MakeMemoryCase;
 
 // Llama 3 8B, TP=2 PP=2 on 8 GPUs (DP=2), seq 4096, MBS 1, GBS 8 (4 microbatches).
 // One layer: attention 4096*128*(32+16) + 4096*4096 + 4096 = 41,947,136;
@@ -47,9 +29,9 @@ TEST(MemoryModelTest, DenseGqaWithAndWithoutDistributedOptimizer) {
   c.sp = true;
   c.seq_length = 4096;
   c.gbs = 8;
-  Case s = Make("llama3_8b", c);
+  Case s = MakeMemoryCase("llama3_8b", c);
   const double params0 = (16.0 * 218112000 + 525336576) / 2;
-  MemoryEstimate e = Estimate(s, 8);
+  MemoryEstimate e = EstimateMemoryTerms(s, 8);
   ASSERT_EQ(e.stages.size(), 2u);
   const StageMemory& r0 = e.stages[0];
   EXPECT_DOUBLE_EQ(r0.dense_params, params0);
@@ -69,7 +51,7 @@ TEST(MemoryModelTest, DenseGqaWithAndWithoutDistributedOptimizer) {
   EXPECT_DOUBLE_EQ(r1.activation_bytes, (69632.0 * 16 + 2 * 2 * 4096 / 2) * 4096);
 
   s.config.distributed_optimizer = false;
-  e = Estimate(s, 8);
+  e = EstimateMemoryTerms(s, 8);
   EXPECT_DOUBLE_EQ(e.stages[0].optimizer_dense_bytes, 12 * params0);  // not sharded: 18 B/param in all
 }
 
@@ -84,8 +66,8 @@ TEST(MemoryModelTest, MoeExpertStateShardsOverEdp) {
   c.sp = true;
   c.seq_length = 4096;
   c.gbs = 32;
-  Case s = Make("qwen3_30b_a3b", c);
-  MemoryEstimate e = Estimate(s, 8);
+  Case s = MakeMemoryCase("qwen3_30b_a3b", c);
+  MemoryEstimate e = EstimateMemoryTerms(s, 8);
   EXPECT_EQ(e.dp, 4);
   EXPECT_EQ(e.edp, 2);
   const StageMemory& st = e.stages[0];
@@ -107,8 +89,8 @@ TEST(MemoryModelTest, InterleavedInFlightCounts) {
   c.vpp_given = true;
   c.seq_length = 2048;
   c.gbs = 8;
-  Case s = Make("llama3_8b", c);
-  MemoryEstimate e = Estimate(s, 4);
+  Case s = MakeMemoryCase("llama3_8b", c);
+  MemoryEstimate e = EstimateMemoryTerms(s, 4);
   EXPECT_EQ(e.stages[0].chunks[0].in_flight, 7);
   EXPECT_EQ(e.stages[0].chunks[1].in_flight, 4);
   EXPECT_EQ(e.stages[3].chunks[0].in_flight, 4);
@@ -120,7 +102,7 @@ TEST(MemoryModelTest, InterleavedInFlightCounts) {
   c.vpp = 1;
   c.vpp_given = false;
   c.gbs = 2;
-  e = Estimate(Make("llama3_8b", c), 4);
+  e = EstimateMemoryTerms(MakeMemoryCase("llama3_8b", c), 4);
   EXPECT_EQ(e.stages[0].chunks[0].in_flight, 2);
 }
 
@@ -132,17 +114,17 @@ TEST(MemoryModelTest, FullRecomputeUniformAndBlock) {
   c.seq_length = 4096;
   c.gbs = 8;
   c.recompute = RecomputeGranularity::kFull;
-  Case s = Make("llama3_8b", c);
-  MemoryEstimate e = Estimate(s, 8);
+  Case s = MakeMemoryCase("llama3_8b", c);
+  MemoryEstimate e = EstimateMemoryTerms(s, 8);
   const double tokens = 4096;
   EXPECT_DOUBLE_EQ(e.stages[0].activation_bytes, (32 * 8192.0 + 2 * 2 * 4096) * tokens);
   EXPECT_DOUBLE_EQ(e.stages[0].recompute_working_bytes, 139264.0 * tokens);
   s.config.recompute_method = RecomputeMethod::kBlock;
   s.config.recompute_num_layers = 4;
-  e = Estimate(s, 8);
+  e = EstimateMemoryTerms(s, 8);
   EXPECT_DOUBLE_EQ(e.stages[0].activation_bytes, (4 * 8192.0 + 28 * 139264.0 + 2 * 2 * 4096) * tokens);
   s.config.recompute = RecomputeGranularity::kNone;
-  e = Estimate(s, 8);
+  e = EstimateMemoryTerms(s, 8);
   EXPECT_DOUBLE_EQ(e.stages[0].activation_bytes, (32 * 139264.0 + 2 * 2 * 4096) * tokens);
   EXPECT_DOUBLE_EQ(e.stages[0].recompute_working_bytes, 0);
 }
@@ -159,8 +141,8 @@ TEST(MemoryModelTest, UnevenLayoutPlacesLayersLikeMegatron) {
   c.seq_length = 4096;
   c.gbs = 4096;
   c.pipeline_layout = "Et*4|(t*4|)*14tmL";
-  Case s = Make("deepseek_v3", c);
-  MemoryEstimate e = Estimate(s, 256, "gb200-nvl72");
+  Case s = MakeMemoryCase("deepseek_v3", c);
+  MemoryEstimate e = EstimateMemoryTerms(s, 256, "gb200-nvl72");
   ASSERT_EQ(e.stages.size(), 4u);
   const double experts_per_layer = 256.0 * 3 * 7168 * 2048 / 64;
   EXPECT_DOUBLE_EQ(e.stages[0].expert_params, 13 * experts_per_layer);
@@ -178,8 +160,8 @@ TEST(MemoryModelTest, HybridMambaStage) {
   ResolvedConfig c;
   c.seq_length = 8192;
   c.gbs = 8;
-  Case s = Make("nemotronh_8b", c);
-  MemoryEstimate e = Estimate(s, 8);
+  Case s = MakeMemoryCase("nemotronh_8b", c);
+  MemoryEstimate e = EstimateMemoryTerms(s, 8);
   // Activations per token: 24 Mamba * 123,136 + 4 attention (norm 16384 + 2*(4096+2*1024+4096) = 36864)
   // + 24 MLP (norm 16384 + non-gated fc1 2*21504 + act 2*21504 = 102400) + final norm 2*2*4096.
   const double per_token = 24 * 123136.0 + 4 * 36864.0 + 24 * 102400.0 + 16384;
@@ -192,8 +174,8 @@ TEST(MemoryModelTest, LoraTrainsOnlyAdapters) {
   c.seq_length = 4096;
   c.gbs = 32;
   c.lora = true;
-  Case s = Make("llama3_70b", c);
-  MemoryEstimate e = Estimate(s, 8);
+  Case s = MakeMemoryCase("llama3_70b", c);
+  MemoryEstimate e = EstimateMemoryTerms(s, 8);
   const StageMemory& st = e.stages[1];  // 20 layers, no embedding
   // Rank-32 adapters per layer: 32*((8192+10240) + (8192+8192) + (8192+57344) + (28672+8192)) = 4,390,912.
   EXPECT_DOUBLE_EQ(st.grad_bytes, 4.0 * 20 * 4390912);
@@ -206,8 +188,8 @@ TEST(MemoryModelTest, FsdpShardsEverything) {
   c.seq_length = 8192;
   c.gbs = 64;
   c.fsdp = true;
-  Case s = Make("llama3_70b", c);
-  MemoryEstimate e = Estimate(s, 32, "gb200-nvl72");
+  Case s = MakeMemoryCase("llama3_70b", c);
+  MemoryEstimate e = EstimateMemoryTerms(s, 32, "gb200-nvl72");
   const StageMemory& st = e.stages[0];
   EXPECT_NEAR(st.weight_bytes, 2.0 * st.dense_params / 32, 1.0);
   EXPECT_NEAR(st.grad_bytes, 4.0 * st.dense_params / 32, 1.0);
@@ -227,7 +209,7 @@ TEST(MemoryModelTest, DefaultOverheadAndFit) {
   c.sp = true;
   c.seq_length = 8192;
   c.gbs = 256;
-  Case s = Make("llama3_70b", c);
+  Case s = MakeMemoryCase("llama3_70b", c);
   auto sys = Catalog::Get().FindSystem("h100-sxm");
   const MemoryEstimate e = EstimateMemory(s.model, s.config, s.plan, 64, &*sys, MemoryOptions{});
   const StageMemory& st = e.stages[e.peak_pp_rank];

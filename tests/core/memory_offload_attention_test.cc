@@ -7,35 +7,15 @@
 
 #include "core/memory/memory_model.h"
 #include "gtest/gtest.h"
+#include "tests/core/memory_case.h"
 #include "tests/core/test_util.h"
 
 namespace parplan {
 namespace {
 
-using testing_util::CatalogModel;
-
-struct Case {
-  ModelSpec model;
-  ResolvedConfig config;
-  StagePlan plan;
-};
-
-Case Make(const std::string& id, ResolvedConfig c) {
-  Case s{CatalogModel(id), c, {}};
-  if (s.config.mtp_num_layers == 0) s.config.mtp_num_layers = s.model.mtp_num_layers;
-  std::vector<Violation> v;
-  auto plan = PlanStages(s.model, s.config, &v);
-  EXPECT_TRUE(plan.has_value()) << (v.empty() ? "" : v[0].message);
-  if (plan) s.plan = *plan;
-  return s;
-}
-
-MemoryEstimate Estimate(const Case& s, int64_t world, const char* system = "h100-sxm") {
-  auto sys = Catalog::Get().FindSystem(system);
-  MemoryOptions o;
-  o.overhead_gib = 0.0;  // fixed overhead: totals are the sum of the terms
-  return EstimateMemory(s.model, s.config, s.plan, world, &*sys, o);
-}
+using Case = testing_util::MemoryCase;
+using testing_util::EstimateMemoryTerms;
+using testing_util::MakeMemoryCase;
 
 bool Says(const MemoryEstimate& e, const std::string& text) {
   return std::any_of(e.assumptions.begin(), e.assumptions.end(),
@@ -53,12 +33,12 @@ TEST(MemoryOffloadTest, OptimizerOffloadLowersTheAnswerByTheOffloadedBytes) {
   c.sp = true;
   c.seq_length = 4096;
   c.gbs = 8;
-  const MemoryEstimate base = Estimate(Make("llama3_8b", c), 8);
+  const MemoryEstimate base = EstimateMemoryTerms(MakeMemoryCase("llama3_8b", c), 8);
   for (const double fraction : {1.0, 0.5}) {
     ResolvedConfig o = c;
     o.optimizer_cpu_offload = true;
     o.optimizer_offload_fraction = fraction;
-    const MemoryEstimate e = Estimate(Make("llama3_8b", o), 8);
+    const MemoryEstimate e = EstimateMemoryTerms(MakeMemoryCase("llama3_8b", o), 8);
     ASSERT_EQ(e.stages.size(), base.stages.size());
     for (size_t r = 0; r < e.stages.size(); ++r) {
       const StageMemory& b = base.stages[r];
@@ -76,7 +56,7 @@ TEST(MemoryOffloadTest, OptimizerOffloadLowersTheAnswerByTheOffloadedBytes) {
   // The fraction alone, without optimizer_cpu_offload, moves nothing.
   ResolvedConfig off = c;
   off.optimizer_offload_fraction = 1.0;
-  const MemoryEstimate same = Estimate(Make("llama3_8b", off), 8);
+  const MemoryEstimate same = EstimateMemoryTerms(MakeMemoryCase("llama3_8b", off), 8);
   EXPECT_DOUBLE_EQ(same.peak_bytes, base.peak_bytes);
   EXPECT_FALSE(Says(same, "host memory, not HBM"));
 }
@@ -91,10 +71,10 @@ TEST(MemoryOffloadTest, OptimizerOffloadTakesExpertStateToo) {
   c.seq_length = 4096;
   c.gbs = 4096;
   c.pipeline_layout = "Et*4|(t*4|)*14tmL";
-  const MemoryEstimate base = Estimate(Make("deepseek_v3", c), 256, "gb200-nvl72");
+  const MemoryEstimate base = EstimateMemoryTerms(MakeMemoryCase("deepseek_v3", c), 256, "gb200-nvl72");
   c.optimizer_cpu_offload = true;
   c.optimizer_offload_fraction = 0.5;
-  const MemoryEstimate e = Estimate(Make("deepseek_v3", c), 256, "gb200-nvl72");
+  const MemoryEstimate e = EstimateMemoryTerms(MakeMemoryCase("deepseek_v3", c), 256, "gb200-nvl72");
   for (size_t r = 0; r < e.stages.size(); ++r) {
     const StageMemory& b = base.stages[r];
     const StageMemory& st = e.stages[r];
@@ -120,13 +100,13 @@ TEST(MemoryUnfusedAttentionTest, UnfusedHoldsTheScores) {
   c.sp = true;
   c.seq_length = 8192;
   c.gbs = 8;
-  const MemoryEstimate fused = Estimate(Make("llama3_8b", c), 8);
+  const MemoryEstimate fused = EstimateMemoryTerms(MakeMemoryCase("llama3_8b", c), 8);
   const double scores = 2.0 * 16 * 8192 * 8192;
   for (const char* backend : {"unfused", "local"}) {
     ResolvedConfig u = c;
     u.attention_backend = backend;
     u.unfused_attention = true;
-    const MemoryEstimate e = Estimate(Make("llama3_8b", u), 8);
+    const MemoryEstimate e = EstimateMemoryTerms(MakeMemoryCase("llama3_8b", u), 8);
     const StageMemory& st = e.stages[0];
     ASSERT_EQ(st.chunks.size(), 1u);
     EXPECT_EQ(st.chunks[0].in_flight, 2);
@@ -147,7 +127,7 @@ TEST(MemoryUnfusedAttentionTest, UnfusedHoldsTheScores) {
   r.unfused_attention = true;
   r.recompute = RecomputeGranularity::kSelective;
   r.recompute_modules = {"core_attn"};
-  const MemoryEstimate rec = Estimate(Make("llama3_8b", r), 8);
+  const MemoryEstimate rec = EstimateMemoryTerms(MakeMemoryCase("llama3_8b", r), 8);
   EXPECT_DOUBLE_EQ(rec.stages[0].activation_bytes, fused.stages[0].activation_bytes);
   EXPECT_DOUBLE_EQ(rec.stages[0].attention_working_bytes, 2 * scores);
 }
@@ -169,7 +149,7 @@ TEST(MemoryCpWorkingTest, AllGatherHoldsMoreThanP2p) {
   auto working = [&](const char* type, std::string* note) {
     ResolvedConfig t = c;
     t.cp_comm_type = type;
-    const MemoryEstimate e = Estimate(Make("llama3_8b", t), 16);
+    const MemoryEstimate e = EstimateMemoryTerms(MakeMemoryCase("llama3_8b", t), 16);
     for (const auto& line : e.assumptions) {
       if (line.find("Context parallelism") != std::string::npos) *note = line;
     }
@@ -192,7 +172,7 @@ TEST(MemoryCpWorkingTest, AllGatherHoldsMoreThanP2p) {
   ResolvedConfig none = c;
   none.cp = 1;
   none.seq_length = 8192;
-  EXPECT_EQ(Estimate(Make("llama3_8b", none), 2).stages[0].attention_working_bytes, 0);
+  EXPECT_EQ(EstimateMemoryTerms(MakeMemoryCase("llama3_8b", none), 2).stages[0].attention_working_bytes, 0);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "core/memory/memory_model.h"
 #include "core/memory/memory_steps.h"
 #include "gtest/gtest.h"
+#include "tests/core/memory_case.h"
 #include "tests/core/test_util.h"
 
 namespace parplan {
@@ -15,29 +16,9 @@ namespace {
 
 using testing_util::CatalogModel;
 
-struct Case {
-  ModelSpec model;
-  ResolvedConfig config;
-  StagePlan plan;
-};
-
-Case Make(const std::string& id, ResolvedConfig c) {
-  Case s{CatalogModel(id), c, {}};
-  if (s.config.mtp_num_layers == 0) s.config.mtp_num_layers = s.model.mtp_num_layers;
-  std::vector<Violation> v;
-  auto plan = PlanStages(s.model, s.config, &v);
-  EXPECT_TRUE(plan.has_value()) << (v.empty() ? "" : v[0].message);
-  if (plan) s.plan = *plan;
-  return s;
-}
-
-MemoryEstimate Estimate(const Case& s, int64_t world, const char* system) {
-  auto sys = Catalog::Get().FindSystem(system);
-  EXPECT_TRUE(sys.ok());
-  MemoryOptions o;
-  o.overhead_gib = 0.0;
-  return EstimateMemory(s.model, s.config, s.plan, world, &*sys, o);
-}
+using Case = testing_util::MemoryCase;
+using testing_util::EstimateMemoryTerms;
+using testing_util::MakeMemoryCase;
 
 bool Mentions(const MemoryEstimate& e, const std::string& text) {
   for (const auto& a : e.assumptions) {
@@ -81,8 +62,8 @@ TEST(RuntimeBuffersTest, DeepEpBufferOnMoeStagesOnly) {
   c.gbs = 64;
   c.moe_token_dispatcher_type = "flex";
   c.moe_flex_dispatcher_backend = "deepep";
-  const Case s = Make("deepseek_v3", c);
-  const MemoryEstimate e = Estimate(s, 64, "b200");
+  const Case s = MakeMemoryCase("deepseek_v3", c);
+  const MemoryEstimate e = EstimateMemoryTerms(s, 64, "b200");
   ASSERT_EQ(e.stages.size(), 2u);
   const double expected = 377675264.0 + 168023680.0 + 32.0 * 1024 * 1024;
   EXPECT_DOUBLE_EQ(e.stages[0].dispatcher_buffer_bytes, 0.0);
@@ -92,7 +73,7 @@ TEST(RuntimeBuffersTest, DeepEpBufferOnMoeStagesOnly) {
 
   Case a2a = s;
   a2a.config.moe_token_dispatcher_type = "alltoall";
-  const MemoryEstimate plain = Estimate(a2a, 64, "b200");
+  const MemoryEstimate plain = EstimateMemoryTerms(a2a, 64, "b200");
   EXPECT_DOUBLE_EQ(plain.stages[1].dispatcher_buffer_bytes, 0.0);
   // The buffer is its own term of the total (overhead fixed at 0 here).
   EXPECT_DOUBLE_EQ(e.stages[1].total_bytes - plain.stages[1].total_bytes, expected);
@@ -145,13 +126,13 @@ TEST(RuntimeBuffersTest, GraphStaticBuffersCountHandOffs) {
   c.etp = 1;
   c.seq_length = 4096;
   c.gbs = 8;
-  Case s = Make("qwen3_30b_a3b", c);
-  EXPECT_DOUBLE_EQ(Estimate(s, 8, "h100-sxm").stages[0].cuda_graph_bytes, 0.0);
+  Case s = MakeMemoryCase("qwen3_30b_a3b", c);
+  EXPECT_DOUBLE_EQ(EstimateMemoryTerms(s, 8, "h100-sxm").stages[0].cuda_graph_bytes, 0.0);
   const double buffer = 4096.0 * 2048 * 2;
   auto graphs = [&s](std::vector<std::string> modules, const char* impl = "transformer_engine") {
     s.config.cuda_graph_impl = impl;
     s.config.cuda_graph_modules = std::move(modules);
-    const MemoryEstimate e = Estimate(s, 8, "h100-sxm");
+    const MemoryEstimate e = EstimateMemoryTerms(s, 8, "h100-sxm");
     const CudaGraphStage g = GraphStageBytes(PrepareMemory(s.model, s.config, s.plan, 8), 0, e.stages[0]);
     EXPECT_DOUBLE_EQ(e.stages[0].cuda_graph_bytes, g.total());
     return g;
@@ -184,13 +165,13 @@ TEST(RuntimeBuffersTest, GraphMemoryGrowsWithTheCapturedLayers) {
   c.gbs = 8;
   c.cuda_graph_impl = "transformer_engine";
   c.cuda_graph_modules = {"attn", "mlp"};
-  Case s = Make("llama3_8b", c);
-  MemoryEstimate e = Estimate(s, 8, "h100-sxm");
+  Case s = MakeMemoryCase("llama3_8b", c);
+  MemoryEstimate e = EstimateMemoryTerms(s, 8, "h100-sxm");
   EXPECT_DOUBLE_EQ(GraphStageBytes(PrepareMemory(s.model, s.config, s.plan, 8), 0, e.stages[0]).static_bytes,
                    (2 * 32 - 1) * buffer + buffer);
   const double both = e.stages[0].cuda_graph_bytes;
   s.config.cuda_graph_modules = {"mlp"};
-  e = Estimate(s, 8, "h100-sxm");
+  e = EstimateMemoryTerms(s, 8, "h100-sxm");
   EXPECT_DOUBLE_EQ(GraphStageBytes(PrepareMemory(s.model, s.config, s.plan, 8), 0, e.stages[0]).static_bytes, buffer);
   EXPECT_LT(e.stages[0].cuda_graph_bytes, both);
 
@@ -199,8 +180,8 @@ TEST(RuntimeBuffersTest, GraphMemoryGrowsWithTheCapturedLayers) {
   c.pp = 2;
   c.gbs = 16;
   c.cuda_graph_modules = {};
-  s = Make("llama3_8b", c);
-  e = Estimate(s, 8, "h100-sxm");
+  s = MakeMemoryCase("llama3_8b", c);
+  e = EstimateMemoryTerms(s, 8, "h100-sxm");
   const MemoryInputs in = PrepareMemory(s.model, s.config, s.plan, 8);
   EXPECT_DOUBLE_EQ(GraphStageBytes(in, 0, e.stages[0]).static_bytes, 15 * buffer * 2 + buffer);
   EXPECT_DOUBLE_EQ(GraphStageBytes(in, 1, e.stages[1]).static_bytes, 15 * buffer + buffer);
@@ -213,8 +194,8 @@ TEST(RuntimeBuffersTest, GraphMemoryGrowsWithTheCapturedLayers) {
   d.gbs = 8;
   d.cuda_graph_impl = "transformer_engine";
   d.cuda_graph_modules = {"mlp"};
-  const Case ds = Make("deepseek_v3", d);
-  const MemoryEstimate de = Estimate(ds, 8, "b200");
+  const Case ds = MakeMemoryCase("deepseek_v3", d);
+  const MemoryEstimate de = EstimateMemoryTerms(ds, 8, "b200");
   EXPECT_EQ(GraphStageBytes(PrepareMemory(ds.model, ds.config, ds.plan, 8), 0, de.stages[0]).captured_layers, 3);
 }
 
