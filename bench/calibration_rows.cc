@@ -174,10 +174,11 @@ std::vector<CalibrationRow> LoadCalibrationRows(const std::string& data_dir, std
     row.model_id = model->id;
     row.moe = model->is_moe();
     row.model = *model;
-    row.system = *sys;
+    row.system = *placement->system;
     // NVL72 jobs fill racks evenly (64 of 72 GPUs on 128..1,024-GPU runs):
     // the published runs are taken to as well (core/system/racks.h).
-    row.system.nvlink_domain_used = static_cast<int>(EvenDomainUse(*sys, p.gpus));
+    row.system_as_run = *sys;
+    row.system_as_run.nvlink_domain_used = static_cast<int>(EvenDomainUse(*sys, p.gpus));
     row.config = *resolved;
     row.config.vpp = v.stages->vpp;
     row.plan = *v.stages;

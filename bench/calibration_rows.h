@@ -20,7 +20,12 @@ struct CalibrationRow {
   std::string model_id;
   bool moe = false;
   ModelSpec model;
+  // The system as parplan places the run when asked as NVIDIA's tables
+  // list it (no GPUs per NVLink domain given: ResolvePlacement's default),
+  // and as the published run placed it (GB200/GB300 NVL72 jobs fill racks
+  // evenly, 64 of 72 GPUs on 128..1,024-GPU runs).
   SystemSpec system;
+  SystemSpec system_as_run;
   ResolvedConfig config;
   StagePlan plan;
   int64_t gpus = 0;

@@ -168,6 +168,12 @@ absl::Status CheckConfigBounds(const ParallelConfig& c, const std::string& prefi
   for (const int64_t size : c.hierarchical_context_parallel_sizes) {
     errors.CheckRange(f("hierarchical_context_parallel_sizes"), size, 1, kMaxDim);
   }
+  if (absl::Status v = ParseFrontEnd(c.front_end, f("front_end")).status(); !v.ok()) {
+    for (const auto& fv : FieldViolationsOf(v)) errors.Add(fv.field, fv.description);
+  }
+  if (absl::Status v = ParseBridgeVersion(c.bridge_version, f("bridge_version")).status(); !v.ok()) {
+    for (const auto& fv : FieldViolationsOf(v)) errors.Add(fv.field, fv.description);
+  }
   if (c.optimizer_offload_fraction.has_value()) {
     const double x = *c.optimizer_offload_fraction;
     if (!(x >= 0.0 && x <= 1.0)) {
@@ -182,6 +188,10 @@ absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& c, const Mode
                                              const std::string& prefix) {
   if (absl::Status s = CheckConfigBounds(c, prefix); !s.ok()) return s;
   ResolvedConfig r;
+  r.given = std::make_shared<const ParallelConfig>(c);
+  r.front_end = *ParseFrontEnd(c.front_end, prefix);
+  r.bridge_version = *ParseBridgeVersion(c.bridge_version, prefix);
+  const bool bridge = r.front_end == FrontEnd::kBridge;
   r.tp = c.tp > 0 ? c.tp : 1;
   r.pp = c.pp > 0 ? c.pp : 1;
   r.vpp = c.vpp > 0 ? c.vpp : 1;
@@ -190,6 +200,18 @@ absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& c, const Mode
   r.ep = c.ep > 0 ? c.ep : 1;
   if (c.etp.has_value()) {
     r.etp = *c.etp;
+  } else if (r.ep > 1 && !(bridge && BridgeSetsEtpToOne(r.bridge_version))) {
+    // Megatron-LM, and Megatron Bridge up to 0.5.x: Megatron-Core's
+    // expert_tensor_parallel_size = tp (model_parallel_config.py:506-507).
+    r.etp = r.tp;
+    r.etp_defaulted = true;
+    if (r.tp > 1) {
+      r.notes.push_back(absl::StrCat(
+          "etp not given: ETP = TP = ", r.tp, " (Megatron-Core's default, which ",
+          bridge ? absl::StrCat("Megatron Bridge ", BridgeVersionName(r.bridge_version), " keeps; from 0.6.0 Bridge sets 1")
+                 : "Megatron-LM keeps",
+          "; pass etp=1 to keep experts unsplit)"));
+    }
   } else if (r.ep > 1) {
     // Megatron Bridge sets expert_tensor_parallel_size = 1 when EP > 1 and it
     // is unset (_set_moe_expert_tensor_parallel_default,
@@ -197,9 +219,9 @@ absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& c, const Mode
     r.etp = 1;
     r.etp_defaulted = true;
     if (r.tp > 1) {
-      r.notes.push_back(absl::StrCat("etp not given: ETP=1 (Megatron Bridge default when EP > 1); Megatron-LM and ",
-                                     "Megatron-Core would use ETP = TP = ", r.tp, " (pass etp=", r.tp,
-                                     " to plan that)"));
+      r.notes.push_back(absl::StrCat("etp not given: ETP=1 (Megatron Bridge ", BridgeVersionName(r.bridge_version),
+                                     " default when EP > 1); Megatron-LM, Megatron-Core and Bridge up to 0.5.x ",
+                                     "would use ETP = TP = ", r.tp, " (pass etp=", r.tp, " to plan that)"));
     } else {
       r.notes.push_back(
           "etp not given: ETP=1 (Megatron Bridge default when EP > 1; Megatron-Core's ETP = TP is 1 too)");
@@ -218,9 +240,15 @@ absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& c, const Mode
   if (c.sp.has_value()) {
     r.sp = *c.sp;
   } else {
-    r.sp = r.tp > 1;
+    // Bridge's recipes turn sequence parallelism on with TP > 1; Megatron-LM's
+    // --sequence-parallel is off unless given (arguments.py).
+    r.sp = bridge && r.tp > 1;
     r.sp_defaulted = true;
-    if (r.tp > 1) r.notes.push_back("sp not given: sequence parallelism assumed on because tp > 1");
+    if (r.tp > 1) {
+      r.notes.push_back(bridge ? "sp not given: sequence parallelism on because tp > 1 (Megatron Bridge's recipes)"
+                               : "sp not given: sequence parallelism off (Megatron-LM's default without "
+                                 "--sequence-parallel)");
+    }
   }
   r.mbs = c.mbs > 0 ? c.mbs : 1;
   r.gbs = c.gbs;
@@ -259,27 +287,40 @@ absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& c, const Mode
       NormalizeName(c.recompute_method) == "block" ? RecomputeMethod::kBlock : RecomputeMethod::kUniform;
   r.recompute_num_layers_given = c.recompute_num_layers > 0;
   r.recompute_num_layers = c.recompute_num_layers > 0 ? c.recompute_num_layers : 1;
-  r.distributed_optimizer = c.use_distributed_optimizer.value_or(true);
+  if (r.recompute == RecomputeGranularity::kFull && (!r.recompute_method_given || !r.recompute_num_layers_given)) {
+    // Megatron-Core refuses full recompute without a method and a layer count
+    // (transformer_config.py __post_init__); parplan takes NVIDIA's recipes'
+    // uniform / 1 and the answer lists them as chosen.
+    r.notes.push_back(absl::StrCat("full recompute: recompute_method = ", RecomputeMethodName(r.recompute_method),
+                                   ", recompute_num_layers = ", r.recompute_num_layers,
+                                   " (not given; Megatron-Core needs both with full recompute: NVIDIA's recipes' "
+                                   "uniform / 1, every layer recomputed)"));
+  }
+  // Megatron-LM's --use-distributed-optimizer, --accumulate-allreduce-grads-in-fp32
+  // and --overlap-grad-reduce are off unless given; Bridge's recipes and its
+  // bf16_mixed preset turn them on.
+  r.distributed_optimizer = c.use_distributed_optimizer.value_or(bridge);
   r.fsdp = c.use_megatron_fsdp;
-  r.grad_fp32 = c.grad_reduce_in_fp32.value_or(true);
+  r.grad_fp32 = c.grad_reduce_in_fp32.value_or(bridge);
   r.optimizer_bf16 = NormalizeName(c.optimizer_state_dtype) == "bf16";
   r.lora = NormalizeName(c.peft) == "lora";
   r.cpu_offloading_num_layers = c.cpu_offloading_num_layers;
   for (const auto& m : c.offload_modules) r.offload_modules.push_back(NormalizeName(m));
   r.tp_comm_overlap = c.tp_comm_overlap.value_or(false);
-  r.overlap_grad_reduce = c.overlap_grad_reduce.value_or(true);
+  r.overlap_grad_reduce = c.overlap_grad_reduce.value_or(bridge);
   r.overlap_moe_expert_parallel_comm = c.overlap_moe_expert_parallel_comm.value_or(false);
   r.cuda_graph_impl = c.cuda_graph_impl.empty() ? "none" : NormalizeName(c.cuda_graph_impl);
   for (const auto& m : c.cuda_graph_modules) r.cuda_graph_modules.push_back(NormalizeName(m));
   r.attention_backend = c.attention_backend.empty() ? "auto" : NormalizeName(c.attention_backend);
   r.unfused_attention = r.attention_backend == "unfused" || r.attention_backend == "local";
   r.dispatcher_defaulted = c.moe_token_dispatcher_type.empty();
+  if (!bridge) r.moe_token_dispatcher_type = "allgather";  // Megatron-LM's --moe-token-dispatcher-type default
   if (!r.dispatcher_defaulted) r.moe_token_dispatcher_type = NormalizeName(c.moe_token_dispatcher_type);
   r.flex_backend_given = !c.moe_flex_dispatcher_backend.empty();
   if (r.flex_backend_given) r.moe_flex_dispatcher_backend = NormalizeName(c.moe_flex_dispatcher_backend);
   r.dispatch_fields_given = !r.dispatcher_defaulted || r.flex_backend_given || c.moe_permute_fusion.has_value() ||
                             c.moe_router_force_load_balancing.has_value();
-  r.moe_permute_fusion = c.moe_permute_fusion.value_or(true);
+  r.moe_permute_fusion = c.moe_permute_fusion.value_or(bridge);
   r.moe_router_force_load_balancing = c.moe_router_force_load_balancing.value_or(false);
   r.op_fuser_given = c.use_transformer_engine_op_fuser.has_value();
   r.use_transformer_engine_op_fuser = c.use_transformer_engine_op_fuser.value_or(false);
@@ -289,8 +330,27 @@ absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& c, const Mode
   r.hierarchical_cp_sizes = c.hierarchical_context_parallel_sizes;
   r.optimizer_cpu_offload = c.optimizer_cpu_offload.value_or(false);
   r.offload_fraction_given = c.optimizer_offload_fraction.has_value();
-  r.optimizer_offload_fraction = c.optimizer_offload_fraction.value_or(0.0);
+  // Megatron-LM's --optimizer-offload-fraction defaults to 1.0 (arguments.py:2922),
+  // Megatron-Core's and Bridge's OptimizerConfig to 0.0 (optimizer_config.py:350).
+  r.optimizer_offload_fraction = c.optimizer_offload_fraction.value_or(bridge ? 0.0 : 1.0);
+  // Bridge's presets set the low-precision gather (and overwrite
+  // ddp.fp8_param_gather with it); Megatron-LM's --fp8-param-gather and
+  // --fp4-param-gather are off unless given.
+  r.fp8_param_gather = c.fp8_param_gather.value_or(bridge && Fp8ParamGatherDefault(r.precision));
+  r.fp4_param_gather = bridge && IsFp4(r.precision);
   return r;
+}
+
+bool Fp8ParamGatherDefault(Precision p) {
+  return p == Precision::kFp8Ds || p == Precision::kFp8Cs || p == Precision::kFp8Mx;
+}
+
+bool LowPrecisionParamGather(const ResolvedConfig& c) {
+  return (IsFp4(c.precision) && c.fp4_param_gather) || (IsFp8(c.precision) && c.fp8_param_gather);
+}
+
+double GatheredWeightBytes(const ResolvedConfig& c) {
+  return LowPrecisionParamGather(c) ? GemmWeightBytes(c.precision) : 2.0;
 }
 
 std::string SplitAccountingName(const ResolvedConfig& c) {
@@ -341,6 +401,7 @@ absl::StatusOr<ResolvedPlacement> ResolvePlacement(const Placement& p, const std
   if (!errors.empty()) return errors.ToStatus();
   ResolvedPlacement r;
   r.gpus = p.gpus;
+  r.gpus_given = p.gpus > 0;
   SystemRef ref;
   ref.id = p.system;
   ref.figures = p.system_figures;
@@ -366,9 +427,18 @@ absl::StatusOr<ResolvedPlacement> ResolvePlacement(const Placement& p, const std
   r.gpus_per_nvlink_domain = p.gpus_per_nvlink_domain > 0 ? p.gpus_per_nvlink_domain : r.nvlink_domain_size;
   if (r.system.has_value()) {
     r.system->nvlink_domain_used = static_cast<int>(p.gpus_per_nvlink_domain);
-    const std::string use = DescribeDomainUse(*r.system, r.gpus);
-    if (!use.empty()) r.notes.push_back(use);
+    // Not given: the even split, the one placement every method uses
+    // (core/system/racks.h ChooseDomainUse).
+    r.domain_use_reason = ChooseDomainUse(r.gpus, &*r.system);
+    if (!r.domain_use_reason.empty()) {
+      r.gpus_per_nvlink_domain = r.system->nvlink_domain_used;
+      r.notes.push_back(r.domain_use_reason);
+    } else {
+      const std::string use = DescribeDomainUse(*r.system, r.gpus);
+      if (!use.empty()) r.notes.push_back(use);
+    }
   }
+  r.gpus_per_nvlink_domain_given = p.gpus_per_nvlink_domain > 0;
   return r;
 }
 
@@ -394,6 +464,26 @@ std::string DescribeConfigChange(const ResolvedConfig& a, const ResolvedConfig& 
     parts.push_back(absl::StrCat("pipeline-split accounting: ", SplitAccountingName(b)));
   }
   return absl::StrJoin(parts, " + ");
+}
+
+int64_t ResolveWorldAndBatch(ResolvedConfig* c, ResolvedPlacement* p) {
+  const MeshDims dims = MeshOf(*c);
+  if (p->gpus <= 0) {
+    p->gpus = ComputeMinGpus(dims).min_gpus;
+    if (p->system.has_value() && !p->gpus_per_nvlink_domain_given) {
+      p->domain_use_reason = ChooseDomainUse(p->gpus, &*p->system);
+      if (!p->domain_use_reason.empty()) {
+        p->gpus_per_nvlink_domain = p->system->nvlink_domain_used;
+        p->notes.push_back(p->domain_use_reason);
+      }
+    }
+  }
+  const int64_t dp = SizeWorld(dims, p->gpus, 0, 0, 0).dp;  // 0 when the world does not divide
+  if (c->gbs == 0 && c->seq_length > 0 && dp > 0) {
+    c->gbs = DefaultGlobalBatch(*c, dp);
+    c->gbs_note = GlobalBatchNote(*c, dp, c->gbs);
+  }
+  return p->gpus;
 }
 
 ResolvedPlacement PlacementOn(const SystemSpec& system, int64_t gpus) {

@@ -4,12 +4,14 @@
 #define PARPLAN_CORE_CONFIG_PARALLEL_CONFIG_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/config/front_end.h"
 #include "core/config/precision.h"
 #include "core/model/model_spec.h"
 #include "core/mesh/mesh.h"
@@ -102,12 +104,31 @@ struct ParallelConfig {
   // Megatron-Core's 0.0 (Megatron-LM's --optimizer-offload-fraction is 1.0).
   std::optional<bool> optimizer_cpu_offload;
   std::optional<double> optimizer_offload_fraction;
+  // Megatron fp8_param_gather; unset = the precision preset's, as Megatron
+  // Bridge's mixed-precision recipes set it (FP8ParamGatherDefault).
+  std::optional<bool> fp8_param_gather;
+  // The Megatron Bridge release ("" = the newest parplan knows) and the
+  // front end ("" = bridge) whose defaults and checks apply (front_end.h).
+  std::string bridge_version;
+  std::string front_end;
 };
 
+// Megatron Bridge's mixed-precision presets
+// (src/megatron/bridge/training/mixed_precision.py at 067f987df0):
+// fp8_param_gather on for delayed (:231), current/tensorwise (:302) and
+// MXFP8 (:264) scaling, off for blockwise/subchannel (:384) and for NVFP4
+// (:415, which gathers in FP4 instead: fp4_param_gather :416) and BF16.
+bool Fp8ParamGatherDefault(Precision p);
+
 struct ResolvedConfig {
+  // What the caller gave (never null after ResolveConfig): every resolved
+  // setting's source is read against it (core/config/resolved_settings.h).
+  std::shared_ptr<const ParallelConfig> given;
+  FrontEnd front_end = FrontEnd::kBridge;
+  BridgeVersion bridge_version = NewestKnownBridge();
   int64_t tp = 1, pp = 1, vpp = 1, cp = 1, ep = 1, etp = 1;
   bool sp = false;
-  bool etp_defaulted = false;  // ETP taken from TP (Megatron-Core's default)
+  bool etp_defaulted = false;  // ETP not given (Bridge's 1 or Megatron-Core's TP, by front end and version)
   bool sp_defaulted = false;   // SP set by the planner's default (on when TP > 1)
   bool vpp_given = false;      // the caller set vpp (so a layout must agree with it)
   int64_t mbs = 1;
@@ -173,12 +194,20 @@ struct ResolvedConfig {
   bool optimizer_cpu_offload = false;
   double optimizer_offload_fraction = 0.0;  // Megatron-Core's default when not given
   bool offload_fraction_given = false;
+  // FP8 (or, under NVFP4, FP4) parameter copies gathered and held instead
+  // of BF16 ones: given, else Fp8ParamGatherDefault(precision).
+  bool fp8_param_gather = false;
+  // NVFP4 parameters gathered in FP4: Bridge's NVFP4 preset sets it
+  // (mixed_precision.py:416); Megatron-LM's --fp4-param-gather is off.
+  bool fp4_param_gather = false;
   // The share of optimizer state that actually leaves HBM: the fraction when
   // offload is on, else 0.
   double OffloadedOptimizerShare() const { return optimizer_cpu_offload ? optimizer_offload_fraction : 0.0; }
   // Set when seq_length was not given: which length was taken and how to
   // change it (answers state it first).
   std::string seq_length_note;
+  // Set when gbs was not given and ResolveWorldAndBatch chose it: how.
+  std::string gbs_note;
   int64_t cpu_offloading_num_layers = 0;  // layers per stage whose activations go to host
   std::vector<std::string> offload_modules;
   std::vector<std::string> notes;  // which defaults were applied, in words
@@ -198,6 +227,15 @@ struct ResolvedConfig {
     return false;
   }
 };
+
+// True when GEMM weights are held and gathered in the recipe's low
+// precision: FP8 recipes with fp8_param_gather, NVFP4 with
+// fp4_param_gather. Otherwise the BF16 weight is held and cast per use.
+bool LowPrecisionParamGather(const ResolvedConfig& c);
+
+// Bytes per GEMM weight as held and gathered: GemmWeightBytes(precision)
+// under LowPrecisionParamGather, else 2 (BF16).
+double GatheredWeightBytes(const ResolvedConfig& c);
 
 // "none" | "selective" | "full"; "uniform" | "block".
 std::string RecomputeName(RecomputeGranularity g);
@@ -224,6 +262,11 @@ struct ResolvedPlacement {
   // (nvlink_domain_size unless given; 0 = unknown). The system carries the
   // same number (SystemSpec::nvlink_domain_used).
   int64_t gpus_per_nvlink_domain = 0;
+  bool gpus_given = false;
+  bool gpus_per_nvlink_domain_given = false;
+  // Set when parplan chose the GPUs per domain (the even split of a rack
+  // system, core/system/racks.h ChooseDomainUse): why, in words.
+  std::string domain_use_reason;
   std::vector<std::string> notes;  // overrides applied and defaults used, in words
 };
 
@@ -261,6 +304,14 @@ int64_t DefaultGlobalBatch(const ResolvedConfig& config, int64_t dp);
 // the tokens per step, how it was chosen, and (above 16M tokens) that DP
 // alone makes the step that large and what would lower it.
 std::string GlobalBatchNote(const ResolvedConfig& config, int64_t dp, int64_t gbs);
+
+// Completes a plan that will be estimated, the same way for memory and
+// performance: placement.gpus not given = the smallest valid world
+// (ComputeMinGpus), with that world's NVLink-domain split (ChooseDomainUse)
+// when the GPUs per domain were not given; gbs not given (and the sequence
+// length known, the world valid) = DefaultGlobalBatch, its GlobalBatchNote
+// in c->notes. Returns the world (0 when the mesh cannot size one).
+int64_t ResolveWorldAndBatch(ResolvedConfig* c, ResolvedPlacement* p);
 
 // `gpus` GPUs of `system` with its node and NVLink-domain sizes.
 ResolvedPlacement PlacementOn(const SystemSpec& system, int64_t gpus);

@@ -31,6 +31,9 @@ const std::vector<RuleInfo>& RuleCatalog() {
        "megatron/core/transformer/transformer_config.py"},
       {"tp.query_groups_divisible", Severity::kError, "num_query_groups is a multiple or divisor of TP",
        "megatron/core/transformer/transformer_config.py"},
+      {"tp.query_groups_before_core_016", Severity::kError,
+       "Bridge < 0.3.0 (Megatron-Core < 0.16): num_query_groups % TP == 0",
+       "megatron/core/transformer/transformer_config.py:758-760 at core_v0.15.3 (relaxed by f7dfb99795, core_v0.16.0)"},
       {"tp.kv_heads_replicated", Severity::kInfo, "TP > KV groups: KV heads replicated across TP ranks",
        "megatron/core/transformer/transformer_config.py"},
       {"tp.ffn_divisible", Severity::kError, "ffn_hidden_size % TP == 0",
@@ -218,7 +221,7 @@ const std::vector<RuleInfo>& RuleCatalog() {
        "megatron/training/arguments.py:1885 (precision-aware optimizer) with megatron/core/optimizer/"
        "__init__.py:1057; Bridge docs/training/cpu-offloading.md:82"},
       {"optimizer.offload_fp8_param_gather", Severity::kError,
-       "optimizer_cpu_offload with FP8 parameter gather needs delayed scaling", "megatron/training/arguments.py:1889"},
+       "optimizer_cpu_offload with FP8 parameter gather needs delayed scaling", "megatron/training/arguments.py:1889", true},
       {"optimizer.offload_fraction_zero", Severity::kWarning, "optimizer_cpu_offload with fraction 0 offloads nothing",
        "megatron/core/optimizer/optimizer_config.py:350 (0.0); megatron/training/arguments.py:2922 (1.0)"},
       {"optimizer.offload_fraction_ignored", Severity::kWarning,
@@ -247,7 +250,7 @@ const std::vector<RuleInfo>& RuleCatalog() {
       {"hybrid.vpp_flag_rejected", Severity::kError, "no VPP flag for a hybrid pattern ('|' segments set it)",
        "megatron/training/arguments.py:820; Bridge models/hybrid/hybrid_provider.py:291"},
       {"precision.param_gather_needs_dist_opt", Severity::kError,
-       "FP8/FP4 parameter gather needs the distributed optimizer or FSDP", "megatron/training/arguments.py:1096"},
+       "FP8/FP4 parameter gather needs the distributed optimizer or FSDP", "megatron/training/arguments.py:1096", true},
       {"optimizer.bf16_moments_need_dist_opt", Severity::kError,
        "precision-aware optimizer (bf16 moments) needs the distributed optimizer",
        "megatron/core/optimizer/__init__.py:1058"},
@@ -384,5 +387,6 @@ const RuleInfo* FindRule(const std::string& id) {
   return nullptr;
 }
 
+std::string RuleFrontEnds(const RuleInfo& rule) { return rule.megatron_lm_only ? "megatron-lm" : "all"; }
+
 }  // namespace parplan
-#undef PARPLAN_TE_DPA

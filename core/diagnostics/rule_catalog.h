@@ -17,7 +17,15 @@ struct RuleInfo {
   Severity severity;
   const char* summary;
   const char* source;
+  // True for checks that live only in Megatron-LM's argument validation
+  // (megatron/training/arguments.py validate_args): a Megatron Bridge launch
+  // never runs them, so under front_end bridge they are warnings that say so.
+  bool megatron_lm_only = false;
 };
+
+// "megatron-lm" for a Megatron-LM-only check, else "all" (Megatron-Core,
+// Transformer Engine, Bridge and parplan's own checks apply to every launch).
+std::string RuleFrontEnds(const RuleInfo& rule);
 
 const std::vector<RuleInfo>& RuleCatalog();
 

@@ -107,7 +107,7 @@ MemoryInputs PrepareMemory(const ModelSpec& m, const ResolvedConfig& c, const St
   in.expert_shards = c.fsdp || c.distributed_optimizer ? static_cast<double>(in.edp) : 1.0;
   in.tokens = static_cast<double>(c.seq_length) * c.mbs / c.cp;
   in.vocab = static_cast<double>(PaddedVocab(m, c.tp));
-  in.gemm_bytes = GemmWeightBytes(c.precision);
+  in.gemm_bytes = GatheredWeightBytes(c);
   in.grad_bytes = c.grad_fp32 ? 4.0 : 2.0;
   in.optimizer_bytes = 4.0 + (c.optimizer_bf16 ? 4.0 : 8.0);  // fp32 master + two moments
   in.first_layers = FirstLayerIndices(plan);
@@ -211,13 +211,13 @@ void AddModelState(const MemoryInputs& in, const StageParams& p, StageMemory* st
   const double trainable_expert = c.lora ? 0.0 : p.expert;
   if (c.fsdp) {
     st->weight_bytes = weights * (all > 0 ? (p.dense / in.dense_shards + p.expert / in.expert_shards) / all : 0);
-    st->low_precision_weight_bytes = c.precision != Precision::kBf16 && all > 0 ? st->weight_bytes * p.gemm / all : 0;
+    st->low_precision_weight_bytes = LowPrecisionParamGather(c) && all > 0 ? st->weight_bytes * p.gemm / all : 0;
     st->grad_bytes = in.grad_bytes * (trainable_dense / in.dense_shards + trainable_expert / in.expert_shards);
     // Two layers gathered at a time (current + prefetch), with their gradients before reduce-scatter.
     st->fsdp_working_bytes = 2.0 * (in.gemm_bytes + in.grad_bytes) * p.largest_layer;
   } else {
     st->weight_bytes = weights + 2.0 * (c.lora ? p.adapters : 0.0);
-    st->low_precision_weight_bytes = c.precision != Precision::kBf16 ? in.gemm_bytes * p.gemm : 0;
+    st->low_precision_weight_bytes = LowPrecisionParamGather(c) ? in.gemm_bytes * p.gemm : 0;
     st->grad_bytes = in.grad_bytes * (trainable_dense + trainable_expert);
   }
   // Optimizer CPU offload: Megatron-Core's HybridDeviceOptimizer

@@ -183,7 +183,7 @@ LayerShare ShareOfLayer(const StepInputs& in, LayerKind kind, int64_t index, boo
     out.cp_s = cp.exposed.forward * (core_attn_again ? 2.0 : 1.0) + cp.exposed.backward;
   }
   if (c.fsdp) {
-    const double gathered = GemmWeightBytes(c.precision);
+    const double gathered = GatheredWeightBytes(c);
     const LayerParams lp = mtp ? MtpParams(*in.model) : ParamsOfLayer(*in.model, kind);
     st.fsdp_s = FsdpSeconds(in, lp.dense, lp.expert, 2.0 * gathered + GradCommBytes(c));
     out.gather_s = FsdpSeconds(in, lp.dense, lp.expert, gathered);
@@ -450,7 +450,7 @@ std::vector<std::string> PerfAssumptions(const StepInputs& in, const PerfEstimat
         "Megatron FSDP: per microbatch each layer's weights are all-gathered twice (%.2f B/param, forward and "
         "backward) and its gradients reduce-scattered (%.0f B/param) over %d GPUs at %.0f GB/s bus bandwidth%s; "
         "exposed like DP communication (%.0f%%, or what the layer's compute cannot hide) plus the first gather.",
-        GemmWeightBytes(c.precision), GradCommBytes(c), static_cast<int>(group),
+        GatheredWeightBytes(c), GradCommBytes(c), static_cast<int>(group),
         RingBandwidth(sys, in.links.dp_cp.spread),
         m.num_moe_experts > 0 ? absl::StrFormat(" (experts over %d GPUs at %.0f GB/s)", static_cast<int>(in.edp),
                                                 RingBandwidth(sys, in.links.edp.spread))

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/config/precision.h"
 #include "core/pipeline/layout_parser.h"
 
 namespace parplan {
@@ -182,6 +183,10 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model, con
                  c.moe_permute_fusion ? "true" : "false", c.moe_permute_fusion ? "--moe-permute-fusion" : ""});
     if (c.moe_router_force_load_balancing) {
       s.push_back({"model.moe_router_force_load_balancing", "True", "true", "--moe-router-force-load-balancing"});
+      out.notes.push_back(
+          "Warning: moe_router_force_load_balancing is benchmark only: it routes tokens evenly instead of as the "
+          "router decides, so the model trains differently (NVIDIA's perf recipes set it to measure speed); never "
+          "for a real run.");
     }
   }
   // Transformer Engine's op fuser: off in Megatron-Core and Bridge unless set.
@@ -278,7 +283,26 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model, con
   s.push_back(Int("train.micro_batch_size", c.mbs, "--micro-batch-size"));
   if (c.gbs > 0) s.push_back(Int("train.global_batch_size", c.gbs, "--global-batch-size"));
   const std::string recipe = BridgeMixedPrecisionRecipe(c.precision);
-  s.push_back({"mixed_precision", Quote(recipe), recipe, MegatronLmPrecisionFlags(c.precision)});
+  const std::string lm_precision =
+      absl::StrCat(MegatronLmPrecisionFlags(c.precision), IsFp8(c.precision) && c.fp8_param_gather ? " --fp8-param-gather" : "",
+                   IsFp4(c.precision) && c.fp4_param_gather ? " --fp4-param-gather" : "");
+  if (IsFp8(c.precision) && c.fp8_param_gather != Fp8ParamGatherDefault(c.precision)) {
+    // Bridge's preset overwrites ddp.fp8_param_gather with its own value
+    // (mixed_precision.py update_config_with_precision_overrides), so the
+    // switch goes on the MixedPrecisionConfig itself.
+    s.push_back({"mixed_precision", absl::StrCat("get_mixed_precision_config(", Quote(recipe), ")"), recipe,
+                 lm_precision});
+    s.push_back({"mixed_precision.fp8_param_gather", c.fp8_param_gather ? "True" : "False",
+                 c.fp8_param_gather ? "true" : "false", ""});
+    out.notes.push_back(absl::StrCat(
+        "fp8_param_gather = ", c.fp8_param_gather ? "True" : "False", " differs from the ", recipe,
+        " preset: set it on the MixedPrecisionConfig (from megatron.bridge.training.mixed_precision import "
+        "get_mixed_precision_config); the preset overwrites ddp.fp8_param_gather. Numerics: ",
+        c.fp8_param_gather ? "weights held and gathered in FP8" : "BF16 weights held and gathered, cast per use",
+        "."));
+  } else {
+    s.push_back({"mixed_precision", Quote(recipe), recipe, lm_precision});
+  }
 
   std::vector<std::string> python, cli, lm;
   for (const auto& x : s) {
@@ -302,8 +326,25 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model, con
     const int64_t tasks = placement.gpus < per_node ? placement.gpus : per_node;
     out.slurm_header = absl::StrCat("#!/bin/bash\n#SBATCH --nodes=", nodes, "\n#SBATCH --ntasks-per-node=", tasks,
                                     "\n#SBATCH --gpus-per-node=", tasks, "\n#SBATCH --exclusive\n");
+    // A rack-scale NVLink domain (GB200 NVL72: 18 trays of 4 GPUs) is placed
+    // as the plan counts on: whole segments of `used` GPUs per rack, through
+    // Slurm's topology/block plugin (--segment, Slurm >= 23.11).
+    const int64_t domain = placement.nvlink_domain_size;
+    const int64_t used = placement.gpus_per_nvlink_domain > 0 ? placement.gpus_per_nvlink_domain : domain;
+    const bool rack = domain > per_node && used > 0 && used % per_node == 0 && placement.gpus % used == 0;
+    if (rack) {
+      absl::StrAppend(&out.slurm_header, "#SBATCH --segment=", used / per_node, "\n");
+    }
     absl::StrAppend(&out.slurm_header, "# world size ", placement.gpus, " = ", nodes, " node(s) x ", tasks, " GPU(s)",
                     placement.system.has_value() ? absl::StrCat(" (", placement.system->id, ")") : "", "\n");
+    if (rack) {
+      absl::StrAppend(&out.slurm_header, "# ", placement.gpus / used, " NVLink domain(s) of ", used, " of ", domain,
+                      " GPUs (", used / per_node, " of ", domain / per_node,
+                      " hosts each): --segment keeps each block of ", used / per_node,
+                      " nodes inside one domain (Slurm topology/block with one block per rack)\n");
+    }
+    absl::StrAppend(&out.slurm_header, "# srun --nodes=", nodes, " --ntasks-per-node=", tasks,
+                    " --gpus-per-node=", tasks, " --cpu-bind=none <your launch command>\n");
     if (placement.gpus % per_node != 0) {
       out.notes.push_back(absl::StrCat(placement.gpus, " GPUs is not a multiple of ", per_node,
                                        " per node: the header requests ", nodes * per_node, " GPUs; launch ",

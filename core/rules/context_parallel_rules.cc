@@ -253,14 +253,18 @@ void CheckOptimizerOffload(const RuleContext& ctx) {
             "runs under the distributed optimizer",
             "keep use_distributed_optimizer on (the default), or turn optimizer_cpu_offload off");
   }
-  // arguments.py:1889: with fp8_param_gather (Bridge's FP8 recipes set it)
-  // only the delayed-scaling recipe.
-  if (IsFp8(c.precision) && c.precision != Precision::kFp8Ds) {
-    ctx.Add("optimizer.offload_fp8_param_gather", {"optimizer_cpu_offload", "precision"},
-            absl::StrCat("optimizer_cpu_offload with precision ", PrecisionName(c.precision),
-                         ": the FP8 recipes gather parameters in FP8 (fp8_param_gather), and Megatron allows "
-                         "optimizer offload with it only under delayed scaling"),
-            "use precision fp8-ds (delayed scaling) or bf16, or turn optimizer_cpu_offload off");
+  // arguments.py:1889 (Megatron-LM only): with fp8_param_gather, only the
+  // delayed-scaling recipe.
+  if (IsFp8(c.precision) && c.fp8_param_gather && c.precision != Precision::kFp8Ds) {
+    const bool given = c.given != nullptr && c.given->fp8_param_gather.has_value();
+    ctx.Add("optimizer.offload_fp8_param_gather", {"optimizer_cpu_offload", "fp8_param_gather", "precision"},
+            absl::StrCat("optimizer_cpu_offload with fp8_param_gather = true",
+                         given ? "" : absl::StrCat(" (not given: Bridge's ", PrecisionName(c.precision), " preset sets it)"),
+                         " under precision ", PrecisionName(c.precision),
+                         ": Megatron-LM allows optimizer offload with FP8 parameter gathering only under delayed "
+                         "scaling"),
+            "set fp8_param_gather = false (BF16 weights gathered, cast per use), or use precision fp8-ds, or turn "
+            "optimizer_cpu_offload off");
   }
   // optimizer_config.py:350 defaults the fraction to 0.0: nothing moves.
   if (c.optimizer_offload_fraction <= 0.0) {

@@ -140,6 +140,15 @@ void CheckModelRules(const RuleContext& ctx) {
       ctx.Add("tp.query_groups_divisible", {"tp", "model.num_query_groups"},
               absl::StrCat("num_query_groups ", g, " is neither a multiple nor a divisor of TP=", c.tp),
               absl::StrCat("use a TP that divides ", g, " or is a multiple of it"));
+    } else if (c.tp > g && c.front_end == FrontEnd::kBridge && c.bridge_version < BridgeVersion{0, 3, 0}) {
+      // Megatron-Core before 0.16 (the core under Bridge up to 0.2.x) needed
+      // num_query_groups % TP == 0 (transformer_config.py:758-760 at
+      // core_v0.15.3); f7dfb99795 (core_v0.16.0, Bridge 0.3.0) allows TP to be
+      // a multiple of the groups.
+      ctx.Add("tp.query_groups_before_core_016", {"tp", "model.num_query_groups", "bridge_version"},
+              absl::StrCat("TP=", c.tp, " > ", g, " KV groups: Megatron Bridge ", BridgeVersionName(c.bridge_version),
+                           " runs Megatron-Core < 0.16, which needs num_query_groups % TP == 0"),
+              absl::StrCat("use a TP dividing ", g, ", or Megatron Bridge >= 0.3.0"));
     } else if (c.tp > g) {
       ctx.Add("tp.kv_heads_replicated", {"tp", "model.num_query_groups"},
               absl::StrCat("TP=", c.tp, " > ", g, " KV groups: each KV head is replicated on ", c.tp / g, " TP ranks"),

@@ -85,12 +85,13 @@ void CheckTrainingRules(const RuleContext& ctx) {
   // Megatron-LM asserts fp8_param_gather (which Bridge's FP8/FP4 recipes set
   // and the planner's weight bytes assume) only with the distributed
   // optimizer or an FSDP (megatron/training/arguments.py:1096).
-  if ((IsFp8(c.precision) || IsFp4(c.precision)) && !c.distributed_optimizer && !c.fsdp) {
-    ctx.Add("precision.param_gather_needs_dist_opt", {"precision", "use_distributed_optimizer"},
-            absl::StrCat(PrecisionName(c.precision),
-                         " recipes gather parameters in low precision (fp8_param_gather), which needs the "
-                         "distributed optimizer or Megatron FSDP"),
-            "keep use_distributed_optimizer on (the default)");
+  if (LowPrecisionParamGather(c) && !c.distributed_optimizer && !c.fsdp) {
+    ctx.Add("precision.param_gather_needs_dist_opt", {"precision", "fp8_param_gather", "use_distributed_optimizer"},
+            absl::StrCat(PrecisionName(c.precision), " with ",
+                         IsFp4(c.precision) ? "fp4_param_gather (Bridge's NVFP4 preset)" : "fp8_param_gather = true",
+                         ": parameters gathered in low precision need the distributed optimizer or Megatron FSDP"),
+            IsFp4(c.precision) ? "turn use_distributed_optimizer on"
+                               : "turn use_distributed_optimizer on, or set fp8_param_gather = false");
   }
   // megatron/core/optimizer/__init__.py:1058: the precision-aware optimizer
   // (bf16 moments) needs the distributed optimizer.

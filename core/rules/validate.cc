@@ -10,8 +10,14 @@ namespace parplan {
 
 void RuleContext::Add(const char* rule, std::vector<std::string> fields, std::string message, std::string fix) const {
   const RuleInfo* info = FindRule(rule);
-  out->push_back({rule, info != nullptr ? info->severity : Severity::kError, std::move(fields), std::move(message),
-                  std::move(fix)});
+  Severity severity = info != nullptr ? info->severity : Severity::kError;
+  if (info != nullptr && info->megatron_lm_only && in.config.front_end == FrontEnd::kBridge) {
+    // A Bridge launch never runs Megatron-LM's validate_args: the same
+    // config is accepted there, and the answer says which front end refuses it.
+    if (severity == Severity::kError) severity = Severity::kWarning;
+    message += " (Megatron-LM's argument validation refuses this; a Megatron Bridge launch does not check it)";
+  }
+  out->push_back({rule, severity, std::move(fields), std::move(message), std::move(fix)});
 }
 
 ValidationResult Validate(const ValidationInput& in) {

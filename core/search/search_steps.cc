@@ -1,5 +1,7 @@
 #include "core/search/search_steps.h"
 
+#include "core/system/racks.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -15,6 +17,7 @@
 #include "core/search/candidate_space.h"
 #include "core/search/plan_explain.h"
 #include "core/search/starting_point.h"
+#include "core/system/racks.h"
 #include "core/util/limits.h"
 #include "core/util/text.h"
 
@@ -176,6 +179,7 @@ PlanEval EvaluatePlanWith(const ModelSpec& m, const ResolvedConfig& config, int6
   PlanEval p;
   p.config = config;
   p.world = world;
+  p.gpus_per_nvlink_domain = RanksPerDomain(sys);
   ValidationResult v = ValidateOn(m, config, world, sys);
   p.valid = v.valid;
   for (auto& violation : v.violations) {
@@ -203,6 +207,12 @@ PlanEval EvaluatePlanWith(const ModelSpec& m, const ResolvedConfig& config, int6
   return p;
 }
 
+SystemSpec SystemFor(const SearchRequest& req, int64_t world) {
+  SystemSpec sys = req.system;
+  ChooseDomainUse(world, &sys);
+  return sys;
+}
+
 absl::StatusOr<std::vector<int64_t>> WorldsToSearch(const SearchRequest& req) {
   if (req.gpus > 0) return std::vector<int64_t>{req.gpus};
   const ModelSpec& m = *req.model;
@@ -221,9 +231,9 @@ absl::StatusOr<std::vector<int64_t>> WorldsToSearch(const SearchRequest& req) {
 
 FewestGpus FindFewestGpus(const SearchRequest& req, const std::vector<int64_t>& worlds, SearchResult* out) {
   const ModelSpec& m = *req.model;
-  const SystemSpec& sys = req.system;
   FewestGpus found;
   for (int64_t w : worlds) {
+    const SystemSpec sys = SystemFor(req, w);
     if (absl::Now() > req.deadline) {
       Cut(out, absl::StrCat("deadline reached while probing ", w, " GPUs"));
       break;
@@ -254,11 +264,11 @@ FewestGpus FindFewestGpus(const SearchRequest& req, const std::vector<int64_t>& 
 
 Evaluated EvaluateCandidates(const SearchRequest& req, const std::vector<int64_t>& worlds, SearchResult* out) {
   const ModelSpec& m = *req.model;
-  const SystemSpec& sys = req.system;
   Evaluated e(req.objective);
   bool stop = false;
   for (int64_t w : worlds) {
     if (stop) break;
+    const SystemSpec sys = SystemFor(req, w);
     if (!req.find_min_gpus) out->worlds_searched.push_back(w);
     int64_t pruned = 0;
     WorldCandidates space{w, EnumerateCandidates(m, BaseFor(req, w), w, sys, req.constraints, false, &pruned)};
@@ -376,7 +386,7 @@ void RankCandidates(const SearchRequest& req, std::vector<Scored>* scored) {
 void SelectPlans(const SearchRequest& req, const Evaluated& e, SearchResult* out) {
   const ModelSpec& m = *req.model;
   auto evaluate = [&](const Scored& s) {
-    return EvaluatePlanWith(m, e.ConfigOf(s), s.world, req.system, e.store.Find(s), &out->estimates);
+    return EvaluatePlanWith(m, e.ConfigOf(s), s.world, SystemFor(req, s.world), e.store.Find(s), &out->estimates);
   };
   if (const Scored* unfit = NotFittingExample(e.scored); unfit != nullptr) {
     out->rejected.best_not_fitting = evaluate(*unfit);
@@ -427,7 +437,8 @@ void SelectPlans(const SearchRequest& req, const Evaluated& e, SearchResult* out
     for (const auto& space : e.spaces) {
       for (const ResolvedConfig& c : space.configs) {
         if (PlanStages(m, c).has_value()) continue;
-        out->rejected.best_invalid = EvaluatePlanWith(m, c, space.world, req.system, nullptr, &out->estimates);
+        out->rejected.best_invalid =
+            EvaluatePlanWith(m, c, space.world, SystemFor(req, space.world), nullptr, &out->estimates);
         break;
       }
       if (out->rejected.best_invalid.has_value()) break;
@@ -477,8 +488,9 @@ void ExplainRanking(SearchResult* out) {
 }
 
 void CompareWithStartingPoint(const SearchRequest& req, int64_t world, SearchResult* out) {
-  const StartingPoint start = RuleOfThumbConfig(*req.model, BaseFor(req, world), world, req.system);
-  out->starting_point = EvaluatePlanWith(*req.model, start.config, world, req.system, nullptr, &out->estimates);
+  const SystemSpec sys = SystemFor(req, world);
+  const StartingPoint start = RuleOfThumbConfig(*req.model, BaseFor(req, world), world, sys);
+  out->starting_point = EvaluatePlanWith(*req.model, start.config, world, sys, nullptr, &out->estimates);
   out->starting_point_comparison =
       CompareWithStartingPoint(start.rule, *out->starting_point, out->feasible ? &out->plans.front() : nullptr);
 }

@@ -90,6 +90,12 @@ struct Evaluated {
 // when the range is empty.
 absl::StatusOr<std::vector<int64_t>> WorldsToSearch(const SearchRequest& req);
 
+// The system as `world` GPUs of it are placed: req.system when its GPUs per
+// NVLink domain are set (given, or resolved for one world), else that
+// world's even split (core/system/racks.h ChooseDomainUse), the placement
+// every other method resolves for the same world.
+SystemSpec SystemFor(const SearchRequest& req, int64_t world);
+
 // What the fewest-GPUs probe found: the first world where a valid config
 // fits with the memory reserve free (0 = none), and the first world where
 // configs fit but all are tight (0 = none before `with_room`), with the most

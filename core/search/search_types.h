@@ -59,6 +59,7 @@ struct SearchRequest {
 struct PlanEval {
   ResolvedConfig config;  // the plan (vpp resolved; layout set when uneven)
   int64_t world = 0;
+  int64_t gpus_per_nvlink_domain = 0;  // the placement it was evaluated on (core/system/racks.h)
   int64_t dp = 0, edp = 0;
   MemoryEstimate memory;
   PerfEstimate perf;

@@ -32,6 +32,15 @@ int64_t RanksPerHost(const SystemSpec& s);
 // the domain is one host or smaller, or no such split exists.
 int64_t EvenDomainUse(const SystemSpec& s, int64_t world);
 
+// The placement parplan chooses when the caller gives no GPUs per domain
+// (s->nvlink_domain_used == 0), the same for every method: on a domain of
+// several hosts, EvenDomainUse when that is fewer than the whole domain and
+// takes no more domains (256 GPUs on GB200 NVL72: 64 per rack over 4 racks,
+// as filling 72 also takes 4). Sets s->nvlink_domain_used and returns the
+// reason in words; returns "" and changes nothing otherwise (given, one-host
+// domains, or no even split). O(domain / host).
+std::string ChooseDomainUse(int64_t world, SystemSpec* s);
+
 // NVLink domains (racks) `world` ranks take: ceil(world / used).
 int64_t DomainsTaken(const SystemSpec& s, int64_t world);
 

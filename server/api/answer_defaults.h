@@ -1,6 +1,6 @@
-// The inputs a request left to their defaults, named in the answer so that
-// it stands alone: "precision = bf16 (not given; ...)". One list per answer
-// (EstimateMemory, EstimatePerformance, Recommend: their `defaults` field).
+// Answer wording shared by the estimate and search answers. (The inputs a
+// request left to their defaults come from the resolved plan:
+// core/config/resolved_settings.h.)
 #ifndef PARPLAN_SERVER_ANSWER_DEFAULTS_H_
 #define PARPLAN_SERVER_ANSWER_DEFAULTS_H_
 
@@ -13,15 +13,6 @@
 
 namespace parplan {
 namespace api {
-
-// What a call searches over (Recommend: the parallel sizes, MBS and, unless
-// pinned, recompute are the search's choices, not defaults).
-enum class DefaultsFor { kEstimate, kSearch };
-
-// The config fields of `given` left unset, each as "field = value (why)"
-// with the value `resolved` took. `model` may be null.
-std::vector<std::string> ConfigDefaults(const v1::ParallelConfig& given, const ResolvedConfig& resolved,
-                                        const ModelSpec* model, DefaultsFor what);
 
 // "MFU 41.2% against the FP8 dense peak 1,979 TFLOP/s (precision fp8-cs)."
 std::string MfuStatement(double mfu, double peak_tflops, Precision precision);

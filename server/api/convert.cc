@@ -249,6 +249,9 @@ ParallelConfig ToParallelConfig(const v1::ParallelConfig& c) {
                                                c.hierarchical_context_parallel_sizes().end());
   if (c.has_optimizer_cpu_offload()) r.optimizer_cpu_offload = c.optimizer_cpu_offload();
   if (c.has_optimizer_offload_fraction()) r.optimizer_offload_fraction = c.optimizer_offload_fraction();
+  if (c.has_fp8_param_gather()) r.fp8_param_gather = c.fp8_param_gather();
+  r.bridge_version = c.bridge_version();
+  r.front_end = c.front_end();
   return r;
 }
 
@@ -449,6 +452,23 @@ void ToResolvedConfig(const ResolvedConfig& c, v1::ParallelConfig* out) {
   if (c.optimizer_cpu_offload || c.offload_fraction_given) {
     out->set_optimizer_cpu_offload(c.optimizer_cpu_offload);
     out->set_optimizer_offload_fraction(c.optimizer_offload_fraction);
+  }
+  if (IsFp8(c.precision) || (c.given != nullptr && c.given->fp8_param_gather.has_value())) {
+    out->set_fp8_param_gather(c.fp8_param_gather);
+  }
+  out->set_front_end(FrontEndName(c.front_end));
+  if (c.front_end == FrontEnd::kBridge) out->set_bridge_version(BridgeVersionName(c.bridge_version));
+}
+
+void ToResolvedSettings(const std::vector<ResolvedSetting>& settings,
+                        google::protobuf::RepeatedPtrField<v1::ResolvedSetting>* out) {
+  for (const auto& s : settings) {
+    v1::ResolvedSetting* r = out->Add();
+    r->set_field(s.field);
+    r->set_value(s.value);
+    r->set_source(SettingSourceName(s.source));
+    r->set_effect(EffectClassName(s.effect));
+    r->set_why(s.why);
   }
 }
 

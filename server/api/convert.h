@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/config/parallel_config.h"
+#include "core/config/resolved_settings.h"
 #include "core/memory/memory_planner.h"
 #include "core/search/split_repair.h"
 #include "core/mesh/mesh.h"
@@ -49,6 +50,10 @@ void ToViolation(const Violation& violation, v1::Violation* out);
 void ToViolations(const std::vector<Violation>& violations, google::protobuf::RepeatedPtrField<v1::Violation>* out);
 void ToWorldSizing(const WorldSizing& world, v1::WorldSizing* out);
 void ToResolvedConfig(const ResolvedConfig& config, v1::ParallelConfig* out);
+
+// The resolved plan's settings (core/config/resolved_settings.h) as proto.
+void ToResolvedSettings(const std::vector<ResolvedSetting>& settings,
+                        google::protobuf::RepeatedPtrField<v1::ResolvedSetting>* out);
 void ToPerformanceBreakdown(const PerfBreakdown& breakdown, v1::PerformanceBreakdown* out);
 void ToLayerComputeTime(const LayerCompute& layer, v1::LayerComputeTime* out);
 void ToStageLayers(const StagePlan& plan, google::protobuf::RepeatedPtrField<v1::StageLayers>* out);

@@ -116,6 +116,8 @@ absl::Status MinGpus(const v1::MinGpusRequest& request, v1::MinGpusResponse* res
     for (const auto& p : w.problems) response->add_reasons(absl::StrCat("Not valid: ", p, "."));
   }
   for (const auto& note : r.config.notes) response->add_reasons(note);
+  const WorldSizing sized = SizeWorld(dims, r.placement.gpus, 0, 0, 0);
+  FillResolvedPlan(r.config, r.placement, r.model_ptr(), sized.dp, sized.edp, SettingsScope::kConfig, response);
   if (r.model.has_value()) {
     ToModelSummary(*r.model, response->mutable_model());
     const ValidationResult v = RunValidation(r);
@@ -144,6 +146,10 @@ absl::Status Validate(const v1::ValidateRequest& request, v1::ValidateResponse* 
   response->set_min_gpus(v.min_gpus.min_gpus);
   if (v.world.has_value()) ToWorldSizing(*v.world, response->mutable_world());
   for (const auto& reason : v.reasons) response->add_reasons(reason);
+  ResolvedConfig listed = r.config;
+  if (v.stages.has_value()) listed.vpp = v.stages->vpp;
+  FillResolvedPlan(listed, r.placement, r.model_ptr(), v.world.has_value() ? v.world->dp : 0,
+                   v.world.has_value() ? v.world->edp : 0, SettingsScope::kConfig, response);
   if (r.model.has_value() && !v.stages.has_value()) {
     if (const auto repair = NearestValidSplit(*r.model, r.config); repair.has_value()) {
       ToSplitRepair(*repair, response->mutable_nearest_valid_split());
@@ -184,6 +190,7 @@ absl::Status ExplainLayout(const v1::ExplainLayoutRequest& request, v1::ExplainL
     response->add_reasons(absl::StrCat("Valid world sizes are multiples of ", ComputeMinGpus(dims).min_gpus, "."));
     return absl::OkStatus();
   }
+  FillResolvedPlan(r.config, r.placement, r.model_ptr(), w.dp, w.edp, SettingsScope::kConfig, response);
   const RankLayout layout(dims, world);
   // Ranks fill the used GPUs of each domain (core/system/racks.h): the
   // blocks the warnings and the performance model use too.
@@ -295,6 +302,10 @@ absl::Status RenderConfig(const v1::RenderConfigRequest& request, v1::RenderConf
   const ValidationResult v = RunValidation(r);
   ResolvedConfig config = r.config;
   if (v.stages.has_value()) config.vpp = v.stages->vpp;
+  const std::vector<ResolvedSetting> settings =
+      FillResolvedPlan(config, r.placement, r.model_ptr(), v.world.has_value() ? v.world->dp : 0,
+                       v.world.has_value() ? v.world->edp : 0, SettingsScope::kConfig, response);
+  for (const auto& w : EffectWarnings(settings)) response->add_notes(absl::StrCat("Warning: ", w, "."));
   response->set_valid(v.valid);
   for (const auto& violation : v.violations) {
     if (violation.severity != Severity::kInfo) ToViolation(violation, response->add_violations());
@@ -356,8 +367,10 @@ absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::Estima
   if (!assumed.ok()) return assumed.status();
   for (const auto& a : *assumed)
     response->add_assumptions(absl::StrCat("Model field assumed (estimate approximate): ", a));
-  for (const auto& n : r.placement.notes) response->add_assumptions(n);
   if (!r.config.seq_length_note.empty()) response->add_reasons(r.config.seq_length_note);
+  ResolveWorldAndBatch(&r.config, &r.placement);
+  for (const auto& n : r.placement.notes) response->add_assumptions(n);
+  if (!r.config.gbs_note.empty()) response->add_reasons(r.config.gbs_note);
   MemoryOptions options;
   if (request.has_overhead_gib()) options.overhead_gib = request.overhead_gib();
   const SplitAwareAnswer split = AnswerMemoryOrNearestSplit(*r.model, r.config, r.placement, options);
@@ -368,13 +381,12 @@ absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::Estima
     return absl::OkStatus();
   }
   const MemoryEstimate& e = *a.estimate;
-  for (auto& d : ConfigDefaults(request.config(), r.config, &*r.model, DefaultsFor::kEstimate)) {
-    response->add_defaults(std::move(d));
+  {
+    ResolvedConfig listed = split.repair.has_value() ? split.repair->config : r.config;
+    listed.vpp = a.validation.stages->vpp;
+    FillResolvedPlan(listed, r.placement, &*r.model, e.dp, e.edp, SettingsScope::kConfig, response);
   }
-  if (request.placement().gpus() == 0) {
-    response->add_defaults(absl::StrCat("placement.gpus = ", a.world, " (not given: the smallest valid world)"));
-  }
-  if (request.config().gbs() == 0) {
+  if (request.config().gbs() == 0 && r.config.gbs == 0) {
     response->add_defaults(absl::StrCat("gbs not given: ", e.microbatches,
                                         " microbatches per step assumed (enough to fill the pipeline)"));
   }
@@ -463,14 +475,8 @@ absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
   for (const auto& a : *assumed)
     response->add_assumptions(absl::StrCat("Model field assumed (estimate approximate): ", a));
   if (!r.config.seq_length_note.empty()) response->add_reasons(r.config.seq_length_note);
-  const int64_t world = r.placement.gpus > 0 ? r.placement.gpus : ComputeMinGpus(MeshOf(r.config)).min_gpus;
-  const int64_t dp = SizeWorld(MeshOf(r.config), world, 0, 0, 0).dp;  // 0 when the world does not divide
-  std::string gbs_note;
-  if (r.config.gbs == 0 && r.config.seq_length > 0 && dp > 0) {
-    r.config.gbs = DefaultGlobalBatch(r.config, dp);
-    gbs_note = GlobalBatchNote(r.config, dp, r.config.gbs);
-    response->add_reasons(gbs_note);
-  }
+  ResolveWorldAndBatch(&r.config, &r.placement);
+  if (!r.config.gbs_note.empty()) response->add_reasons(r.config.gbs_note);
   if (r.config.seq_length <= 0) return FieldError("config.seq_length", "no sequence length: set config.seq_length");
   for (const auto& n : r.placement.notes) response->add_assumptions(n);
   const SplitAwareAnswer split = AnswerMemoryOrNearestSplit(*r.model, r.config, r.placement, MemoryOptions{});
@@ -510,13 +516,10 @@ absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
   response->set_uncertainty(u.median);
   response->set_uncertainty_p90(u.p90);
   response->set_uncertainty_basis(u.basis);
-  for (auto& d : ConfigDefaults(request.config(), r.config, &*r.model, DefaultsFor::kEstimate)) {
-    response->add_defaults(std::move(d));
+  for (const auto& w : EffectWarnings(FillResolvedPlan(effective, r.placement, &*r.model, a.estimate->dp,
+                                                        a.estimate->edp, SettingsScope::kConfig, response))) {
+    response->add_reasons(absl::StrCat("Warning: ", w, "."));
   }
-  if (request.placement().gpus() == 0) {
-    response->add_defaults(absl::StrCat("placement.gpus = ", world, " (not given: the smallest valid world)"));
-  }
-  if (!gbs_note.empty()) response->add_defaults(gbs_note);
   if (r.model->is_moe()) {
     response->add_assumptions(
         "MoE runs in the calibration data force-balance routing, so real MoE training is slower.");

@@ -14,7 +14,6 @@
 #include "core/search/candidate_space.h"
 #include "core/util/text.h"
 #include "server/api/answer_defaults.h"
-#include "core/search/domain_choice.h"
 #include "core/system/racks.h"
 #include "server/api/convert.h"
 #include "server/api/resolve_request.h"
@@ -29,6 +28,7 @@ namespace {
 struct PlanContext {
   Uncertainty uncertainty;
   bool gbs_per_plan = false;
+  const v1::Placement* placement = nullptr;  // the request's: system and its figures
 };
 
 void ToPlanSummary(const PlanEval& p, int rank, const ModelSpec& model, const SystemSpec& system,
@@ -37,6 +37,12 @@ void ToPlanSummary(const PlanEval& p, int rank, const ModelSpec& model, const Sy
   out->set_label(PlanLabel(p.config));
   ToResolvedConfig(p.config, out->mutable_config());
   out->set_gpus(p.world);
+  // The plan's placement, whole: asked with it, every other method
+  // answers for the same ranks on the same domains.
+  v1::Placement* placement = out->mutable_placement();
+  *placement = *context.placement;
+  placement->set_gpus(p.world);
+  placement->set_gpus_per_nvlink_domain(static_cast<int32_t>(p.gpus_per_nvlink_domain));
   out->set_dp(p.dp);
   out->set_edp(p.edp);
   out->set_valid(p.valid);
@@ -61,7 +67,9 @@ void ToPlanSummary(const PlanEval& p, int rank, const ModelSpec& model, const Sy
   out->add_reasons(absl::StrCat("Uncertainty of the step time ", context.uncertainty.basis));
   if (context.gbs_per_plan) out->add_reasons(GlobalBatchNote(p.config, p.dp, p.config.gbs));
   ToPerformanceBreakdown(p.perf.breakdown, out->mutable_breakdown());
-  out->set_bridge_overrides(parplan::RenderConfig(p.config, &model, PlacementOn(system, p.world)).bridge_python);
+  SystemSpec placed = system;
+  placed.nvlink_domain_used = static_cast<int>(p.gpus_per_nvlink_domain);
+  out->set_bridge_overrides(parplan::RenderConfig(p.config, &model, PlacementOn(placed, p.world)).bridge_python);
 }
 
 absl::StatusOr<Objective> ParseObjective(const std::string& text, bool find_min_gpus) {
@@ -111,15 +119,8 @@ absl::Status Recommend(const v1::RecommendRequest& request, v1::RecommendRespons
   q.model = &*r.model;
   q.system = *r.placement.system;
   q.gpus = request.placement().gpus();
-  // One world and no GPUs per domain given: fill the domains evenly when
-  // that takes no more of them (core/search/domain_choice.h).
-  const std::string domain_choice = ChooseGpusPerDomain(q.gpus, &q.system);
-  if (!domain_choice.empty()) {
-    const std::string filled = DescribeDomainUse(*r.placement.system, q.gpus);
-    for (auto& n : r.placement.notes) {
-      if (n == filled) n = domain_choice;
-    }
-  }
+  // GPUs per NVLink domain: as resolved (given, or the even split of one
+  // world); a range of worlds gets each world's even split in the search.
   q.find_min_gpus = request.find_min_gpus();
   q.min_gpus = request.min_gpus();
   q.max_gpus = request.max_gpus();
@@ -152,14 +153,32 @@ absl::Status Recommend(const v1::RecommendRequest& request, v1::RecommendRespons
   for (const auto& n : r.placement.notes) response->add_reasons(n);
   if (q.system.hbm_gb > 0) response->add_reasons(ReserveStatement(q.system.hbm_gb * kGiB, reserve));
   PlanContext context;
+  context.placement = &request.placement();
   context.uncertainty = PerfUncertainty(*r.model, q.system, CalibratedUncertainty());
   // The batch when none is given: one per world (SearchGlobalBatch) while
   // the world is small enough, else each plan's own DP default.
   const int64_t world = s.plans.empty() ? 0 : s.plans.front().world;
   const int64_t shared_gbs = world > 0 ? SearchGlobalBatch(q.base.seq_length, world) : 0;
   context.gbs_per_plan = request.config().gbs() == 0 && shared_gbs == 0;
-  for (auto& d : ConfigDefaults(request.config(), r.config, &*r.model, DefaultsFor::kSearch)) {
-    response->add_defaults(std::move(d));
+  // The resolved plan of plan 1 (of the request's base when nothing is
+  // feasible): the search's choices marked as such.
+  {
+    ResolvedConfig listed = s.plans.empty() ? r.config : s.plans.front().config;
+    ResolvedPlacement placed = r.placement;
+    int64_t dp = 0, edp = 0;
+    if (!s.plans.empty()) {
+      placed.gpus = s.plans.front().world;
+      placed.gpus_per_nvlink_domain = s.plans.front().gpus_per_nvlink_domain;
+      if (placed.system.has_value() && !placed.gpus_per_nvlink_domain_given) {
+        SystemSpec even = *r.placement.system;
+        placed.domain_use_reason = ChooseDomainUse(placed.gpus, &even);
+      }
+      dp = s.plans.front().dp;
+      edp = s.plans.front().edp;
+    }
+    const std::vector<ResolvedSetting> settings =
+        FillResolvedPlan(listed, placed, &*r.model, dp, edp, SettingsScope::kSearch, response);
+    for (const auto& w : EffectWarnings(settings)) response->add_reasons(absl::StrCat("Warning: ", w, "."));
   }
   if (request.config().gbs() == 0 && world > 0) {
     response->add_defaults(

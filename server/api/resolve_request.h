@@ -5,12 +5,15 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "core/config/parallel_config.h"
+#include "core/config/resolved_settings.h"
 #include "core/util/field_error.h"
 #include "core/model/model_spec.h"
 #include "parplan/v1/planner.pb.h"
+#include "server/api/convert.h"
 
 namespace parplan {
 namespace api {
@@ -30,6 +33,20 @@ struct Resolved {
 // or system.
 absl::Status Resolve(const v1::ModelRef* model_ref, const v1::Placement& placement, const v1::ParallelConfig& config,
                      Resolved* out);
+
+// Fills an answer's `resolved` (every setting of the resolved plan with its
+// source and effect class) and `assumes` (the front end and Bridge release)
+// from `config` on `placement`; dp/edp of 0 are left out. Returns the
+// settings (for the answer's `defaults` lines).
+template <typename Response>
+std::vector<ResolvedSetting> FillResolvedPlan(const ResolvedConfig& config, const ResolvedPlacement& placement,
+                                              const ModelSpec* model, int64_t dp, int64_t edp, SettingsScope scope,
+                                              Response* response) {
+  std::vector<ResolvedSetting> settings = ListResolvedSettings(config, placement, model, dp, edp, scope);
+  ToResolvedSettings(settings, response->mutable_resolved());
+  response->set_assumes(AssumesLine(config.front_end, config.bridge_version));
+  return settings;
+}
 
 // The memory reserve a request asks for: `value` when `given`, else the
 // default (core/memory/memory_margin.h). Out of 0..kMaxMemoryReserve (or not

@@ -335,6 +335,10 @@ config:  --tp --pp --vpp --cp --ep --etp (1..4096)  --sp | --no-sp  --mbs --gbs 
          --cp-comm-type p2p|all_gather|a2a|a2a+p2p --hierarchical-context-parallel-sizes 2,2 (product = CP)
          --optimizer-cpu-offload[=false] --optimizer-offload-fraction X (0..1; Megatron-Core's default 0.0)
          --attention-backend auto|flash|fused|unfused|local
+         --fp8-param-gather[=false] (default: the precision preset's, as Megatron Bridge sets it)
+versions: --front-end bridge|megatron-lm (whose defaults and checks apply; default bridge)
+         --bridge-version 0.6.0 (the Megatron Bridge release; default the newest parplan knows, e.g. 0.5.1
+         keeps ETP = TP)
 where:   --system ID (parplan systems: h100-sxm, h800-sxm, a100-40gb, rtx-pro-6000, gb200-nvl72, ...)
          --gpus N  --gpus-per-node N  --gpus-per-domain N (GPUs used of each NVLink domain, e.g. 64 of 72)
 system figures (override --system's, or describe your own with --gpu-arch):

@@ -115,6 +115,9 @@ const std::vector<std::string>& KnownFlags() {
                                                           "hierarchical-context-parallel-sizes",
                                                           "optimizer-cpu-offload",
                                                           "optimizer-offload-fraction",
+                                                          "fp8-param-gather",
+                                                          "bridge-version",
+                                                          "front-end",
                                                           "out",
                                                           "figure",
                                                           "groups"};
@@ -141,7 +144,8 @@ const std::vector<std::string>& SwitchFlags() {
                                                           "moe-permute-fusion",
                                                           "moe-router-force-load-balancing",
                                                           "use-transformer-engine-op-fuser",
-                                                          "optimizer-cpu-offload"};
+                                                          "optimizer-cpu-offload",
+                                                          "fp8-param-gather"};
   return *flags;
 }
 }  // namespace
@@ -398,6 +402,9 @@ absl::Status FillConfig(const Flags& flags, v1::ParallelConfig* c) {
     }
   }
   boolean("optimizer-cpu-offload", "use the bare flag or =false", [c](bool b) { c->set_optimizer_cpu_offload(b); });
+  boolean("fp8-param-gather", "use the bare flag or =false", [c](bool b) { c->set_fp8_param_gather(b); });
+  if (flags.Has("bridge-version")) c->set_bridge_version(flags.Get("bridge-version"));
+  if (flags.Has("front-end")) c->set_front_end(flags.Get("front-end"));
   if (flags.Has("optimizer-offload-fraction")) {
     double x = 0;
     if (collect(DoubleFlag(flags, "optimizer-offload-fraction", &x))) {

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "core/util/text.h"
 #include "server/api/api_methods.h"
+#include "skill/cli/cli_resolved.h"
 
 namespace parplan {
 namespace cli {
@@ -479,7 +480,7 @@ const std::map<std::string, Formatter>& Formatters() {
 
 std::string FormatAnswer(const std::string& rpc, const google::protobuf::Message& response) {
   const auto it = Formatters().find(rpc);
-  return it == Formatters().end() ? "" : it->second(response);
+  return it == Formatters().end() ? "" : absl::StrCat(it->second(response), ResolvedPlanText(response));
 }
 
 bool HasFormatter(const std::string& rpc) { return Formatters().count(rpc) > 0; }

@@ -862,11 +862,39 @@ std::vector<Case> ContextParallelCases() {
        {},
        Offload(true, 1.0, [](ParallelConfig& c) { c.use_distributed_optimizer = false; }),
        Offload(true, 1.0)},
+      // Megatron-LM's check (arguments.py:1889), keyed on fp8_param_gather:
+      // refused under a Megatron-LM launch with the gather on, accepted with
+      // it off (the neighbour); Bridge launches: see FrontEndTest below.
       {"optimizer.offload_fp8_param_gather",
        llama,
        {},
-       Offload(true, 1.0, [](ParallelConfig& c) { c.precision = "fp8-cs"; }),
-       Offload(true, 1.0, [](ParallelConfig& c) { c.precision = "fp8-ds"; })},
+       Offload(true, 1.0,
+               [](ParallelConfig& c) {
+                 c.precision = "fp8-cs";
+                 c.front_end = "megatron-lm";
+                 c.fp8_param_gather = true;
+               }),
+       Offload(true, 1.0,
+               [](ParallelConfig& c) {
+                 c.precision = "fp8-cs";
+                 c.front_end = "megatron-lm";
+                 c.fp8_param_gather = false;
+               })},
+      {"optimizer.offload_fp8_param_gather",
+       llama,
+       {},
+       Offload(true, 1.0,
+               [](ParallelConfig& c) {
+                 c.precision = "fp8-cs";
+                 c.front_end = "megatron-lm";
+                 c.fp8_param_gather = true;
+               }),
+       Offload(true, 1.0,
+               [](ParallelConfig& c) {
+                 c.precision = "fp8-ds";
+                 c.front_end = "megatron-lm";
+                 c.fp8_param_gather = true;
+               })},
       {"optimizer.offload_fraction_zero", llama, {}, Offload(true, std::nullopt), Offload(true, 0.5)},
       {"optimizer.offload_fraction_zero", llama, {}, Offload(true, 0.0), Offload(true, 1.0)},
       {"optimizer.offload_fraction_ignored", llama, {}, Offload(std::nullopt, 0.5), Offload(true, 0.5)},

@@ -63,5 +63,29 @@ TEST(RacksTest, DescribesDomainsTakenAndGpusUsed) {
   EXPECT_EQ(DescribeDomainUse(*Catalog::Get().FindSystem("h100-sxm"), 64), "");
 }
 
+SystemSpec FindSys(const char* id) { return *Catalog::Get().FindSystem(id); }
+
+TEST(RacksTest, FillsRacksEvenlyWhenThatTakesNoMoreRacks) {
+  SystemSpec s = FindSys("gb200-nvl72");
+  const std::string why = ChooseDomainUse(256, &s);
+  EXPECT_EQ(s.nvlink_domain_used, 64);
+  EXPECT_NE(why.find("GPUs per NVLink domain: 64 of 72 chosen"), std::string::npos) << why;
+  EXPECT_NE(why.find("4 domains of 64"), std::string::npos) << why;
+  // 288 = 4 x 72 and 260 (only 52 or 4 per rack divide it: 5 or 65 racks vs 4): all 72.
+  SystemSpec full = FindSys("gb200-nvl72");
+  EXPECT_EQ(ChooseDomainUse(288, &full), "");
+  EXPECT_EQ(full.nvlink_domain_used, 0);
+  EXPECT_EQ(ChooseDomainUse(260, &full), "");
+  // 144 = 2 x 72: already even.
+  EXPECT_EQ(ChooseDomainUse(144, &full), "");
+  // Given by the caller, or a one-host domain: untouched.
+  SystemSpec given = FindSys("gb200-nvl72");
+  given.nvlink_domain_used = 72;
+  EXPECT_EQ(ChooseDomainUse(256, &given), "");
+  SystemSpec h100 = FindSys("h100-sxm");
+  EXPECT_EQ(ChooseDomainUse(256, &h100), "");
+  EXPECT_EQ(RanksPerDomain(h100), 8);
+}
+
 }  // namespace
 }  // namespace parplan

@@ -154,6 +154,8 @@ std::vector<BadCase> BadCases() {
             [](auto& c) {
               c.precision = "fp8-cs";
               c.use_distributed_optimizer = false;
+              c.front_end = "megatron-lm";  // arguments.py:1096, a Megatron-LM check
+              c.fp8_param_gather = true;
             }),
        "", 0, "precision.param_gather_needs_dist_opt"},
       {"bf16_moments_no_dist_opt", "llama3_8b",
