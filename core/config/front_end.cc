@@ -42,9 +42,9 @@ const std::vector<BridgeVersion>& KnownBridgeReleases() {
   // The release tags of NVIDIA-NeMo/Megatron-Bridge up to the pinned commit
   // 067f987df0 (main after v0.6.0, tagged 2026-08-19; its package_info.py
   // says 0.7.0, unreleased).
-  static const auto* releases = new std::vector<BridgeVersion>{
-      {0, 2, 0}, {0, 2, 1}, {0, 2, 2}, {0, 3, 0}, {0, 3, 1}, {0, 4, 0},
-      {0, 4, 1}, {0, 4, 2}, {0, 5, 0}, {0, 5, 1}, {0, 6, 0}};
+  static const auto* releases =
+      new std::vector<BridgeVersion>{{0, 2, 0}, {0, 2, 1}, {0, 2, 2}, {0, 3, 0}, {0, 3, 1}, {0, 4, 0},
+                                     {0, 4, 1}, {0, 4, 2}, {0, 5, 0}, {0, 5, 1}, {0, 6, 0}};
   return *releases;
 }
 
@@ -52,8 +52,8 @@ BridgeVersion NewestKnownBridge() { return KnownBridgeReleases().back(); }
 
 absl::StatusOr<BridgeVersion> ParseBridgeVersion(const std::string& text, const std::string& field) {
   if (text.empty()) return NewestKnownBridge();
-  const std::string known = absl::StrCat(BridgeVersionName(KnownBridgeReleases().front()), "..",
-                                         BridgeVersionName(NewestKnownBridge()));
+  const std::string known =
+      absl::StrCat(BridgeVersionName(KnownBridgeReleases().front()), "..", BridgeVersionName(NewestKnownBridge()));
   std::string v = text.substr(0, 32);
   if (!v.empty() && (v[0] == 'v' || v[0] == 'V')) v = v.substr(1);
   // A pre-release suffix (0.6.0rc1) reads as its release.
@@ -71,10 +71,10 @@ absl::StatusOr<BridgeVersion> ParseBridgeVersion(const std::string& text, const 
                                           known, ")"));
   }
   if (out < KnownBridgeReleases().front() || NewestKnownBridge() < out) {
-    return FieldError(field, absl::StrCat("Megatron Bridge ", BridgeVersionName(out),
-                                          " is outside the releases parplan knows (", known,
-                                          "); a newer release may change defaults parplan has not read: give ",
-                                          BridgeVersionName(NewestKnownBridge()), " to plan with the newest"));
+    return FieldError(
+        field, absl::StrCat("Megatron Bridge ", BridgeVersionName(out), " is outside the releases parplan knows (",
+                            known, "); a newer release may change defaults parplan has not read: give ",
+                            BridgeVersionName(NewestKnownBridge()), " to plan with the newest"));
   }
   return out;
 }

@@ -206,11 +206,11 @@ absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& c, const Mode
     r.etp = r.tp;
     r.etp_defaulted = true;
     if (r.tp > 1) {
-      r.notes.push_back(absl::StrCat(
-          "etp not given: ETP = TP = ", r.tp, " (Megatron-Core's default, which ",
-          bridge ? absl::StrCat("Megatron Bridge ", BridgeVersionName(r.bridge_version), " keeps; from 0.6.0 Bridge sets 1")
-                 : "Megatron-LM keeps",
-          "; pass etp=1 to keep experts unsplit)"));
+      r.notes.push_back(absl::StrCat("etp not given: ETP = TP = ", r.tp, " (Megatron-Core's default, which ",
+                                     bridge ? absl::StrCat("Megatron Bridge ", BridgeVersionName(r.bridge_version),
+                                                           " keeps; from 0.6.0 Bridge sets 1")
+                                            : "Megatron-LM keeps",
+                                     "; pass etp=1 to keep experts unsplit)"));
     }
   } else if (r.ep > 1) {
     // Megatron Bridge sets expert_tensor_parallel_size = 1 when EP > 1 and it

@@ -86,10 +86,9 @@ std::string EffectWarning(EffectClass e) {
 }
 
 EffectClass EffectOf(std::string_view field) {
-  static const auto* numerics = new std::vector<std::string>{
-      "precision", "fp8_param_gather", "grad_reduce_in_fp32", "optimizer_state_dtype"};
-  static const auto* semantics =
-      new std::vector<std::string>{"gbs", "seq_length", "mtp_num_layers", "peft"};
+  static const auto* numerics =
+      new std::vector<std::string>{"precision", "fp8_param_gather", "grad_reduce_in_fp32", "optimizer_state_dtype"};
+  static const auto* semantics = new std::vector<std::string>{"gbs", "seq_length", "mtp_num_layers", "peft"};
   for (const auto& f : *numerics) {
     if (field == f) return EffectClass::kNumerics;
   }
@@ -144,9 +143,10 @@ std::vector<ResolvedSetting> ListResolvedSettings(const ResolvedConfig& c, const
     SettingSource etp_source = SettingSource::kMegatronCoreDefault;
     if (c.ep > 1 && bridge && BridgeSetsEtpToOne(c.bridge_version)) {
       etp_source = SettingSource::kBridgeDefault;
-      etp_why = absl::StrCat(Bridge(c), " sets 1 when EP > 1 (models/transformer_config.py "
-                                        "_set_moe_expert_tensor_parallel_default; up to 0.5.x and in Megatron-LM "
-                                        "ETP = TP)");
+      etp_why = absl::StrCat(Bridge(c),
+                             " sets 1 when EP > 1 (models/transformer_config.py "
+                             "_set_moe_expert_tensor_parallel_default; up to 0.5.x and in Megatron-LM "
+                             "ETP = TP)");
     } else if (c.ep > 1 && bridge) {
       etp_why = absl::StrCat("= TP: Megatron-Core's default, which ", Bridge(c),
                              " keeps (Bridge sets 1 when EP > 1 from 0.6.0)");
@@ -181,10 +181,13 @@ std::vector<ResolvedSetting> ListResolvedSettings(const ResolvedConfig& c, const
   s.Add("mbs", absl::StrCat(c.mbs), g.mbs > 0, search ? SettingSource::kParplan : SettingSource::kMegatronCoreDefault,
         search ? "chosen by the search" : "not given: 1");
   if (c.gbs > 0) {
-    s.Add("gbs", absl::StrCat(c.gbs), g.gbs > 0, SettingSource::kParplan,
-          c.seq_length > 0 ? absl::StrCat("not given: the multiple of MBS x DP nearest 4M tokens (",
-                                          WithCommas(c.gbs * c.seq_length), " tokens per step), at most 16M")
-                           : "not given");
+    std::string why = c.gbs_note;
+    if (why.empty()) {
+      why = c.seq_length > 0 ? absl::StrCat("not given: the multiple of MBS x DP nearest 4M tokens (",
+                                            WithCommas(c.gbs * c.seq_length), " tokens per step), at most 16M")
+                             : "not given";
+    }
+    s.Add("gbs", absl::StrCat(c.gbs), g.gbs > 0, SettingSource::kParplan, why);
   }
   if (c.seq_length > 0) {
     s.Add("seq_length", absl::StrCat(c.seq_length), g.seq_length > 0, SettingSource::kModel,
@@ -260,8 +263,7 @@ std::vector<ResolvedSetting> ListResolvedSettings(const ResolvedConfig& c, const
   // Kernels.
   s.Add("attention_backend", c.attention_backend, !g.attention_backend.empty(), SettingSource::kMegatronCoreDefault,
         "auto: Transformer Engine picks the fused kernel");
-  s.Add("cuda_graph_impl", c.cuda_graph_impl, !g.cuda_graph_impl.empty(), SettingSource::kMegatronCoreDefault,
-        "none");
+  s.Add("cuda_graph_impl", c.cuda_graph_impl, !g.cuda_graph_impl.empty(), SettingSource::kMegatronCoreDefault, "none");
   if (!c.cuda_graph_modules.empty()) {
     s.Add("cuda_graph_modules", absl::StrJoin(c.cuda_graph_modules, ","), true, SettingSource::kUser, "");
   }
@@ -299,8 +301,7 @@ std::vector<ResolvedSetting> ListResolvedSettings(const ResolvedConfig& c, const
           placement.domain_use_reason.empty()
               ? absl::StrCat("all ", placement.nvlink_domain_size, " GPUs of each NVLink domain")
               : absl::StrCat("the even split: ", placement.gpus, " GPUs over ",
-                             (placement.gpus + placement.gpus_per_nvlink_domain - 1) /
-                                 placement.gpus_per_nvlink_domain,
+                             (placement.gpus + placement.gpus_per_nvlink_domain - 1) / placement.gpus_per_nvlink_domain,
                              " domains of ", placement.gpus_per_nvlink_domain, " (of ", placement.nvlink_domain_size,
                              "), no more domains than filling them"));
   }

@@ -18,13 +18,13 @@ namespace parplan {
 
 // Where a resolved value came from.
 enum class SettingSource {
-  kUser,                // given in the request
-  kBridgeDefault,       // Megatron Bridge's default (its version is in the answer)
-  kMegatronCoreDefault, // Megatron-Core's dataclass default
-  kMegatronLmDefault,   // Megatron-LM's argument parser default (front_end megatron-lm)
-  kModel,               // the model's published config (sequence length, MTP depth)
-  kSystem,              // the system's figures (node size, NVLink domain)
-  kParplan,             // chosen by parplan; `why` says how
+  kUser,                 // given in the request
+  kBridgeDefault,        // Megatron Bridge's default (its version is in the answer)
+  kMegatronCoreDefault,  // Megatron-Core's dataclass default
+  kMegatronLmDefault,    // Megatron-LM's argument parser default (front_end megatron-lm)
+  kModel,                // the model's published config (sequence length, MTP depth)
+  kSystem,               // the system's figures (node size, NVLink domain)
+  kParplan,              // chosen by parplan; `why` says how
 };
 
 // What changing a setting changes.
@@ -67,8 +67,7 @@ enum class SettingsScope { kConfig, kSearch };
 // optimizer, offload, overlap, kernels, MoE dispatch, placement. `model` may
 // be null; `dp`/`edp` of 0 are left out (no world).
 std::vector<ResolvedSetting> ListResolvedSettings(const ResolvedConfig& c, const ResolvedPlacement& placement,
-                                                  const ModelSpec* model, int64_t dp, int64_t edp,
-                                                  SettingsScope scope);
+                                                  const ModelSpec* model, int64_t dp, int64_t edp, SettingsScope scope);
 
 // "moe_router_force_load_balancing = true: benchmark only: ..." for every
 // setting whose effect is not execution-only and whose value departs from

@@ -221,7 +221,8 @@ const std::vector<RuleInfo>& RuleCatalog() {
        "megatron/training/arguments.py:1885 (precision-aware optimizer) with megatron/core/optimizer/"
        "__init__.py:1057; Bridge docs/training/cpu-offloading.md:82"},
       {"optimizer.offload_fp8_param_gather", Severity::kError,
-       "optimizer_cpu_offload with FP8 parameter gather needs delayed scaling", "megatron/training/arguments.py:1889", true},
+       "optimizer_cpu_offload with FP8 parameter gather needs delayed scaling", "megatron/training/arguments.py:1889",
+       true},
       {"optimizer.offload_fraction_zero", Severity::kWarning, "optimizer_cpu_offload with fraction 0 offloads nothing",
        "megatron/core/optimizer/optimizer_config.py:350 (0.0); megatron/training/arguments.py:2922 (1.0)"},
       {"optimizer.offload_fraction_ignored", Severity::kWarning,

@@ -450,8 +450,7 @@ std::vector<std::string> PerfAssumptions(const StepInputs& in, const PerfEstimat
         "Megatron FSDP: per microbatch each layer's weights are all-gathered twice (%.2f B/param, forward and "
         "backward) and its gradients reduce-scattered (%.0f B/param) over %d GPUs at %.0f GB/s bus bandwidth%s; "
         "exposed like DP communication (%.0f%%, or what the layer's compute cannot hide) plus the first gather.",
-        GatheredWeightBytes(c), GradCommBytes(c), static_cast<int>(group),
-        RingBandwidth(sys, in.links.dp_cp.spread),
+        GatheredWeightBytes(c), GradCommBytes(c), static_cast<int>(group), RingBandwidth(sys, in.links.dp_cp.spread),
         m.num_moe_experts > 0 ? absl::StrFormat(" (experts over %d GPUs at %.0f GB/s)", static_cast<int>(in.edp),
                                                 RingBandwidth(sys, in.links.edp.spread))
                               : std::string(),

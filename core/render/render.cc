@@ -283,23 +283,22 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model, con
   s.push_back(Int("train.micro_batch_size", c.mbs, "--micro-batch-size"));
   if (c.gbs > 0) s.push_back(Int("train.global_batch_size", c.gbs, "--global-batch-size"));
   const std::string recipe = BridgeMixedPrecisionRecipe(c.precision);
-  const std::string lm_precision =
-      absl::StrCat(MegatronLmPrecisionFlags(c.precision), IsFp8(c.precision) && c.fp8_param_gather ? " --fp8-param-gather" : "",
-                   IsFp4(c.precision) && c.fp4_param_gather ? " --fp4-param-gather" : "");
+  const std::string lm_precision = absl::StrCat(MegatronLmPrecisionFlags(c.precision),
+                                                IsFp8(c.precision) && c.fp8_param_gather ? " --fp8-param-gather" : "",
+                                                IsFp4(c.precision) && c.fp4_param_gather ? " --fp4-param-gather" : "");
   if (IsFp8(c.precision) && c.fp8_param_gather != Fp8ParamGatherDefault(c.precision)) {
     // Bridge's preset overwrites ddp.fp8_param_gather with its own value
     // (mixed_precision.py update_config_with_precision_overrides), so the
     // switch goes on the MixedPrecisionConfig itself.
-    s.push_back({"mixed_precision", absl::StrCat("get_mixed_precision_config(", Quote(recipe), ")"), recipe,
-                 lm_precision});
+    s.push_back(
+        {"mixed_precision", absl::StrCat("get_mixed_precision_config(", Quote(recipe), ")"), recipe, lm_precision});
     s.push_back({"mixed_precision.fp8_param_gather", c.fp8_param_gather ? "True" : "False",
                  c.fp8_param_gather ? "true" : "false", ""});
     out.notes.push_back(absl::StrCat(
         "fp8_param_gather = ", c.fp8_param_gather ? "True" : "False", " differs from the ", recipe,
         " preset: set it on the MixedPrecisionConfig (from megatron.bridge.training.mixed_precision import "
         "get_mixed_precision_config); the preset overwrites ddp.fp8_param_gather. Numerics: ",
-        c.fp8_param_gather ? "weights held and gathered in FP8" : "BF16 weights held and gathered, cast per use",
-        "."));
+        c.fp8_param_gather ? "weights held and gathered in FP8" : "BF16 weights held and gathered, cast per use", "."));
   } else {
     s.push_back({"mixed_precision", Quote(recipe), recipe, lm_precision});
   }

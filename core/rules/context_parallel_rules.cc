@@ -258,11 +258,12 @@ void CheckOptimizerOffload(const RuleContext& ctx) {
   if (IsFp8(c.precision) && c.fp8_param_gather && c.precision != Precision::kFp8Ds) {
     const bool given = c.given != nullptr && c.given->fp8_param_gather.has_value();
     ctx.Add("optimizer.offload_fp8_param_gather", {"optimizer_cpu_offload", "fp8_param_gather", "precision"},
-            absl::StrCat("optimizer_cpu_offload with fp8_param_gather = true",
-                         given ? "" : absl::StrCat(" (not given: Bridge's ", PrecisionName(c.precision), " preset sets it)"),
-                         " under precision ", PrecisionName(c.precision),
-                         ": Megatron-LM allows optimizer offload with FP8 parameter gathering only under delayed "
-                         "scaling"),
+            absl::StrCat(
+                "optimizer_cpu_offload with fp8_param_gather = true",
+                given ? "" : absl::StrCat(" (not given: Bridge's ", PrecisionName(c.precision), " preset sets it)"),
+                " under precision ", PrecisionName(c.precision),
+                ": Megatron-LM allows optimizer offload with FP8 parameter gathering only under delayed "
+                "scaling"),
             "set fp8_param_gather = false (BF16 weights gathered, cast per use), or use precision fp8-ds, or turn "
             "optimizer_cpu_offload off");
   }

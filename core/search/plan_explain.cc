@@ -28,7 +28,16 @@ namespace parplan {
 std::string Percent(double fraction) { return absl::StrFormat("%.1f%%", 100 * fraction); }
 
 std::string PlanLabel(const ResolvedConfig& c) {
-  std::string s = absl::StrCat("TP=", c.tp, " PP=", c.pp, " VPP=", c.vpp, " CP=", c.cp, " EP=", c.ep);
+  std::string s = absl::StrCat("TP=", c.tp, " PP=", c.pp, " VPP=", c.vpp);
+  // Megatron derives VPP from a layout; the rendered override is None.
+  if (c.vpp > 1 && !c.pipeline_layout.empty()) absl::StrAppend(&s, " (set by the layout)");
+  absl::StrAppend(&s, " CP=", c.cp);
+  // The CP type whenever CP splits the sequence: some models run only one.
+  if (c.cp > 1) {
+    absl::StrAppend(&s, " cp_comm_type=", c.cp_comm_type);
+    if (!c.hierarchical_cp_sizes.empty()) absl::StrAppend(&s, "[", absl::StrJoin(c.hierarchical_cp_sizes, ","), "]");
+  }
+  absl::StrAppend(&s, " EP=", c.ep);
   if (!c.etp_defaulted) absl::StrAppend(&s, " ETP=", c.etp);
   absl::StrAppend(&s, " MBS=", c.mbs, " recompute ", RecomputeName(c.recompute));
   if (c.recompute == RecomputeGranularity::kSelective) {
@@ -37,6 +46,10 @@ std::string PlanLabel(const ResolvedConfig& c) {
   if (!c.pipeline_layout.empty()) absl::StrAppend(&s, " layout ", CompactLayout(c.pipeline_layout));
   if (c.account_for_embedding || c.account_for_loss) {
     absl::StrAppend(&s, " split counts ", SplitAccountingName(c));
+  }
+  if (c.optimizer_cpu_offload) absl::StrAppend(&s, " optimizer offload ", c.optimizer_offload_fraction);
+  if (c.moe_token_dispatcher_type == "flex" && c.ep > 1) {
+    absl::StrAppend(&s, " dispatcher flex/", c.moe_flex_dispatcher_backend);
   }
   return s;
 }

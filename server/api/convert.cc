@@ -393,7 +393,10 @@ void ToResolvedConfig(const ResolvedConfig& c, v1::ParallelConfig* out) {
   out->set_vpp(static_cast<int32_t>(c.vpp));
   out->set_cp(static_cast<int32_t>(c.cp));
   out->set_ep(static_cast<int32_t>(c.ep));
-  out->set_etp(static_cast<int32_t>(c.etp));
+  // ETP where experts are split or it was given: a defaulted ETP = TP of a
+  // dense config stays unset, so the config asked back resolves the same
+  // (and a dense model is not handed an expert dimension).
+  if (c.ep > 1 || !c.etp_defaulted) out->set_etp(static_cast<int32_t>(c.etp));
   out->set_sp(c.sp);
   out->set_mbs(static_cast<int32_t>(c.mbs));
   out->set_gbs(c.gbs);

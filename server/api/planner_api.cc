@@ -516,10 +516,9 @@ absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
   response->set_uncertainty(u.median);
   response->set_uncertainty_p90(u.p90);
   response->set_uncertainty_basis(u.basis);
-  for (const auto& w : EffectWarnings(FillResolvedPlan(effective, r.placement, &*r.model, a.estimate->dp,
-                                                        a.estimate->edp, SettingsScope::kConfig, response))) {
-    response->add_reasons(absl::StrCat("Warning: ", w, "."));
-  }
+  // Settings that change more than the schedule, said last.
+  const std::vector<std::string> effect_warnings = EffectWarnings(FillResolvedPlan(
+      effective, r.placement, &*r.model, a.estimate->dp, a.estimate->edp, SettingsScope::kConfig, response));
   if (r.model->is_moe()) {
     response->add_assumptions(
         "MoE runs in the calibration data force-balance routing, so real MoE training is slower.");
@@ -539,6 +538,7 @@ absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
     response->add_reasons(absl::StrCat("Memory: peak ", HumanGiB(a.estimate->peak_bytes), " exceeds ",
                                        HumanGiB(a.estimate->capacity_bytes), ": this config would not run as is."));
   }
+  for (const auto& w : effect_warnings) response->add_reasons(absl::StrCat("Warning: ", w, "."));
   return absl::OkStatus();
 }
 

@@ -40,7 +40,17 @@ void ToPlanSummary(const PlanEval& p, int rank, const ModelSpec& model, const Sy
   // The plan's placement, whole: asked with it, every other method
   // answers for the same ranks on the same domains.
   v1::Placement* placement = out->mutable_placement();
-  *placement = *context.placement;
+  placement->set_system(context.placement->system());
+  placement->set_gpus_per_node(context.placement->gpus_per_node());
+  // One spelling whichever way the request gave the node size (placement
+  // or its system_spec), so every door's plan carries the same placement.
+  if (context.placement->system_spec().ByteSizeLong() > 0) {
+    *placement->mutable_system_spec() = context.placement->system_spec();
+    if (placement->system_spec().has_gpus_per_node()) {
+      placement->set_gpus_per_node(placement->system_spec().gpus_per_node());
+      placement->mutable_system_spec()->clear_gpus_per_node();
+    }
+  }
   placement->set_gpus(p.world);
   placement->set_gpus_per_nvlink_domain(static_cast<int32_t>(p.gpus_per_nvlink_domain));
   out->set_dp(p.dp);

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/config/front_end.h"
 #include "core/config/parallel_config.h"
 #include "core/config/precision.h"
 #include "core/memory/memory_margin.h"
@@ -82,6 +83,10 @@ const RuleTable& Rules() {
     add("ParallelConfig", "cp_comm_type", OneOf(KnownCpCommTypes()));
     add("ParallelConfig", "hierarchical_context_parallel_sizes", Range(1, kMaxDim));
     add("ParallelConfig", "optimizer_offload_fraction", Range(0, 1));
+    add("ParallelConfig", "front_end", OneOf(KnownFrontEnds()));
+    std::vector<std::string> releases;
+    for (const BridgeVersion& v : KnownBridgeReleases()) releases.push_back(BridgeVersionName(v));
+    add("ParallelConfig", "bridge_version", OneOf(releases));
     // Placement: core/config/parallel_config.cc CheckPlacementBounds.
     add("Placement", "system", Chars(kMaxNameChars));
     add("Placement", "gpus", Range(0, kMaxGpus));

@@ -15,10 +15,23 @@ namespace {
 // `resolved` has them all): those that change the mesh's arithmetic, the
 // traffic or the numbers a reader would otherwise take for Megatron's own.
 bool InCompactList(const std::string& field) {
-  static const auto* fields = new std::vector<std::string>{
-      "dp", "edp", "etp", "sp", "vpp", "cp_comm_type", "gbs", "seq_length", "fp8_param_gather",
-      "recompute_method", "recompute_num_layers", "optimizer_cpu_offload", "optimizer_offload_fraction",
-      "moe_token_dispatcher_type", "moe_flex_dispatcher_backend", "placement.gpus", "placement.gpus_per_nvlink_domain"};
+  static const auto* fields = new std::vector<std::string>{"dp",
+                                                           "edp",
+                                                           "etp",
+                                                           "sp",
+                                                           "vpp",
+                                                           "cp_comm_type",
+                                                           "gbs",
+                                                           "seq_length",
+                                                           "fp8_param_gather",
+                                                           "recompute_method",
+                                                           "recompute_num_layers",
+                                                           "optimizer_cpu_offload",
+                                                           "optimizer_offload_fraction",
+                                                           "moe_token_dispatcher_type",
+                                                           "moe_flex_dispatcher_backend",
+                                                           "placement.gpus",
+                                                           "placement.gpus_per_nvlink_domain"};
   for (const auto& f : *fields) {
     if (field == f) return true;
   }
@@ -40,8 +53,8 @@ std::string ResolvedPlanText(const google::protobuf::Message& response) {
   for (int i = 0; i < r->FieldSize(response, resolved); ++i) {
     const auto& s = static_cast<const v1::ResolvedSetting&>(r->GetRepeatedMessage(response, resolved, i));
     if (s.source() != "user" && InCompactList(s.field())) {
-      chosen.push_back(absl::StrCat(s.field(), "=", s.value(), " (", s.source() == "parplan" ? s.why() : s.source(),
-                                    ")"));
+      chosen.push_back(
+          absl::StrCat(s.field(), "=", s.value(), " (", s.source() == "parplan" ? s.why() : s.source(), ")"));
     }
   }
   if (!chosen.empty()) absl::StrAppend(&out, "resolved (not given): ", absl::StrJoin(chosen, ", "), "\n");

@@ -130,9 +130,11 @@ TEST_F(Ep64OnNvl72, SixtyFourPerRackNoGroupCrossesAndTheEstimateSaysSo) {
 }
 
 TEST_F(Ep64OnNvl72, AllSeventyTwoTheWarnedGroupsAreTheOnesChargedAtNetworkSpeed) {
-  const RackRun r = RunWith(0);
+  // All 72 filled, as asked (the default is the even split: 64).
+  const RackRun r = RunWith(72);
   const RackRun aligned = RunWith(64);
   EXPECT_EQ(r.placement.gpus_per_nvlink_domain, 72);
+  EXPECT_EQ(RunWith(0).placement.gpus_per_nvlink_domain, 64);
   const Violation* warning = Find(r.validation, "topology.ep_crosses_nvlink");
   ASSERT_NE(warning, nullptr);
   EXPECT_NE(warning->message.find("3 of 4 EP groups"), std::string::npos) << warning->message;

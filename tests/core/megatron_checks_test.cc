@@ -872,12 +872,14 @@ std::vector<Case> ContextParallelCases() {
                [](ParallelConfig& c) {
                  c.precision = "fp8-cs";
                  c.front_end = "megatron-lm";
+                 c.use_distributed_optimizer = true;
                  c.fp8_param_gather = true;
                }),
        Offload(true, 1.0,
                [](ParallelConfig& c) {
                  c.precision = "fp8-cs";
                  c.front_end = "megatron-lm";
+                 c.use_distributed_optimizer = true;
                  c.fp8_param_gather = false;
                })},
       {"optimizer.offload_fp8_param_gather",
@@ -887,12 +889,14 @@ std::vector<Case> ContextParallelCases() {
                [](ParallelConfig& c) {
                  c.precision = "fp8-cs";
                  c.front_end = "megatron-lm";
+                 c.use_distributed_optimizer = true;
                  c.fp8_param_gather = true;
                }),
        Offload(true, 1.0,
                [](ParallelConfig& c) {
                  c.precision = "fp8-ds";
                  c.front_end = "megatron-lm";
+                 c.use_distributed_optimizer = true;
                  c.fp8_param_gather = true;
                })},
       {"optimizer.offload_fraction_zero", llama, {}, Offload(true, std::nullopt), Offload(true, 0.5)},

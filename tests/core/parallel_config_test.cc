@@ -196,10 +196,18 @@ TEST(ParallelConfigTest, PlacementGpusPerNvlinkDomain) {
   Placement p;
   p.system = "gb200-nvl72";
   p.gpus = 256;
+  // Not given: the even split (64 of 72 over 4 racks), chosen and said.
+  auto even = ResolvePlacement(p, "placement");
+  ASSERT_TRUE(even.ok());
+  EXPECT_EQ(even->gpus_per_nvlink_domain, 64);
+  EXPECT_EQ(even->system->nvlink_domain_used, 64);
+  EXPECT_FALSE(even->domain_use_reason.empty());
+  p.gpus_per_nvlink_domain = 72;
   auto all = ResolvePlacement(p, "placement");
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(all->gpus_per_nvlink_domain, 72);
-  EXPECT_EQ(all->system->nvlink_domain_used, 0);
+  EXPECT_EQ(all->system->nvlink_domain_used, 72);
+  EXPECT_TRUE(all->domain_use_reason.empty());
   p.gpus_per_nvlink_domain = 64;
   auto racks = ResolvePlacement(p, "placement");
   ASSERT_TRUE(racks.ok());

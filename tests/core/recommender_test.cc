@@ -29,6 +29,8 @@ Case Make(const char* model, const char* system, int64_t gpus, int64_t seq, Prec
   c.request.gpus = gpus;
   c.request.base.seq_length = seq;
   c.request.base.precision = precision;
+  c.request.base.fp8_param_gather = Fp8ParamGatherDefault(precision);  // as Bridge's presets set it
+  c.request.base.fp4_param_gather = IsFp4(precision);
   c.request.base.mtp_num_layers = c.model.mtp_num_layers;
   return c;
 }
@@ -56,7 +58,10 @@ TEST(RecommenderTest, DenseOn64GpusRanksValidFittingDistinctPlans) {
     EXPECT_LE(p.reasons.size(), 8u);  // with the tie with plan 1 and the tight-memory note
     // Distinct meshes.
     for (size_t j = 0; j < i; ++j) {
-      EXPECT_NE(PlanLabel(p.config).substr(0, 30), PlanLabel(r.plans[j].config).substr(0, 30));
+      const ResolvedConfig& q = r.plans[j].config;
+      EXPECT_FALSE(p.config.tp == q.tp && p.config.pp == q.pp && p.config.vpp == q.vpp && p.config.cp == q.cp &&
+                   p.config.ep == q.ep && p.config.etp == q.etp)
+          << PlanLabel(p.config);
     }
     // Throughput order up to the 1% tie band, except that a tight plan
     // (under 5% of HBM free) follows a roomier one as fast within the
@@ -299,10 +304,16 @@ TEST(RecommenderTest, OptimizerOffloadOnlyWhereTheRulesAllowIt) {
   ASSERT_TRUE(bf16.has_value());
   EXPECT_TRUE(bf16->base.optimizer_cpu_offload);
   EXPECT_EQ(bf16->base.optimizer_offload_fraction, 1.0);
-  // FP8 current scaling gathers parameters in FP8: Megatron refuses offload.
+  // FP8 current scaling gathers parameters in FP8 (Bridge's preset): a
+  // Megatron-LM launch refuses offload with it (arguments.py:1889); a Bridge
+  // launch does not check it (a warning); with the gather off both accept.
   Case fp8 = Make("deepseek_v3", "h100-sxm", 256, 131072, Precision::kFp8Cs);
   fp8.request.model = &fp8.model;
+  EXPECT_TRUE(WithOptimizerOffload(fp8.request).has_value());
+  fp8.request.base.front_end = FrontEnd::kMegatronLm;
   EXPECT_FALSE(WithOptimizerOffload(fp8.request).has_value());
+  fp8.request.base.fp8_param_gather = false;
+  EXPECT_TRUE(WithOptimizerOffload(fp8.request).has_value());
   // The offloaded optimizer runs under the distributed optimizer.
   c.request.base.distributed_optimizer = false;
   EXPECT_FALSE(WithOptimizerOffload(c.request).has_value());
@@ -419,6 +430,7 @@ TEST(RecommenderTest, ScaleoutBandwidthDecidesWhetherExpertsLeaveTheNode) {
 // in its reasons, as the topology warning does, never "stays inside".
 TEST(RecommenderTest, TopologyReasonsAgreeWithTheWarnings) {
   Case c = Make("deepseek_v3", "gb200-nvl72", 256, 4096);
+  c.request.system.nvlink_domain_used = 72;  // all of each rack, as asked (the default is 64)
   c.request.constraints.tp = 1;
   c.request.constraints.pp = 4;
   c.request.constraints.ep = 64;

@@ -21,6 +21,7 @@ TEST(RenderTest, BridgeMegatronAndSlurm) {
   c.gbs = 256;
   c.seq_length = 8192;
   c.precision = Precision::kFp8Cs;
+  c.fp8_param_gather = true;  // as Bridge's current-scaling preset sets it
   ResolvedPlacement p;
   p.gpus = 64;
   p.gpus_per_node = 8;

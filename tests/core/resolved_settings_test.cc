@@ -132,8 +132,8 @@ TEST(ResolvedSettingsTest, EffectClasses) {
   c.ep = 8;
   c.moe_router_force_load_balancing = true;
   const ModelSpec model = *Catalog::Get().FindModel("qwen3_30b_a3b");
-  const auto warnings = EffectWarnings(ListResolvedSettings(Resolve(c, &model), {}, &model, 0, 0,
-                                                            SettingsScope::kConfig));
+  const auto warnings =
+      EffectWarnings(ListResolvedSettings(Resolve(c, &model), {}, &model, 0, 0, SettingsScope::kConfig));
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("benchmark only"), std::string::npos) << warnings[0];
 }

@@ -358,7 +358,7 @@ TEST(ValidateTest, PublishedQwen3RunIsValidWithBridgesEtp) {
   const ValidationResult r = ValidateConfig("qwen3_235b_a22b", c, "h100-sxm", 256);
   EXPECT_TRUE(r.valid) << (r.violations.empty() ? "" : r.violations[0].message);
   bool said = false;
-  for (const auto& n : r.reasons) said = said || n.find("ETP=1 (Megatron Bridge default") != std::string::npos;
+  for (const auto& n : r.reasons) said = said || n.find("ETP=1 (Megatron Bridge 0.6.0 default") != std::string::npos;
   EXPECT_TRUE(said);
 }
 

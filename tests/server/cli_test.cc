@@ -214,7 +214,12 @@ TEST_F(CliTest, GpusPerDomainFlag) {
       "validate", "--json", "--model", "qwen3_30b_a3b", "--system", "gb200-nvl72", "--gpus",
       "256",      "--tp",   "1",       "--ep",          "64",       "--etp",       "1"};
   std::string out, err;
+  // Not given: the even split, 64 of 72 (as --gpus-per-domain 64 below).
   ASSERT_EQ(Run(base, &out, &err), 0) << err;
+  EXPECT_EQ(out.find("topology.ep_crosses_nvlink"), std::string::npos) << out;
+  std::vector<std::string> filled = base;
+  filled.insert(filled.end(), {"--gpus-per-domain", "72"});
+  ASSERT_EQ(Run(filled, &out, &err), 0) << err;
   EXPECT_NE(out.find("topology.ep_crosses_nvlink"), std::string::npos) << out;
   std::vector<std::string> racks = base;
   racks.insert(racks.end(), {"--gpus-per-domain", "64"});

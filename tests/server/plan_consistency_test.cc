@@ -36,8 +36,8 @@ struct Question {
 std::vector<Question> Questions() {
   std::vector<Question> q;
   const std::vector<std::string> dense = {"llama3_8b", "llama32_1b", "qwen3_8b", "llama3_70b", "qwen3_32b"};
-  const std::vector<std::string> moe = {"mixtral_8x7b", "qwen3_30b_a3b", "deepseek_v2_lite", "moonlight_16b",
-                                        "olmoe_7b", "gpt_oss_20b"};
+  const std::vector<std::string> moe = {"mixtral_8x7b",  "qwen3_30b_a3b", "deepseek_v2_lite",
+                                        "moonlight_16b", "olmoe_7b",      "gpt_oss_20b"};
   const std::vector<std::string> big_moe = {"deepseek_v3", "qwen3_235b_a22b", "glm45_air", "mixtral_8x22b"};
   const std::vector<std::string> hybrid = {"nemotronh_8b", "nemotron_3_nano"};
   for (const auto& m : dense) {
@@ -90,8 +90,8 @@ TEST(PlanConsistencyTest, EveryMethodAnswersTheSameForEveryRecommendedPlan) {
   ASSERT_GE(questions.size(), 200u);
   int plans_checked = 0, rack_plans = 0;
   for (const Question& q : questions) {
-    SCOPED_TRACE(absl::StrCat(q.model, " on ", q.gpus, " ", q.system, " seq ", q.seq, " ", q.precision,
-                              q.fsdp ? " fsdp" : ""));
+    SCOPED_TRACE(
+        absl::StrCat(q.model, " on ", q.gpus, " ", q.system, " seq ", q.seq, " ", q.precision, q.fsdp ? " fsdp" : ""));
     v1::RecommendRequest request;
     request.mutable_model()->set_id(q.model);
     request.mutable_placement()->set_system(q.system);

@@ -267,8 +267,10 @@ TEST_F(PlannerServiceTest, EstimatePerformanceExplainsTheStep) {
   EXPECT_GT(b.gemm_s(), b.attention_s());
   EXPECT_EQ(b.moe_s(), 0);  // dense
   // Reasons: the defaulted gbs, the throughput, the uncertainty, the step
-  // decomposition, and (this config is at the edge of 80 GiB) the memory verdict.
-  ASSERT_EQ(remote.reasons_size(), 5);
+  // decomposition, (this config is at the edge of 80 GiB) the memory verdict,
+  // and the precision given, which changes numerics.
+  ASSERT_EQ(remote.reasons_size(), 6);
+  EXPECT_NE(remote.reasons(5).find("precision = fp8-cs: numerics"), std::string::npos) << remote.reasons(5);
   EXPECT_NE(remote.reasons(0).find("gbs not given"), std::string::npos) << remote.reasons(0);
   EXPECT_NE(remote.reasons(1).find("MFU"), std::string::npos) << remote.reasons(1);
   EXPECT_NE(remote.reasons(2).find("Uncertainty"), std::string::npos) << remote.reasons(2);

@@ -5,7 +5,9 @@
 // the memory reserve and name the tighter fewer-GPU world; memory
 // suggestions that leave less than the reserve free say "tight". No step
 // time or uncertainty figure is fixed here: the performance model is refitted.
+#include <map>
 #include <string>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
@@ -39,6 +41,16 @@ v1::RecommendResponse RecommendOf(const std::string& json) {
   return response;
 }
 
+// The resolved setting `field` of an answer (an empty one when absent).
+v1::ResolvedSetting Setting(const google::protobuf::RepeatedPtrField<v1::ResolvedSetting>& settings,
+                            const std::string& field) {
+  for (const auto& s : settings) {
+    if (s.field() == field) return s;
+  }
+  ADD_FAILURE() << "no resolved setting " << field;
+  return {};
+}
+
 TEST(StandaloneAnswersTest, EveryPlanCarriesItsUncertaintyAndPeak) {
   for (const char* precision : {"", "fp8-cs"}) {
     SCOPED_TRACE(precision);
@@ -59,10 +71,15 @@ TEST(StandaloneAnswersTest, EveryPlanCarriesItsUncertaintyAndPeak) {
       EXPECT_TRUE(AnyContains(p.reasons(), "Uncertainty of the step time"));
     }
     EXPECT_GT(r.starting_point().uncertainty(), 0);
-    EXPECT_EQ(AnyContains(r.defaults(), "precision = bf16"), *precision == '\0');
+    // The plan's settings are in `resolved` (with their sources); the
+    // request's own options in `defaults`.
+    EXPECT_EQ(Setting(r.resolved(), "precision").source(), *precision ? "user" : "bridge_default");
+    EXPECT_EQ(Setting(r.resolved(), "seq_length").value(), "8192");
+    EXPECT_EQ(Setting(r.resolved(), "seq_length").source(), "model");
+    EXPECT_EQ(Setting(r.resolved(), "tp").source(), "parplan");  // chosen by the search
     EXPECT_TRUE(AnyContains(r.defaults(), "gbs = "));
-    EXPECT_TRUE(AnyContains(r.defaults(), "seq_length = 8192"));
     EXPECT_TRUE(AnyContains(r.defaults(), "memory_reserve = 0.05"));
+    EXPECT_NE(r.assumes().find("Megatron Bridge 0.6.0"), std::string::npos);
   }
 }
 
@@ -71,28 +88,43 @@ TEST(StandaloneAnswersTest, EstimatesNameTheirDefaults) {
       R"({"model":{"id":"mixtral_8x7b"},"placement":{"system":"h100-sxm"},"config":{"tp":2,"ep":8}})";
   v1::EstimatePerformanceResponse perf;
   ASSERT_TRUE(api::EstimatePerformance(Parse<v1::EstimatePerformanceRequest>(body), &perf).ok());
-  for (const char* named :
-       {"precision = bf16", "placement.gpus = ", "gbs not given: ",
-        "etp = 1 (not given: Megatron Bridge's default when EP > 1; Megatron-LM would use ETP = TP = 2)", "mbs = 1",
-        "recompute_granularity = none", "sp = true"}) {
-    EXPECT_TRUE(AnyContains(perf.defaults(), named)) << named;
+  const std::map<std::string, std::pair<std::string, std::string>> expected = {
+      {"precision", {"bf16", "bridge_default"}},
+      {"placement.gpus", {"8", "parplan"}},  // the smallest valid world
+      {"etp", {"1", "bridge_default"}},
+      {"mbs", {"1", "megatron_core_default"}},
+      {"recompute_granularity", {"none", "megatron_core_default"}},
+      {"sp", {"true", "bridge_default"}},
+      {"moe_token_dispatcher_type", {"alltoall", "bridge_default"}},
+      {"ep", {"8", "user"}}};
+  for (const auto& [field, value_source] : expected) {
+    SCOPED_TRACE(field);
+    EXPECT_EQ(Setting(perf.resolved(), field).value(), value_source.first);
+    EXPECT_EQ(Setting(perf.resolved(), field).source(), value_source.second);
   }
+  EXPECT_EQ(Setting(perf.resolved(), "gbs").source(), "parplan");
+  EXPECT_NE(Setting(perf.resolved(), "etp").why().find("Megatron Bridge 0.6.0 sets 1 when EP > 1"), std::string::npos);
+  EXPECT_EQ(Setting(perf.resolved(), "gbs").effect(), "semantics");
+  EXPECT_EQ(Setting(perf.resolved(), "precision").effect(), "numerics");
   EXPECT_TRUE(AnyContains(perf.reasons(), "against the BF16 dense peak"));
   v1::EstimateMemoryResponse memory;
   ASSERT_TRUE(api::EstimateMemory(Parse<v1::EstimateMemoryRequest>(body), &memory).ok());
-  for (const char* named :
-       {"precision = bf16", "placement.gpus = ", "gbs not given: ", "overhead_gib", "memory_reserve = 0.05"}) {
+  // Memory resolves the same plan: the same world and batch.
+  EXPECT_EQ(Setting(memory.resolved(), "placement.gpus").value(), Setting(perf.resolved(), "placement.gpus").value());
+  EXPECT_EQ(Setting(memory.resolved(), "gbs").value(), Setting(perf.resolved(), "gbs").value());
+  for (const char* named : {"overhead_gib", "memory_reserve = 0.05"}) {
     EXPECT_TRUE(AnyContains(memory.defaults(), named)) << named;
   }
-  // Given inputs are not listed as defaults.
+  // Given inputs are listed as given.
   const std::string given = R"({"model":{"id":"llama3_8b"},"placement":{"system":"h100-sxm","gpus":8},)"
                             R"("config":{"tp":2,"precision":"fp8-cs","gbs":128,"seq_length":4096}})";
   v1::EstimatePerformanceResponse chosen;
   ASSERT_TRUE(api::EstimatePerformance(Parse<v1::EstimatePerformanceRequest>(given), &chosen).ok());
-  EXPECT_FALSE(AnyContains(chosen.defaults(), "precision"));
-  EXPECT_FALSE(AnyContains(chosen.defaults(), "gbs"));
-  EXPECT_FALSE(AnyContains(chosen.defaults(), "seq_length"));
-  EXPECT_FALSE(AnyContains(chosen.defaults(), "placement.gpus"));
+  for (const char* field : {"precision", "gbs", "seq_length", "placement.gpus", "tp"}) {
+    EXPECT_EQ(Setting(chosen.resolved(), field).source(), "user") << field;
+  }
+  EXPECT_EQ(Setting(chosen.resolved(), "fp8_param_gather").source(), "bridge_default");
+  EXPECT_EQ(Setting(chosen.resolved(), "fp8_param_gather").value(), "true");
 }
 
 // 100,000 GPUs with DP 2,500: one sequence per DP rank is already 20M
@@ -106,8 +138,12 @@ TEST(StandaloneAnswersTest, DefaultBatchAtHugeScaleIsStated) {
                                &perf)
           .ok());
   EXPECT_EQ(perf.gbs(), 2500);
-  EXPECT_TRUE(AnyContains(perf.defaults(), "20,480,000 tokens per step"));
-  EXPECT_TRUE(AnyContains(perf.defaults(), "DP at most 2,048"));
+  EXPECT_TRUE(AnyContains(perf.reasons(), "20,480,000 tokens per step"));
+  EXPECT_TRUE(AnyContains(perf.reasons(), "DP at most 2,048"));
+  bool said = false;
+  for (const auto& s : perf.resolved())
+    said |= s.field() == "gbs" && s.why().find("DP at most 2,048") != std::string::npos;
+  EXPECT_TRUE(said);
   // A world of 64: the usual 4M tokens.
   ASSERT_TRUE(
       api::EstimatePerformance(Parse<v1::EstimatePerformanceRequest>(
