@@ -90,8 +90,9 @@
     if (memory.ok && !m) memory = { ok: false, error: notEstimated };
     if (perf.ok && !p) perf = { ok: false, error: notEstimated };
     const repair = (m && m.nearest_valid_split) || (p && p.nearest_valid_split) || null;
-    const memNote = Facts.splitNote(m && m.nearest_valid_split);
-    const perfNote = Facts.splitNote(p && p.nearest_valid_split);
+    // Each card computed for the repaired split says so (the change is in the note above the rules).
+    const memNote = m && m.nearest_valid_split ? 'for the nearest valid split' : '';
+    const perfNote = p && p.nearest_valid_split ? 'for the nearest valid split' : '';
     const model = (v && v.model) || (m && m.model) || {};
     const valid = v ? v.valid === true : false;
     $('check-title').textContent = (valid ? 'Valid' : 'Invalid') + ' config' + (model.name ? ' for ' + model.name : '');

@@ -17,7 +17,7 @@
 
   function card(v) {
     const severity = v.severity || 'info';
-    const box = el('article', 'rule-card rule-' + severity);
+    const box = el('article', 'rule-card rule-card-' + severity);
     const head = el('div', 'rule-head');
     head.appendChild(el('span', 'badge ' + (BADGE[severity] || 'badge-info'), severity === 'info' ? 'note' : severity));
     if (v.rule) head.appendChild(el('code', 'rule-id', v.rule));
