@@ -3,7 +3,8 @@
 // effect, why) as compact chips grouped by source (given, chosen by parplan,
 // Megatron Bridge's default, ...), each setting that is not execution-only
 // with a badge naming its class ("benchmark only: changes what training
-// does"). An answer without these fields shows nothing.
+// does"), and what parplan chose with its reason. An answer without these
+// fields shows nothing.
 //
 // window.ParplanResolved = {
 //   render(box, answer) -> fills box from answer.resolved / answer.assumes; hides it when both are absent
@@ -14,10 +15,13 @@
   const { el } = window.ParplanFormat;
   const Facts = window.ParplanFacts;
 
-  function chip(item) {
+  // One setting: "field = value", its class badge, and its reason (inline
+  // for what parplan chose, else in the tooltip).
+  function chip(item, source) {
     const c = el('span', 'setting' + (item.badge ? ' setting-' + item.effect : ''));
     c.appendChild(el('code', '', item.field + ' = ' + item.value));
     if (item.badge) c.appendChild(el('span', 'badge effect-badge effect-' + item.effect, item.badge));
+    if (item.why && source === 'parplan') c.appendChild(el('span', 'muted setting-why', '(' + item.why + ')'));
     if (item.why) c.title = item.why;
     return c;
   }
@@ -36,7 +40,7 @@
       const row = el('div', 'resolved-group resolved-' + g.source);
       row.appendChild(el('span', 'resolved-source', g.label));
       const chips = el('span', 'resolved-settings');
-      for (const item of g.items) chips.appendChild(chip(item));
+      for (const item of g.items) chips.appendChild(chip(item, g.source));
       row.appendChild(chips);
       box.appendChild(row);
     }

@@ -10,7 +10,8 @@
 # each shows its cp_comm_type, "p2p (default)" when unset, and its warnings,
 # as the server's answer has them) and DeepSeek-V3 on 256 GB200 NVL72 with
 # gpus-per-domain=32 in the URL (the drawn plan uses 32 of each 72-GPU
-# domain). Takes a screenshot into BUILD_DIR/web_page.png (with
+# domain). Plan 1's resolved plan (settings, class badges, versions assumed)
+# is checked against the answer when the answer carries one. Takes a screenshot into BUILD_DIR/web_page.png (with
 # PARPLAN_UPDATE_SCREENSHOT=1 also into docs/web_page.png, the README's
 # picture).
 #   web_page_test.sh PATH/parplan-server BUILD_DIR SOURCE_DIR
@@ -146,6 +147,24 @@ m = re.search(r'<div id="plan-rules"[^>]*>(.*?)<div id="plan-resolved"', dom, re
 cards = re.findall(r'<code class="rule-id">([^<]+)</code>', m.group(1) if m else "")
 assert cards == first, f"plan 1's warning cards {cards}, expected {first}"
 print(f"web page: CP answer, {shown_cp} rows with cp_comm_type, warnings as the answer has them")
+# Plan 1's resolved plan: every setting with a badge for each that is not
+# execution-only, and the versions assumed; nothing while answers lack them.
+resolved, assumes = answer.get("resolved") or [], answer.get("assumes") or ""
+box = re.search(r'<div id="plan-resolved"([^>]*)>(.*?)</div>\s*<div id="figures"', dom, re.S)
+assert box, "no #plan-resolved before the figures"
+if resolved or assumes:
+    assert "hidden" not in box.group(1), "the answer has a resolved plan; the page hides it"
+    text = html.unescape(re.sub(r"<[^>]+>", " ", box.group(2)))
+    for r in resolved:
+        assert f"{r['field']} = {r['value']}" in text, f"{r['field']} not shown"
+    badges = box.group(2).count("effect-badge")
+    want = sum(1 for r in resolved if r.get("effect", "execution") != "execution")
+    assert badges == want, f"{badges} class badges, expected {want}"
+    assert assumes in text, "the versions assumed are not shown"
+    print(f"web page: resolved plan of plan 1, {len(resolved)} settings, {badges} class badges")
+else:
+    assert "hidden" in box.group(1) and not box.group(2).strip(), "a resolved box without a resolved plan"
+    print("web page: the answer has no resolved plan yet; none drawn")
 assert re.search(r'<body[^>]*data-state="done"', rack), "the GB200 page did not finish"
 reasons = re.search(r'<ul id="plan-reasons"[^>]*>(.*?)</ul>', rack, re.S).group(1)
 assert "32 of each 72-GPU domain" in html.unescape(reasons), "gpus-per-domain=32 not used: " + reasons[:600]
