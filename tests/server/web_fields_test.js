@@ -7,13 +7,7 @@
 'use strict';
 
 const assert = require('assert');
-const fs = require('fs');
-const vm = require('vm');
-
-const context = { window: {} };
-vm.createContext(context);
-vm.runInContext(fs.readFileSync(process.argv[2], 'utf8'), context);
-const F = context.window.ParplanFields;
+const F = require('./web_script.js')(process.argv[2], 'ParplanFields');
 // Objects made in the vm context have its prototypes: compare them as JSON.
 const plain = (x) => JSON.parse(JSON.stringify(x));
 const field = (key) => F.CONFIG_FIELDS.find((f) => f.key === key) || F.SYSTEM_FIELDS.find((f) => f.key === key);

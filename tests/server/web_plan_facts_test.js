@@ -9,13 +9,7 @@
 'use strict';
 
 const assert = require('assert');
-const fs = require('fs');
-const vm = require('vm');
-
-const context = { window: {} };
-vm.createContext(context);
-vm.runInContext(fs.readFileSync(process.argv[2], 'utf8'), context);
-const P = context.window.ParplanFacts;
+const P = require('./web_script.js')(process.argv[2], 'ParplanFacts');
 const plain = (x) => JSON.parse(JSON.stringify(x));
 
 // cp_comm_type: only when CP > 1; Megatron's default p2p named as such; int64-as-string sizes.
