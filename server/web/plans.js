@@ -1,7 +1,8 @@
 // parplan's web page, the plans of a Recommend answer: one table row per
 // plan (and the rule-of-thumb starting point) with tokens/s, the model's
 // uncertainty, MFU against its peak, memory against HBM and the comparison
-// with the rule of thumb; under each plan's label its placement, its
+// with the rule of thumb; under each plan's label its GPUs per NVLink domain
+// (the plan's own placement, else the request's when given), its
 // cp_comm_type when CP > 1 ("p2p (default)" when the config leaves it unset)
 // and its warnings. The answer's header (model, sequence, GBS, search size,
 // assumed versions) and notes (ties within the uncertainty) are drawn here
@@ -73,7 +74,7 @@
   function labelFacts(state, plan, label) {
     const placement = placementOf(state, plan);
     const system = window.ParplanForm.systemOf(placement.system);
-    const where = Facts.placementText(plan.placement, system && system.nvlink_domain_size);
+    const where = Facts.placementText(placement, system && system.nvlink_domain_size);
     const cp = Facts.cpCommType(plan.config);
     if (where || cp) {
       const line = el('div', 'plan-facts');

@@ -11,9 +11,10 @@
 # as the server's answer has them) and DeepSeek-V3 on 256 GB200 NVL72 with
 # gpus-per-domain=32 in the URL (the drawn plan uses 32 of each 72-GPU
 # domain). Plan 1's resolved plan (settings, class badges, versions assumed)
-# is checked against the answer when the answer carries one. Takes a screenshot into BUILD_DIR/web_page.png (with
-# PARPLAN_UPDATE_SCREENSHOT=1 also into docs/web_page.png, the README's
-# picture).
+# is checked against the answer when the answer carries one. Takes a
+# screenshot into BUILD_DIR/web_page.png (with PARPLAN_UPDATE_SCREENSHOT=1
+# also into docs/web_page.png, the README's picture, and the long-context and
+# GB200 answers into docs/web_page_long_context.png and docs/web_page_gb200.png).
 #   web_page_test.sh PATH/parplan-server BUILD_DIR SOURCE_DIR
 set -euo pipefail
 server=$1 build=$2 src=$3
@@ -169,6 +170,8 @@ assert re.search(r'<body[^>]*data-state="done"', rack), "the GB200 page did not 
 reasons = re.search(r'<ul id="plan-reasons"[^>]*>(.*?)</ul>', rack, re.S).group(1)
 assert "32 of each 72-GPU domain" in html.unescape(reasons), "gpus-per-domain=32 not used: " + reasons[:600]
 assert re.search(r'<input[^>]*id="gpus-per-domain"[^>]*value="32"', rack), "the field lost the URL's 32"
+placements = re.findall(r'<span class="plan-placement">([^<]*)</span>', rack)
+assert placements and set(placements) == {"32 of 72 GPUs per NVLink domain"}, f"plan rows say {placements}"
 print("web page: gpus-per-domain=32 on GB200 NVL72 drawn with 32 of each 72-GPU domain")
 PY
 chrome --screenshot="$build/web_page.png" --window-size=1400,1800 "$url" >/dev/null
@@ -179,6 +182,11 @@ if [[ "${PARPLAN_UPDATE_SCREENSHOT:-}" == 1 ]]; then
   mkdir -p "$src/docs"
   cp "$build/web_page.png" "$src/docs/web_page.png"
   echo "updated docs/web_page.png"
+  # Long context (cp_comm_type, warnings) and DeepSeek-V3 on 256 GB200 NVL72 at 64 GPUs per rack.
+  chrome --screenshot="$src/docs/web_page_long_context.png" --window-size=1400,2000 "$cp_url" >/dev/null
+  chrome --screenshot="$src/docs/web_page_gb200.png" --window-size=1400,2000 \
+    "http://127.0.0.1:$port/?model=deepseek_v3&system=gb200-nvl72&gpus=256&gpus-per-domain=64&run=1" >/dev/null
+  echo "updated docs/web_page_long_context.png and docs/web_page_gb200.png"
 fi
 grep -q "access door=http method=POST path=/plot status=200" "$work/server.err" || { echo "the page never plotted"; exit 1; }
 
