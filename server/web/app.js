@@ -149,7 +149,7 @@
 
   // The resolved plan of the plan shown: Recommend's own for plan 1, else an
   // EstimatePerformance answer for the plan (check mode shows it above).
-  async function planResolved(plan, i, placement, config) {
+  async function planResolved(plan, i, placement, config, seq) {
     const box = $('plan-resolved');
     if (Form.mode() === 'check') {
       window.ParplanResolved.render(box, null);
@@ -167,7 +167,7 @@
         plan._perf = {};
       }
     }
-    window.ParplanResolved.render(box, plan._perf);
+    if (seq === state.plotSeq) window.ParplanResolved.render(box, plan._perf);
   }
 
   // A plan /plot refused: when Validate says it breaks rules, its rule cards
@@ -217,7 +217,7 @@
     try {
       [plot] = await Promise.all([
         post('/plot' + groups, { model: state.request.model, placement, config }),
-        planResolved(plan, i, placement, config)]);
+        planResolved(plan, i, placement, config, seq)]);
     } catch (e) {
       if (seq === state.plotSeq) await refused(e, plan, i, placement, config, seq);
       return;
