@@ -16,6 +16,24 @@ extern const unsigned char kWebCheckJs[];
 extern const std::size_t kWebCheckJsSize;
 extern const unsigned char kWebStyleCss[];
 extern const std::size_t kWebStyleCssSize;
+extern const unsigned char kWebPlanFactsJs[];
+extern const std::size_t kWebPlanFactsJsSize;
+extern const unsigned char kWebApiJs[];
+extern const std::size_t kWebApiJsSize;
+extern const unsigned char kWebStatusJs[];
+extern const std::size_t kWebStatusJsSize;
+extern const unsigned char kWebFormJs[];
+extern const std::size_t kWebFormJsSize;
+extern const unsigned char kWebUrlJs[];
+extern const std::size_t kWebUrlJsSize;
+extern const unsigned char kWebRulesJs[];
+extern const std::size_t kWebRulesJsSize;
+extern const unsigned char kWebResolvedJs[];
+extern const std::size_t kWebResolvedJsSize;
+extern const unsigned char kWebPlansJs[];
+extern const std::size_t kWebPlansJsSize;
+extern const unsigned char kWebPicturesJs[];
+extern const std::size_t kWebPicturesJsSize;
 
 namespace http {
 namespace {
@@ -34,6 +52,15 @@ const WebAsset* FindWebAsset(absl::string_view path) {
       {"/format.js", "text/javascript; charset=utf-8", Bytes(kWebFormatJs, kWebFormatJsSize)},
       {"/check.js", "text/javascript; charset=utf-8", Bytes(kWebCheckJs, kWebCheckJsSize)},
       {"/style.css", "text/css; charset=utf-8", Bytes(kWebStyleCss, kWebStyleCssSize)},
+      {"/plan_facts.js", "text/javascript; charset=utf-8", Bytes(kWebPlanFactsJs, kWebPlanFactsJsSize)},
+      {"/api.js", "text/javascript; charset=utf-8", Bytes(kWebApiJs, kWebApiJsSize)},
+      {"/status.js", "text/javascript; charset=utf-8", Bytes(kWebStatusJs, kWebStatusJsSize)},
+      {"/form.js", "text/javascript; charset=utf-8", Bytes(kWebFormJs, kWebFormJsSize)},
+      {"/url.js", "text/javascript; charset=utf-8", Bytes(kWebUrlJs, kWebUrlJsSize)},
+      {"/rules.js", "text/javascript; charset=utf-8", Bytes(kWebRulesJs, kWebRulesJsSize)},
+      {"/resolved.js", "text/javascript; charset=utf-8", Bytes(kWebResolvedJs, kWebResolvedJsSize)},
+      {"/plans.js", "text/javascript; charset=utf-8", Bytes(kWebPlansJs, kWebPlansJsSize)},
+      {"/pictures.js", "text/javascript; charset=utf-8", Bytes(kWebPicturesJs, kWebPicturesJsSize)},
   };
   if (path == "/index.html") path = "/";
   for (const WebAsset& asset : assets) {

@@ -5,7 +5,7 @@
 // app.js builds the inputs from these tables.
 //
 // window.ParplanFields = {
-//   CONFIG_FIELDS, SYSTEM_FIELDS: [{key, json, label, kind, min, max, options, group, help}]
+//   CONFIG_FIELDS, SYSTEM_FIELDS, PLACEMENT_FIELDS: [{key, json, label, kind, min, max, options, group, help}]
 //   parseField(field, text) -> {ok: true, value} (value undefined when empty)
 //                            | {ok: false, error}  (the error names the value and what is allowed)
 //   buildConfig(values) -> ParallelConfig JSON from {key: value}
@@ -85,6 +85,12 @@
     { key: 'nics-per-node', json: 'nics_per_node', label: 'NICs per node', kind: 'int', min: 1, max: 64 },
     { key: 'nic-gbps', json: 'nic_gbps', label: 'NIC Gb/s', kind: 'number', min: 0, max: 1e6 },
     { key: 'pcie-gbps', json: 'pcie_gbps', label: 'PCIe GB/s', kind: 'number', min: 0, max: 1e5, help: 'per direction' },
+  ];
+
+  // Placement fields besides system and gpus (json: the Placement field).
+  const PLACEMENT_FIELDS = [
+    { key: 'gpus-per-domain', json: 'gpus_per_nvlink_domain', label: 'GPUs per NVLink domain', kind: 'int', min: 0, max: MAX_DIM,
+      help: 'GPUs used of each NVLink domain; ranks fill domain 0, then 1, ... [0 = the even split: e.g. 64 of 72 per GB200 NVL72 rack for 256 or 1,024 GPUs]' },
   ];
 
   const fmtLimit = (v) => Number(v).toLocaleString('en-US');
@@ -184,5 +190,5 @@
     return { ok: true, ref: { spec: json }, kind: 'inline spec' };
   }
 
-  window.ParplanFields = { CONFIG_FIELDS, SYSTEM_FIELDS, parseField, buildConfig, buildSystemSpec, modelRef };
+  window.ParplanFields = { CONFIG_FIELDS, SYSTEM_FIELDS, PLACEMENT_FIELDS, parseField, buildConfig, buildSystemSpec, modelRef };
 })();

@@ -5,8 +5,14 @@
 # (body data-state), dumps the DOM and checks it:
 #   dense        llama3_70b TP=8 PP=4 on 64 H100: valid, fits, tokens/s with
 #                its uncertainty, MFU against its peak, 64 rank cells
-#   moe-invalid  mixtral_8x7b EP=3 on 64 H100: invalid, the error and its fix,
-#                no pictures
+#   moe-invalid  mixtral_8x7b EP=3 on 64 H100: invalid, the error's rule card
+#                (rule id, message, fix, upstream source), no pictures
+#   tp-invalid   llama3_70b TP=3 (does not divide its 64 heads): rule cards
+#                for tp.heads_divisible and the others, no error banner, no
+#                "Plot failed", no pictures
+#   split        llama3_70b TP=8 PP=3 on 48 H100 (80 layers do not split over
+#                3 stages): the rule card, the estimates and pictures for the
+#                nearest valid split, each estimate card saying so, no banner
 #   moe-fixed    the same with EP=8 ETP=1 (the fixes): valid, drawn
 #   custom-model a pasted Hugging Face config.json: valid, drawn
 #   custom-system a custom system (hopper, 40 GiB, 4-GPU nodes and NVLink
@@ -51,6 +57,8 @@ hf_url=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv
 declare -A urls=(
   [dense]="?mode=check&model=llama3_70b&system=h100-sxm&gpus=64&tp=8&pp=4&gbs=512&run=1"
   [moe-invalid]="?mode=check&model=mixtral_8x7b&system=h100-sxm&gpus=64&tp=2&pp=4&ep=3&run=1"
+  [tp-invalid]="?mode=check&model=llama3_70b&system=h100-sxm&gpus=64&tp=3&run=1"
+  [split]="?mode=check&model=llama3_70b&system=h100-sxm&gpus=48&tp=8&pp=3&run=1"
   [moe-fixed]="?mode=check&model=mixtral_8x7b&system=h100-sxm&gpus=64&tp=2&pp=4&ep=8&etp=1&run=1"
   [custom-model]="?mode=check&model=custom&model-json=$hf_url&system=h100-sxm&gpus=8&tp=2&run=1"
   [custom-system]="?mode=check&model=llama3_8b&system=custom&gpu-arch=hopper&hbm-gib=40&bf16-tflops=500&gpus-per-node=4&nvlink-domain=4&nvlink-gbps=400&gpus=16&tp=4&pp=2&run=1"
@@ -116,11 +124,45 @@ check(cells == 64, "dense", f"{cells} rank cells")
 d = dom("moe-invalid")
 check(state(d) == "done", "moe-invalid", f"state {state(d)}")
 check("Invalid config" in text_of(d, "check-title"), "moe-invalid", "not invalid")
-rules = text_of(d, "violations")
+rules = text_of(d, "violations-box")
 check("error" in rules and re.search(r"\bEP\b|expert", rules), "moe-invalid", "no EP error: " + rules[:400])
-fixes = re.findall(r'<td class="fix">([^<]+)</td>', d)
+fixes = re.findall(r'<p class="rule-fix"><strong>Fix: </strong>([^<]+)</p>', d)
 check(any(f.strip() for f in fixes), "moe-invalid", "no fix shown")
 check(hidden(d, "plan-detail"), "moe-invalid", "an invalid config was drawn")
+
+def cards(d):
+    """The rule cards in the check answer: [(severity, rule id, text)]."""
+    box = re.search(r'<div id="violations-box"[^>]*>(.*?)<div id="check-resolved"', d, re.S)
+    check(box, "cards", "no #violations-box")
+    out = []
+    for c in re.findall(r'<article class="rule-card rule-card-(\w+)">(.*?)</article>', box.group(1), re.S):
+        rule = re.search(r'<code class="rule-id">([^<]+)</code>', c[1])
+        out.append((c[0], rule.group(1) if rule else "", html.unescape(re.sub(r"<[^>]+>", " ", c[1]))))
+    return out
+
+# An invalid config: its rule cards (id, message, fix, upstream source), not an error banner.
+d = dom("tp-invalid")
+check(state(d) == "done", "tp-invalid", f"state {state(d)}: {text_of(d, 'error')[:300]}")
+check(hidden(d, "error") and "Plot failed" not in d, "tp-invalid", "an error banner: " + text_of(d, "error")[:300])
+check("Invalid config" in text_of(d, "check-title"), "tp-invalid", "not invalid")
+c = {rule: (sev, text) for sev, rule, text in cards(d)}
+check("tp.heads_divisible" in c, "tp-invalid", f"no tp.heads_divisible card: {sorted(c)}")
+sev, text = c["tp.heads_divisible"]
+check(sev == "error" and "num_attention_heads 64 is not divisible by TP=3" in text, "tp-invalid", text)
+check("Fix:" in text and "Source: megatron/core/transformer/transformer_config.py" in text, "tp-invalid", "no fix or source: " + text)
+check(hidden(d, "plan-detail"), "tp-invalid", "an invalid config was drawn")
+
+# Only the layer split is invalid: estimated and drawn for the nearest valid split, and saying so.
+d = dom("split")
+check(state(d) == "done", "split", f"state {state(d)}: {text_of(d, 'error')[:300]}")
+check(hidden(d, "error") and "Plot failed" not in d, "split", "an error banner: " + text_of(d, "error")[:300])
+check([r for s, r, t in cards(d) if s == "error"] == ["pp.layers_divisible"], "split", f"cards {cards(d)}")
+note = text_of(d, "violations-box")
+check("computed for the nearest valid split (account_for_loss_in_pipeline_split = true)" in note, "split", "no split note: " + note[:300])
+summary = text_of(d, "check-summary")
+check(summary.count("for the nearest valid split") == 4, "split", "estimate cards do not all say so: " + summary)
+check(not hidden(d, "plan-detail") and d.count('class="rank-cell') == 48, "split", "the nearest valid split was not drawn")
+check("Drawn for the nearest valid split" in text_of(d, "plan-notes"), "split", "the pictures do not say which split")
 
 d = dom("custom-system")
 summary = text_of(d, "check-summary")
@@ -155,13 +197,13 @@ check(state(d) == "done", "infeasible", f"state {state(d)}")
 check(not hidden(d, "infeasible") and "No feasible plan" in text_of(d, "infeasible"), "infeasible", "no reason shown")
 meta = text_of(d, "plans-meta")
 check("GBS" not in meta and " 0 configs" not in meta, "infeasible", "header: " + meta)
-print("web check page: dense, MoE invalid + fixed, custom model, custom system, 1,024 and 100,000 GPUs, infeasible, bad URL: ok")
+print("web check page: dense, MoE invalid + fixed, TP invalid (rule cards), nearest valid split, custom model, custom system, 1,024 and 100,000 GPUs, infeasible, bad URL: ok")
 PY
 if [[ "${PARPLAN_UPDATE_SCREENSHOT:-}" == 1 ]]; then
   mkdir -p "$src/docs"
-  declare -A heights=([dense]=2300 [moe-invalid]=1550 [moe-fixed]=2300 [custom-system]=2500 [gpus-1024]=2100
+  declare -A heights=([dense]=2300 [moe-invalid]=1550 [tp-invalid]=1900 [split]=2700 [moe-fixed]=2300 [custom-system]=2500 [gpus-1024]=2100
                       [gpus-100000]=2900 [bad-url]=1150)
-  for name in dense moe-invalid moe-fixed custom-system gpus-1024 gpus-100000 bad-url; do
+  for name in dense moe-invalid tp-invalid split moe-fixed custom-system gpus-1024 gpus-100000 bad-url; do
     chrome --screenshot="$build/web_check_$name.png" --window-size=1400,${heights[$name]} "$base${urls[$name]}" >/dev/null
     cp "$build/web_check_$name.png" "$src/docs/web_check_$name.png"
     echo "updated docs/web_check_$name.png"

@@ -2,25 +2,19 @@
 // browser: every value kind is parsed and refused as the page shows it
 // (the value and what is allowed named), the config and system JSON use the
 // proto's field names, and a pasted model is sent as a Hugging Face config
-// or an inline spec.
+// or an inline spec; the placement field (GPUs per NVLink domain) takes 0..4,096.
 //   node web_fields_test.js PATH/server/web/fields.js
 'use strict';
 
 const assert = require('assert');
-const fs = require('fs');
-const vm = require('vm');
-
-const context = { window: {} };
-vm.createContext(context);
-vm.runInContext(fs.readFileSync(process.argv[2], 'utf8'), context);
-const F = context.window.ParplanFields;
+const F = require('./web_script.js')(process.argv[2], 'ParplanFields');
 // Objects made in the vm context have its prototypes: compare them as JSON.
 const plain = (x) => JSON.parse(JSON.stringify(x));
 const field = (key) => F.CONFIG_FIELDS.find((f) => f.key === key) || F.SYSTEM_FIELDS.find((f) => f.key === key);
 
 // Every field has a URL key, a JSON name and a kind the parser knows; keys are unique.
 const keys = new Set();
-for (const f of F.CONFIG_FIELDS.concat(F.SYSTEM_FIELDS)) {
+for (const f of F.CONFIG_FIELDS.concat(F.SYSTEM_FIELDS, F.PLACEMENT_FIELDS)) {
   assert.ok(f.key && f.json && f.label, JSON.stringify(f));
   assert.ok(['int', 'number', 'enum', 'bool', 'list', 'ints', 'text'].includes(f.kind), f.key);
   assert.ok(!keys.has(f.key), 'duplicate ' + f.key);
@@ -35,9 +29,17 @@ for (const k of ['tp', 'pp', 'vpp', 'cp', 'ep', 'etp', 'sp', 'mbs', 'gbs', 'seq'
   'account-for-loss-in-pipeline-split', 'use-transformer-engine-op-fuser',
   'fine-grained-offloading-max-inflight-offloads', 'cp-comm-type', 'hierarchical-context-parallel-sizes',
   'optimizer-cpu-offload', 'optimizer-offload-fraction', 'gpu-arch', 'hbm-gib', 'hbm-tbps', 'bf16-tflops', 'fp8-tflops', 'fp4-tflops',
-  'nvlink-gbps', 'nvlink-domain', 'scaleout-gbps', 'nics-per-node', 'nic-gbps', 'pcie-gbps', 'gpus-per-node']) {
+  'nvlink-gbps', 'nvlink-domain', 'scaleout-gbps', 'nics-per-node', 'nic-gbps', 'pcie-gbps', 'gpus-per-node', 'gpus-per-domain']) {
   assert.ok(keys.has(k), 'missing ' + k);
 }
+
+// The placement field: GPUs per NVLink domain, 0 (the even split) up to 4,096.
+const perDomain = F.PLACEMENT_FIELDS.find((f) => f.key === 'gpus-per-domain');
+assert.strictEqual(perDomain.json, 'gpus_per_nvlink_domain');
+assert.strictEqual(F.parseField(perDomain, '64').value, 64);
+assert.strictEqual(F.parseField(perDomain, '0').value, 0);
+assert.strictEqual(F.parseField(perDomain, '').value, undefined);
+assert.strictEqual(F.parseField(perDomain, '4097').error, '4097 is out of range; allowed 0..4,096');
 
 let r0;
 // Integers: whole numbers in range; the error names the value and the range.
