@@ -801,6 +801,17 @@ Edit Offload(
   };
 }
 
+// Optimizer offload (fraction 1.0) under a Megatron-LM launch (distributed
+// optimizer on) at `precision`, with fp8_param_gather as given.
+Edit OffloadUnderLm(const char* precision, bool gather) {
+  return Offload(true, 1.0, [=](ParallelConfig& c) {
+    c.precision = precision;
+    c.front_end = "megatron-lm";
+    c.use_distributed_optimizer = true;
+    c.fp8_param_gather = gather;
+  });
+}
+
 std::vector<Case> ContextParallelCases() {
   const char* llama = "llama3_8b";  // 32 heads, 8 query groups
   const char* oss = "gpt_oss_20b";  // 64 heads, 8 groups, 128-token window on every other layer, learnable sinks
@@ -864,41 +875,13 @@ std::vector<Case> ContextParallelCases() {
        Offload(true, 1.0)},
       // Megatron-LM's check (arguments.py:1889), keyed on fp8_param_gather:
       // refused under a Megatron-LM launch with the gather on, accepted with
-      // it off (the neighbour); Bridge launches: see FrontEndTest below.
+      // it off or under delayed scaling; Bridge launches: resolved_settings_test.
       {"optimizer.offload_fp8_param_gather",
        llama,
        {},
-       Offload(true, 1.0,
-               [](ParallelConfig& c) {
-                 c.precision = "fp8-cs";
-                 c.front_end = "megatron-lm";
-                 c.use_distributed_optimizer = true;
-                 c.fp8_param_gather = true;
-               }),
-       Offload(true, 1.0,
-               [](ParallelConfig& c) {
-                 c.precision = "fp8-cs";
-                 c.front_end = "megatron-lm";
-                 c.use_distributed_optimizer = true;
-                 c.fp8_param_gather = false;
-               })},
-      {"optimizer.offload_fp8_param_gather",
-       llama,
-       {},
-       Offload(true, 1.0,
-               [](ParallelConfig& c) {
-                 c.precision = "fp8-cs";
-                 c.front_end = "megatron-lm";
-                 c.use_distributed_optimizer = true;
-                 c.fp8_param_gather = true;
-               }),
-       Offload(true, 1.0,
-               [](ParallelConfig& c) {
-                 c.precision = "fp8-ds";
-                 c.front_end = "megatron-lm";
-                 c.use_distributed_optimizer = true;
-                 c.fp8_param_gather = true;
-               })},
+       OffloadUnderLm("fp8-cs", true),
+       OffloadUnderLm("fp8-cs", false)},
+      {"optimizer.offload_fp8_param_gather", llama, {}, OffloadUnderLm("fp8-cs", true), OffloadUnderLm("fp8-ds", true)},
       {"optimizer.offload_fraction_zero", llama, {}, Offload(true, std::nullopt), Offload(true, 0.5)},
       {"optimizer.offload_fraction_zero", llama, {}, Offload(true, 0.0), Offload(true, 1.0)},
       {"optimizer.offload_fraction_ignored", llama, {}, Offload(std::nullopt, 0.5), Offload(true, 0.5)},

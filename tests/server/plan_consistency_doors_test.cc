@@ -22,19 +22,7 @@ using testing_http::Reply;
 
 class PlanDoorsTest : public ServerFixture {
  protected:
-  void SetUp() override {
-    ServerOptions options;
-    options.listen = "127.0.0.1:0";
-    options.http_listen = "127.0.0.1:0";
-    options.access_log = false;
-    auto running = StartServer(options);
-    ASSERT_TRUE(running.ok()) << running.status();
-    server_ = *std::move(running);
-    address_ = absl::StrCat("127.0.0.1:", server_->port);
-    channel_ = grpc::CreateChannel(address_, grpc::InsecureChannelCredentials());
-    stub_ = v1::Planner::NewStub(channel_);
-    http_port_ = server_->http_port;
-  }
+  void Configure(ServerOptions* options) override { options->http_listen = "127.0.0.1:0"; }
 
   // The MCP tool's structuredContent for `arguments`.
   Json CallTool(const std::string& tool, const Json& arguments) {
@@ -53,8 +41,6 @@ class PlanDoorsTest : public ServerFixture {
     EXPECT_EQ(r.status, 200) << r.body;
     return Json::parse(r.body)["result"]["structuredContent"];
   }
-
-  int http_port_ = 0;
 };
 
 TEST_F(PlanDoorsTest, DeepSeekV3On256Gb200GivesOneNumberFromEveryMethodAndDoor) {

@@ -17,16 +17,21 @@ namespace parplan {
 
 class ServerFixture : public ::testing::Test {
  protected:
+  // Options beyond the gRPC listener (e.g. an HTTP door on port 0).
+  virtual void Configure(ServerOptions* /*options*/) {}
+
   void SetUp() override {
     ServerOptions options;
     options.listen = "127.0.0.1:0";
     options.access_log = false;
+    Configure(&options);
     auto running = StartServer(options);
     ASSERT_TRUE(running.ok()) << running.status();
     server_ = *std::move(running);
     address_ = absl::StrCat("127.0.0.1:", server_->port);
     channel_ = grpc::CreateChannel(address_, grpc::InsecureChannelCredentials());
     stub_ = v1::Planner::NewStub(channel_);
+    http_port_ = server_->http_port;
   }
   void TearDown() override {
     if (server_) StopServer(server_.get(), 1.0);
@@ -42,6 +47,7 @@ class ServerFixture : public ::testing::Test {
   std::string address_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::Planner::Stub> stub_;
+  int http_port_ = 0;  // when Configure asked for the HTTP door
 };
 
 }  // namespace parplan
