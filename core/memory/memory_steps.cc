@@ -244,10 +244,13 @@ AttentionCallBytes AttentionCallBytesOf(const MemoryInputs& in, int64_t index) {
   // the call one more s x s buffer (the raw scores the softmax reads in the
   // forward, the probabilities' gradient in the backward; Megatron's fused
   // scale-mask-softmax writes its input gradient in place). When core_attn
-  // is recomputed the rebuilt probabilities are transient too.
+  // is recomputed what it frees (core/model/attention_scores.h, the function
+  // the recompute.core_attn_fused rule reads) is rebuilt in the backward and
+  // transient too.
   const double scores = UnfusedScoreBytesPerToken(m, c) * in.tokens;
-  out.saved_scores = c.Recomputes("core_attn") ? 0 : scores;
-  out.unfused_working = scores * (c.Recomputes("core_attn") ? 2 : 1);
+  const double freed = c.Recomputes("core_attn") ? CoreAttnRecomputeSavedBytesPerToken(m, c) * in.tokens : 0.0;
+  out.saved_scores = scores - freed;
+  out.unfused_working = scores + freed;
   // CP: the buffers Transformer Engine holds during one call under
   // cp_comm_type (core/perf/context_parallel.h CpAttentionWork.working_bytes).
   if (c.cp > 1) out.cp_working = CpAttentionBytes(AttentionShapeOf(m, c, layer), CpShapeOf(c)).working_bytes;
@@ -387,15 +390,17 @@ std::vector<std::string> AttentionAndOffloadNotes(const MemoryInputs& in, const 
     }
   }
   if (c.unfused_attention && call.unfused_working > 0) {
+    // saved = scores - freed, working = scores + freed (AttentionCallBytesOf).
+    const double scores = (call.unfused_working + call.saved_scores) / 2;
+    const bool freed = call.unfused_working > call.saved_scores;
     out.push_back(absl::StrFormat(
         "Unfused attention (attention_backend %s) materialises the s x s scores: %.0f heads per TP rank x %d "
         "queries x %d keys per sequence, %.2f GiB per layer and microbatch of bf16 softmax probabilities %s on PP "
         "rank %d (%d attention layers), plus %.2f GiB of raw scores while one layer runs (Korthikanti et al. 2022: "
         "2·a·s²·b without dropout).",
         c.attention_backend, static_cast<double>(in.model->num_attention_heads) / c.tp, c.seq_length / c.cp,
-        c.seq_length, call.unfused_working / (c.Recomputes("core_attn") ? 2 : 1) / kGiB,
-        c.Recomputes("core_attn") ? "rebuilt by core_attn recompute (not kept)" : "kept for backward", peak.pp_rank,
-        layers, call.unfused_working / (c.Recomputes("core_attn") ? 2 : 1) / kGiB));
+        c.seq_length, scores / kGiB, freed ? "rebuilt by core_attn recompute (not kept)" : "kept for backward",
+        peak.pp_rank, layers, scores / kGiB));
   }
   if (call.cp_working > 0) {
     const CpShape cp = CpShapeOf(c);
