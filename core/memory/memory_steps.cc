@@ -11,6 +11,7 @@
 #include "core/model/layer_params.h"
 #include "core/model/param_count.h"
 #include "core/perf/context_parallel.h"
+#include "core/perf/host_launches.h"
 
 namespace parplan {
 namespace {
@@ -449,8 +450,11 @@ std::vector<std::string> RuntimeBufferNotes(const MemoryInputs& in, const Memory
     const std::string scope =
         c.cuda_graph_impl == "full_iteration"
             ? std::string("the whole forward-backward of every microbatch")
-            : (c.cuda_graph_modules.empty() ? std::string("whole layers")
-                                            : absl::StrCat("[", absl::StrJoin(c.cuda_graph_modules, ", "), "]"));
+            : (c.cuda_graph_modules.empty()
+                   ? std::string(in.model->is_moe() && !GraphCaptures(c, HostRegion::kMoeDispatch)
+                                     ? "whole layers but the dropless MoE dispatch, which runs eagerly between them"
+                                     : "whole layers")
+                   : absl::StrCat("[", absl::StrJoin(c.cuda_graph_modules, ", "), "]"));
     out.push_back(absl::StrFormat(
         "CUDA graphs (%s, %s): on PP rank %d %.2f GiB = static buffers %.2f GiB (%s) + private-pool working set %.2f "
         "GiB (one captured layer's activations for one microbatch, standing in for the temporaries the pool keeps "
