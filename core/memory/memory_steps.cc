@@ -332,9 +332,11 @@ std::vector<std::string> MemoryAssumptions(const MemoryInputs& in, const MemoryO
       "%s moments)%s%s.",
       in.gemm_bytes, PrecisionName(c.precision), in.grad_bytes, c.grad_fp32 ? "grad_reduce_in_fp32" : "bf16 buffers",
       in.optimizer_bytes, c.optimizer_bf16 ? "bf16" : "fp32",
-      c.fsdp ? "; weights, gradients and optimizer sharded by Megatron FSDP"
-             : (c.distributed_optimizer ? "; optimizer sharded over DP*CP (dense) and EDP (experts)"
-                                        : "; nothing sharded (no distributed optimizer)"),
+      c.fsdp
+          ? "; weights, gradients and optimizer sharded by Megatron FSDP"
+          : (c.distributed_optimizer ? (in.model->is_moe() ? "; optimizer sharded over DP*CP (dense) and EDP (experts)"
+                                                           : "; optimizer sharded over DP*CP")
+                                     : "; nothing sharded (no distributed optimizer)"),
       c.lora ? "; LoRA: base weights frozen, rank-32 adapters trained" : ""));
   out.push_back(absl::StrCat("Activations: bf16 (GEMM inputs in the recipe's low-precision format), ",
                              c.unfused_attention
