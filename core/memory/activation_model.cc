@@ -35,9 +35,10 @@ double AttentionBytes(const ModelSpec& m, const ResolvedConfig& c) {
   const Split s = SplitOf(c);
   const double q_bytes = GemmInputBytes(c.precision);
   double bytes = NormBytes(m, c, "attn_norm");
-  // Unfused attention's softmax probabilities, unless core attention is
-  // recomputed (Megatron checkpoints it, keeping only Q, K, V).
-  if (!c.Recomputes("core_attn")) bytes += UnfusedScoreBytesPerToken(m, c);
+  // Unfused attention's softmax probabilities, less what core_attn recompute
+  // frees (Megatron checkpoints core attention, keeping only Q, K, V).
+  bytes += UnfusedScoreBytesPerToken(m, c);
+  if (c.Recomputes("core_attn")) bytes -= CoreAttnRecomputeSavedBytesPerToken(m, c);
   if (c.Offloads("qkv_linear") && !c.Offloads("attn_norm") && !c.Recomputes("layernorm")) {
     bytes -= q_bytes * m.hidden_size / s.outside;  // the QKV GEMM's saved input went to host
   }
@@ -163,10 +164,20 @@ double LayerActivationBytesPerToken(const ModelSpec& m, LayerKind kind, const Re
   return 0;
 }
 
+AttentionScoreInputs AttentionScoreInputsOf(const ResolvedConfig& c) {
+  AttentionScoreInputs in;
+  in.unfused_attention = c.unfused_attention;
+  in.tp = c.tp;
+  in.seq_length = c.seq_length;
+  return in;
+}
+
 double UnfusedScoreBytesPerToken(const ModelSpec& m, const ResolvedConfig& c) {
-  if (!c.unfused_attention) return 0;
-  const double heads = static_cast<double>(m.num_attention_heads) / c.tp;
-  return kBf16 * heads * static_cast<double>(c.seq_length);
+  return UnfusedScoreBytesPerToken(m, AttentionScoreInputsOf(c));
+}
+
+double CoreAttnRecomputeSavedBytesPerToken(const ModelSpec& m, const ResolvedConfig& c) {
+  return CoreAttnRecomputeSavedBytesPerToken(m, AttentionScoreInputsOf(c));
 }
 
 double LayerInputBytesPerToken(const ModelSpec& m, const ResolvedConfig& c) {

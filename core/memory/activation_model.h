@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "core/config/parallel_config.h"
+#include "core/model/attention_scores.h"
 #include "core/model/layer_kind.h"
 #include "core/model/model_spec.h"
 
@@ -27,18 +28,14 @@ namespace parplan {
 // `etp` come from the config.
 double LayerActivationBytesPerToken(const ModelSpec& model, LayerKind kind, const ResolvedConfig& config);
 
-// Unfused attention (attention_backend unfused: Transformer Engine's
-// UnfusedDotProductAttention; local: Megatron-Core's DotProductAttention,
-// megatron/core/transformer/dot_product_attention.py) materialises the
-// scores of every (query, key) pair: one s x s matrix per sequence and head.
-// Bytes of one such bf16 matrix row per query token on this GPU: 2 B x
-// heads / TP x the keys a query is scored against (the whole sequence: the
-// causal mask and windows are applied to a full matrix). Zero for fused
-// attention. With dropout off (the model bridges' HF value, mostly 0) the
-// softmax output is what backward keeps: the dropout returns it as is and
-// the PV batched GEMM saves that same tensor (Korthikanti et al. 2022's
-// 5·a·s²·b adds the dropout mask a·s²·b and its output 2·a·s²·b).
+// Unfused attention's kept s x s scores per token and attention layer on
+// this GPU, and what selective core_attn recompute frees of them: `config`'s
+// backend, TP and sequence length into the one function of
+// core/model/attention_scores.h (which `validate` uses too). Zero for fused
+// attention.
+AttentionScoreInputs AttentionScoreInputsOf(const ResolvedConfig& config);
 double UnfusedScoreBytesPerToken(const ModelSpec& model, const ResolvedConfig& config);
+double CoreAttnRecomputeSavedBytesPerToken(const ModelSpec& model, const ResolvedConfig& config);
 
 // Bytes per token a fully recomputed layer keeps: its input only.
 double LayerInputBytesPerToken(const ModelSpec& model, const ResolvedConfig& config);

@@ -11,6 +11,7 @@
 #include "core/model/layer_params.h"
 #include "core/model/param_count.h"
 #include "core/perf/context_parallel.h"
+#include "core/perf/host_launches.h"
 
 namespace parplan {
 namespace {
@@ -244,10 +245,13 @@ AttentionCallBytes AttentionCallBytesOf(const MemoryInputs& in, int64_t index) {
   // the call one more s x s buffer (the raw scores the softmax reads in the
   // forward, the probabilities' gradient in the backward; Megatron's fused
   // scale-mask-softmax writes its input gradient in place). When core_attn
-  // is recomputed the rebuilt probabilities are transient too.
+  // is recomputed what it frees (core/model/attention_scores.h, the function
+  // the recompute.core_attn_fused rule reads) is rebuilt in the backward and
+  // transient too.
   const double scores = UnfusedScoreBytesPerToken(m, c) * in.tokens;
-  out.saved_scores = c.Recomputes("core_attn") ? 0 : scores;
-  out.unfused_working = scores * (c.Recomputes("core_attn") ? 2 : 1);
+  const double freed = c.Recomputes("core_attn") ? CoreAttnRecomputeSavedBytesPerToken(m, c) * in.tokens : 0.0;
+  out.saved_scores = scores - freed;
+  out.unfused_working = scores + freed;
   // CP: the buffers Transformer Engine holds during one call under
   // cp_comm_type (core/perf/context_parallel.h CpAttentionWork.working_bytes).
   if (c.cp > 1) out.cp_working = CpAttentionBytes(AttentionShapeOf(m, c, layer), CpShapeOf(c)).working_bytes;
@@ -328,9 +332,11 @@ std::vector<std::string> MemoryAssumptions(const MemoryInputs& in, const MemoryO
       "%s moments)%s%s.",
       in.gemm_bytes, PrecisionName(c.precision), in.grad_bytes, c.grad_fp32 ? "grad_reduce_in_fp32" : "bf16 buffers",
       in.optimizer_bytes, c.optimizer_bf16 ? "bf16" : "fp32",
-      c.fsdp ? "; weights, gradients and optimizer sharded by Megatron FSDP"
-             : (c.distributed_optimizer ? "; optimizer sharded over DP*CP (dense) and EDP (experts)"
-                                        : "; nothing sharded (no distributed optimizer)"),
+      c.fsdp
+          ? "; weights, gradients and optimizer sharded by Megatron FSDP"
+          : (c.distributed_optimizer ? (in.model->is_moe() ? "; optimizer sharded over DP*CP (dense) and EDP (experts)"
+                                                           : "; optimizer sharded over DP*CP")
+                                     : "; nothing sharded (no distributed optimizer)"),
       c.lora ? "; LoRA: base weights frozen, rank-32 adapters trained" : ""));
   out.push_back(absl::StrCat("Activations: bf16 (GEMM inputs in the recipe's low-precision format), ",
                              c.unfused_attention
@@ -387,15 +393,17 @@ std::vector<std::string> AttentionAndOffloadNotes(const MemoryInputs& in, const 
     }
   }
   if (c.unfused_attention && call.unfused_working > 0) {
+    // saved = scores - freed, working = scores + freed (AttentionCallBytesOf).
+    const double scores = (call.unfused_working + call.saved_scores) / 2;
+    const bool freed = call.unfused_working > call.saved_scores;
     out.push_back(absl::StrFormat(
         "Unfused attention (attention_backend %s) materialises the s x s scores: %.0f heads per TP rank x %d "
         "queries x %d keys per sequence, %.2f GiB per layer and microbatch of bf16 softmax probabilities %s on PP "
         "rank %d (%d attention layers), plus %.2f GiB of raw scores while one layer runs (Korthikanti et al. 2022: "
         "2·a·s²·b without dropout).",
         c.attention_backend, static_cast<double>(in.model->num_attention_heads) / c.tp, c.seq_length / c.cp,
-        c.seq_length, call.unfused_working / (c.Recomputes("core_attn") ? 2 : 1) / kGiB,
-        c.Recomputes("core_attn") ? "rebuilt by core_attn recompute (not kept)" : "kept for backward", peak.pp_rank,
-        layers, call.unfused_working / (c.Recomputes("core_attn") ? 2 : 1) / kGiB));
+        c.seq_length, scores / kGiB, freed ? "rebuilt by core_attn recompute (not kept)" : "kept for backward",
+        peak.pp_rank, layers, scores / kGiB));
   }
   if (call.cp_working > 0) {
     const CpShape cp = CpShapeOf(c);
@@ -444,8 +452,11 @@ std::vector<std::string> RuntimeBufferNotes(const MemoryInputs& in, const Memory
     const std::string scope =
         c.cuda_graph_impl == "full_iteration"
             ? std::string("the whole forward-backward of every microbatch")
-            : (c.cuda_graph_modules.empty() ? std::string("whole layers")
-                                            : absl::StrCat("[", absl::StrJoin(c.cuda_graph_modules, ", "), "]"));
+            : (c.cuda_graph_modules.empty()
+                   ? std::string(in.model->is_moe() && !GraphCaptures(c, HostRegion::kMoeDispatch)
+                                     ? "whole layers but the dropless MoE dispatch, which runs eagerly between them"
+                                     : "whole layers")
+                   : absl::StrCat("[", absl::StrJoin(c.cuda_graph_modules, ", "), "]"));
     out.push_back(absl::StrFormat(
         "CUDA graphs (%s, %s): on PP rank %d %.2f GiB = static buffers %.2f GiB (%s) + private-pool working set %.2f "
         "GiB (one captured layer's activations for one microbatch, standing in for the temporaries the pool keeps "

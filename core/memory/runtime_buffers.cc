@@ -12,6 +12,7 @@
 #include "core/memory/activation_model.h"
 #include "core/memory/memory_steps.h"
 #include "core/model/layer_kind.h"
+#include "core/perf/host_launches.h"
 #include "core/util/text.h"
 
 namespace parplan {
@@ -223,35 +224,6 @@ DispatcherBuffers DispatcherBufferBytes(const ModelSpec& m, const ResolvedConfig
   return b;
 }
 
-namespace {
-
-// The parts one decoder layer runs, in order, and whether each is inside a
-// per-layer graph for the captured `modules` (empty = the whole layer, one
-// part). megatron/core/transformer/enums.py CudaGraphModule: attn covers
-// TransformerLayer._forward_attention; mlp a dense MLP; moe the whole MoE
-// block; moe_router (with moe_preprocess, the same callable) the MoE block
-// up to the router, the experts and their dispatch staying eager; mamba the
-// Mamba layer.
-std::vector<bool> LayerParts(LayerKind kind, const std::vector<std::string>& modules) {
-  if (modules.empty()) return {true};
-  auto has = [&modules](const char* name) { return std::find(modules.begin(), modules.end(), name) != modules.end(); };
-  std::vector<bool> parts;
-  if (HasAttention(kind)) parts.push_back(has("attn"));
-  if (HasDenseMlp(kind)) parts.push_back(has("mlp"));
-  if (HasMoe(kind)) {
-    if (has("moe")) {
-      parts.push_back(true);
-    } else {
-      parts.push_back(has("moe_router") || has("moe_preprocess"));  // up to the router
-      parts.push_back(false);                                       // dispatch, experts, combine
-    }
-  }
-  if (kind == LayerKind::kMamba) parts.push_back(has("mamba"));
-  return parts;
-}
-
-}  // namespace
-
 CudaGraphStage GraphStageBytes(const MemoryInputs& in, int64_t r, const StageMemory& st) {
   const ModelSpec& m = *in.model;
   const ResolvedConfig& c = *in.config;
@@ -260,10 +232,6 @@ CudaGraphStage GraphStageBytes(const MemoryInputs& in, int64_t r, const StageMem
   if (c.cuda_graph_impl == "none") return g;
   const double rows = in.tokens / (c.sp ? c.tp : 1);  // hidden-state rows of one microbatch on this GPU
   const double hidden_buffer = rows * m.hidden_size * 2;
-  std::vector<std::string> modules;
-  for (const auto& name : c.cuda_graph_modules) {
-    if (name != "full") modules.push_back(name);  // "full" is the whole layer
-  }
   double largest = 0;  // one captured layer's activations for one microbatch
   if (c.cuda_graph_impl == "full_iteration") {
     // megatron/core/full_cuda_graph.py StaticBufferLoader: every microbatch's
@@ -297,17 +265,25 @@ CudaGraphStage GraphStageBytes(const MemoryInputs& in, int64_t r, const StageMem
     // moe_router within a layer, mlp -> the next layer's attn), per in-flight
     // microbatch of the chunk. The backward's static gradient outputs are
     // shared by shape (graph.py:803-818): one buffer.
+    // Which graph runs each region of a layer is the host-launch model's
+    // GraphOf (core/perf/host_launches.h), so the graphs' buffers and their
+    // launches cannot disagree: under an empty scope a dropless MoE layer's
+    // dispatch stays eager, and its graph hands its output to eager code.
     for (int64_t v = 0; v < plan.vpp; ++v) {
       const double in_flight =
           static_cast<double>(v < static_cast<int64_t>(st.chunks.size()) ? st.chunks[v].in_flight : 1);
-      bool previous_captured = false;
+      CapturingGraph previous = CapturingGraph::kNone;
       int64_t handoffs = 0;
       for (int64_t k = 0; k < plan.decoder_layers[r][v]; ++k) {
         const LayerKind kind = KindOfLayer(m, in.first_layers[r][v] + k);
         bool any = false;
-        for (bool captured : LayerParts(kind, modules)) {
-          if (captured && previous_captured) ++handoffs;
-          previous_captured = captured;
+        bool first = true;  // a layer's first region starts a new graph
+        for (const HostRegion region : LayerRegions(kind, false)) {
+          const CapturingGraph graph = GraphOf(c, region);
+          const bool captured = graph != CapturingGraph::kNone;
+          if (captured && previous != CapturingGraph::kNone && (first || graph != previous)) ++handoffs;
+          previous = graph;
+          first = false;
           any = any || captured;
         }
         if (!any) continue;

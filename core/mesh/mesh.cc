@@ -7,9 +7,21 @@
 
 namespace parplan {
 
+bool ExpertMeshInPlay(const MeshDims& d) { return d.ep > 1 || d.etp != d.tp; }
+
 MinGpusResult ComputeMinGpus(const MeshDims& d) {
   MinGpusResult r;
   r.dense_mesh = d.tp * d.cp;
+  if (!ExpertMeshInPlay(d)) {
+    // EP = 1, ETP = TP: the expert mesh is the dense TP group, nothing to fold.
+    r.min_gpus = d.pp * r.dense_mesh;
+    r.naive_product = r.min_gpus;
+    r.step = r.min_gpus;
+    r.reasons.push_back(absl::StrCat("Each pipeline stage needs TP*CP = ", d.tp, "*", d.cp, " = ", r.dense_mesh,
+                                     " GPUs; PP=", d.pp, " stages -> ", r.min_gpus, " GPUs."));
+    r.reasons.push_back(absl::StrCat("Valid world sizes are multiples of ", r.step, "."));
+    return r;
+  }
   r.expert_mesh = d.ep * d.etp;
   r.min_gpus = d.pp * Lcm(r.dense_mesh, r.expert_mesh);
   r.naive_product = d.tp * d.pp * d.cp * d.ep * d.etp;

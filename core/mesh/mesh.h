@@ -20,11 +20,18 @@ struct MeshDims {
   int64_t tp = 1, pp = 1, cp = 1, ep = 1, etp = 1;
 };
 
+// True when the expert mesh (EP x ETP) is a folding of its own: EP > 1, or
+// ETP other than TP. With EP = 1 and ETP = TP (a dense model, whose ETP
+// defaults to TP: megatron/core/model_parallel_config.py:506-507) the expert
+// layers, if any, are split exactly like the dense ones: EP, ETP and EDP add
+// nothing to an answer and are not part of the product of its dimensions.
+bool ExpertMeshInPlay(const MeshDims& dims);
+
 struct MinGpusResult {
   int64_t min_gpus = 0;       // pp * lcm(tp*cp, ep*etp)
-  int64_t naive_product = 0;  // tp*pp*cp*ep*etp
+  int64_t naive_product = 0;  // tp*pp*cp*ep*etp; tp*pp*cp without an expert mesh in play
   int64_t dense_mesh = 0;     // tp*cp
-  int64_t expert_mesh = 0;    // ep*etp
+  int64_t expert_mesh = 0;    // ep*etp; 0 when no expert mesh is in play (ExpertMeshInPlay)
   int64_t step = 0;           // valid world sizes are multiples of this (= min_gpus)
   std::vector<std::string> reasons;
 };

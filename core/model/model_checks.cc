@@ -202,7 +202,7 @@ absl::Status CheckArchitectureBounds(const ModelSpec& m, const std::string& pref
   one_of("normalization", m.normalization, KnownNormalizations(), true);
   one_of("activation_func", m.activation_func, KnownActivations(), true);
   const auto& softmax = KnownSoftmaxTypes();
-  if (std::find(softmax.begin(), softmax.end(), m.softmax_type) == softmax.end()) {
+  if (!m.softmax_type.empty() && std::find(softmax.begin(), softmax.end(), m.softmax_type) == softmax.end()) {
     errors.Add(f("softmax_type"), absl::StrCat("\"", m.softmax_type.substr(0, 32), "\" is not a softmax type; allowed ",
                                                absl::StrJoin(softmax, ", ")));
   }

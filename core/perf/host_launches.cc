@@ -88,102 +88,139 @@ CpLaunches CpAttentionLaunches(const ResolvedConfig& c) {
 
 }  // namespace
 
-bool GraphCaptures(const ResolvedConfig& c, HostRegion region) {
-  if (c.cuda_graph_impl == "full_iteration") return true;
-  if (c.cuda_graph_impl != "local" && c.cuda_graph_impl != "transformer_engine") return false;
+CapturingGraph GraphOf(const ResolvedConfig& c, HostRegion region) {
+  if (c.cuda_graph_impl == "full_iteration") return CapturingGraph::kFullIteration;
+  if (c.cuda_graph_impl != "local" && c.cuda_graph_impl != "transformer_engine") return CapturingGraph::kNone;
   // An empty module list (or the deprecated "full") graphs every layer
   // (cuda_graphs.py:2143-2145); a dropless MoE layer's dispatch still runs
   // outside (its shapes depend on the routing).
   const bool whole_layer = c.cuda_graph_modules.empty() || HasModule(c, "full");
+  // The local implementation adds moe_preprocess to moe_router and the
+  // reverse (transformer_config.py:2807-2815); transformer_engine refuses
+  // moe_preprocess without moe_router (:2821, rule
+  // cuda_graph.moe_preprocess_needs_router).
+  const bool local = c.cuda_graph_impl == "local";
+  const bool router = HasModule(c, "moe_router") || (local && HasModule(c, "moe_preprocess"));
+  const bool preprocess = HasModule(c, "moe_preprocess") || (local && HasModule(c, "moe_router"));
+  auto scoped = [whole_layer](bool in_scope, CapturingGraph graph) {
+    return whole_layer ? CapturingGraph::kLayer : in_scope ? graph : CapturingGraph::kNone;
+  };
   switch (region) {
     case HostRegion::kAttention:
-      return whole_layer || HasModule(c, "attn");
+      return scoped(HasModule(c, "attn"), CapturingGraph::kAttn);
     case HostRegion::kDenseMlp:
-      return whole_layer || HasModule(c, "mlp");
+      return scoped(HasModule(c, "mlp"), CapturingGraph::kMlp);
     case HostRegion::kMamba:
-      return whole_layer || HasModule(c, "mamba");
+      return scoped(HasModule(c, "mamba"), CapturingGraph::kMamba);
     case HostRegion::kMoeRouter:
-      return whole_layer || HasModule(c, "moe_router") || HasModule(c, "moe");
+      if (HasModule(c, "moe")) return CapturingGraph::kMoe;
+      return scoped(router, CapturingGraph::kMoeRouter);
     case HostRegion::kMoePreprocess:
-      return whole_layer || HasModule(c, "moe_preprocess") || HasModule(c, "moe");
+      if (HasModule(c, "moe")) return CapturingGraph::kMoe;
+      return scoped(preprocess, CapturingGraph::kMoeRouter);
     case HostRegion::kMoeDispatch:
-      return HasModule(c, "moe");  // drop-and-pad only (transformer_config.py:2839-2844)
+      // Drop-and-pad only (transformer_config.py:2838-2844).
+      return HasModule(c, "moe") ? CapturingGraph::kMoe : CapturingGraph::kNone;
     case HostRegion::kMtp:
-      return whole_layer;
+      return whole_layer ? CapturingGraph::kLayer : CapturingGraph::kNone;
   }
-  return false;
+  return CapturingGraph::kNone;
+}
+
+bool GraphCaptures(const ResolvedConfig& c, HostRegion region) { return GraphOf(c, region) != CapturingGraph::kNone; }
+
+std::vector<HostRegion> LayerRegions(LayerKind kind, bool mtp) {
+  std::vector<HostRegion> out;
+  if (HasAttention(kind)) out.push_back(HostRegion::kAttention);
+  if (HasDenseMlp(kind)) out.push_back(HostRegion::kDenseMlp);
+  if (kind == LayerKind::kMamba) out.push_back(HostRegion::kMamba);
+  if (HasMoe(kind)) {
+    out.push_back(HostRegion::kMoeRouter);
+    out.push_back(HostRegion::kMoePreprocess);
+    out.push_back(HostRegion::kMoeDispatch);
+  }
+  if (mtp) out.push_back(HostRegion::kMtp);
+  return out;
 }
 
 std::vector<RegionLaunches> LayerLaunches(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind, bool mtp) {
   std::vector<RegionLaunches> out;
   const double q = QuantizeKernels(c.precision);
-  const bool attention = HasAttention(kind);
-  const bool dense_mlp = HasDenseMlp(kind);
-  const bool moe = HasMoe(kind);
-  if (attention) {
-    // GQA with q/k norms: 11 launches besides its 2 GEMMs forward, 16
-    // backward (norm, split copies, q/k norms, RoPE, cuDNN attention and its
-    // philox seed, bias-dropout-add, residual and norm-weight grad adds);
-    // each GEMM 1 forward, 2 backward, and a quantization per pass. MLA runs
-    // q-down, q-up, kv-down, kv-up and the output projection (4 without q
-    // LoRA). Replay: launch, attention mask, input copies; backward launch,
-    // grad copy, 3 norm-weight adds, 5 returned-gradient clones.
-    const double gemms = m.multi_latent_attention ? (m.q_lora_rank > 0 ? 5 : 4) : 2;
-    const CpLaunches cp = CpAttentionLaunches(c);
-    out.push_back(Region(HostRegion::kAttention, "attention", 11 + gemms * (1 + q) + cp.forward,
-                         16 + gemms * (2 + q) + cp.backward, 5, 10, c));
-  }
-  if (dense_mlp) {
-    // Norm+fc1, activation, fc2, bias-dropout-add: 5 forward, 9 backward.
-    out.push_back(Region(HostRegion::kDenseMlp, "mlp", 5 + 2 * q, 9 + 2 * q, 2, 6, c));
-  }
-  if (kind == LayerKind::kMamba) {
-    // Not counted line by line: in_proj with its norm, conv1d, the gated
-    // norm, out_proj and the residual add, as the dense MLP's launches plus
-    // the conv1d and the gated norm.
-    out.push_back(Region(HostRegion::kMamba, "mamba", 7 + 2 * q, 12 + 2 * q, 2, 6, c));
-  }
-  if (moe) {
-    // Norm, gating GEMM (bf16), fused top-k, aux-loss score, counts, fused
-    // aux loss, metrics: 10 forward (+2 for forced load balancing's random
-    // logits), 14 backward. Shared experts not overlapped run inside it.
-    double router_f = 10 + (c.moe_router_force_load_balancing ? 2 : 0);
-    double router_b = 14;
-    if (m.moe_shared_expert_intermediate_size > 0) {
-      router_f += 3 + 2 * q;
-      router_b += 6 + 2 * q;
+  const DispatchKind dispatcher = DispatchKindOf(c);
+  const bool flex = dispatcher == DispatchKind::kDeepEp || dispatcher == DispatchKind::kHybridEp;
+  for (const HostRegion region : LayerRegions(kind, mtp)) {
+    switch (region) {
+      case HostRegion::kAttention: {
+        // GQA with q/k norms: 11 launches besides its 2 GEMMs forward, 16
+        // backward (norm, split copies, q/k norms, RoPE, cuDNN attention and its
+        // philox seed, bias-dropout-add, residual and norm-weight grad adds);
+        // each GEMM 1 forward, 2 backward, and a quantization per pass. MLA runs
+        // q-down, q-up, kv-down, kv-up and the output projection (4 without q
+        // LoRA). Replay: launch, attention mask, input copies; backward launch,
+        // grad copy, 3 norm-weight adds, 5 returned-gradient clones.
+        const double gemms = m.multi_latent_attention ? (m.q_lora_rank > 0 ? 5 : 4) : 2;
+        const CpLaunches cp = CpAttentionLaunches(c);
+        out.push_back(Region(region, "attention", 11 + gemms * (1 + q) + cp.forward, 16 + gemms * (2 + q) + cp.backward,
+                             5, 10, c));
+        break;
+      }
+      case HostRegion::kDenseMlp:
+        // Norm+fc1, activation, fc2, bias-dropout-add: 5 forward, 9 backward.
+        out.push_back(Region(region, "mlp", 5 + 2 * q, 9 + 2 * q, 2, 6, c));
+        break;
+      case HostRegion::kMamba:
+        // Not counted line by line: in_proj with its norm, conv1d, the gated
+        // norm, out_proj and the residual add, as the dense MLP's launches plus
+        // the conv1d and the gated norm.
+        out.push_back(Region(region, "mamba", 7 + 2 * q, 12 + 2 * q, 2, 6, c));
+        break;
+      case HostRegion::kMoeRouter: {
+        // Norm, gating GEMM (bf16), fused top-k, aux-loss score, counts, fused
+        // aux loss, metrics: 10 forward (+2 for forced load balancing's random
+        // logits), 14 backward. Shared experts not overlapped run inside it.
+        double router_f = 10 + (c.moe_router_force_load_balancing ? 2 : 0);
+        double router_b = 14;
+        if (m.moe_shared_expert_intermediate_size > 0) {
+          router_f += 3 + 2 * q;
+          router_b += 6 + 2 * q;
+        }
+        // The router and preprocess graph replays as one: launch and an input
+        // copy; backward launch, 3 grad copies, 2 weight-grad adds, 2 clones.
+        const bool preprocess_graphed = GraphCaptures(c, HostRegion::kMoePreprocess);
+        out.push_back(Region(region, "moe_router", router_f, router_b, 2, preprocess_graphed ? 4 : 8, c));
+        break;
+      }
+      case HostRegion::kMoePreprocess: {
+        // alltoall: counts, splits, the counts' all-gather, sums and the fused
+        // permute's 4 kernels (11), its backward unpermute (1). Flex does its
+        // permutation inside the dispatch (HybridEP) or after it (DeepEP).
+        // The drop-and-pad 'moe' scope replays the whole block as one graph:
+        // launch and input copy forward; backward launch, grad copies, weight-grad
+        // adds and ~34 returned-gradient clones (the experts' dummy wgrads).
+        const bool whole_moe = GraphOf(c, region) == CapturingGraph::kMoe;
+        out.push_back(Region(region, "moe_preprocess", flex ? 2 : 11, flex ? 0 : 1, 0, whole_moe ? 0 : 4, c));
+        break;
+      }
+      case HostRegion::kMoeDispatch: {
+        // Uncaptured remainder besides the experts. alltoall: 2 all-to-alls,
+        // 4 device-to-host copies, chunk sort, un-sort, combine, unpermute and
+        // residual add (14 forward, 6 backward). HybridEP: probabilities cast,
+        // routing-map gather, metadata, staging copies, dispatch, combine (~12
+        // each way). DeepEP: top-k, layout, notify and dispatch, the multihot
+        // conversion (~10 small ops), the fused permute, combine (~23 forward,
+        // ~12 backward).
+        double dispatch_f = 14, dispatch_b = 6;
+        if (dispatcher == DispatchKind::kHybridEp) dispatch_f = dispatch_b = 12;
+        if (dispatcher == DispatchKind::kDeepEp) dispatch_f = 23, dispatch_b = 12;
+        if (c.ep * c.etp <= 1) dispatch_f = 4, dispatch_b = 2;  // no exchange: permute and unpermute only
+        out.push_back(Region(region, "moe_dispatch", dispatch_f, dispatch_b, 0, 30, c));
+        break;
+      }
+      case HostRegion::kMtp:
+        // Two norms, the concatenation and the 2h -> h projection.
+        out.push_back(Region(region, "mtp", 4 + q, 6 + q, 2, 4, c));
+        break;
     }
-    // The router and preprocess graph replays as one: launch and an input
-    // copy; backward launch, 3 grad copies, 2 weight-grad adds, 2 clones.
-    const bool preprocess_graphed = GraphCaptures(c, HostRegion::kMoePreprocess);
-    out.push_back(Region(HostRegion::kMoeRouter, "moe_router", router_f, router_b, 2, preprocess_graphed ? 4 : 8, c));
-    const DispatchKind dispatcher = DispatchKindOf(c);
-    const bool flex = dispatcher == DispatchKind::kDeepEp || dispatcher == DispatchKind::kHybridEp;
-    // alltoall: counts, splits, the counts' all-gather, sums and the fused
-    // permute's 4 kernels (11), its backward unpermute (1). Flex does its
-    // permutation inside the dispatch (HybridEP) or after it (DeepEP).
-    // The drop-and-pad 'moe' scope replays the whole block as one graph:
-    // launch and input copy forward; backward launch, grad copies, weight-grad
-    // adds and ~34 returned-gradient clones (the experts' dummy wgrads).
-    const bool whole_moe = HasModule(c, "moe");
-    out.push_back(
-        Region(HostRegion::kMoePreprocess, "moe_preprocess", flex ? 2 : 11, flex ? 0 : 1, 0, whole_moe ? 0 : 4, c));
-    // Uncaptured remainder besides the experts. alltoall: 2 all-to-alls,
-    // 4 device-to-host copies, chunk sort, un-sort, combine, unpermute and
-    // residual add (14 forward, 6 backward). HybridEP: probabilities cast,
-    // routing-map gather, metadata, staging copies, dispatch, combine (~12
-    // each way). DeepEP: top-k, layout, notify and dispatch, the multihot
-    // conversion (~10 small ops), the fused permute, combine (~23 forward,
-    // ~12 backward).
-    double dispatch_f = 14, dispatch_b = 6;
-    if (dispatcher == DispatchKind::kHybridEp) dispatch_f = dispatch_b = 12;
-    if (dispatcher == DispatchKind::kDeepEp) dispatch_f = 23, dispatch_b = 12;
-    if (c.ep * c.etp <= 1) dispatch_f = 4, dispatch_b = 2;  // no exchange: permute and unpermute only
-    out.push_back(Region(HostRegion::kMoeDispatch, "moe_dispatch", dispatch_f, dispatch_b, 0, 30, c));
-  }
-  if (mtp) {
-    // Two norms, the concatenation and the 2h -> h projection.
-    out.push_back(Region(HostRegion::kMtp, "mtp", 4 + q, 6 + q, 2, 4, c));
   }
   return out;
 }

@@ -48,11 +48,36 @@ struct RegionLaunches {
   double Removed() const { return captured ? forward + backward - Issued() : 0; }
 };
 
-// True when `c`'s CUDA graphs capture `region` of a layer of kind `kind`:
-// full_iteration captures everything; per-layer graphs (local or
-// transformer_engine) capture their scope's regions, and an empty scope
-// the whole layer except the dropless MoE dispatch.
+// The graph that replays a region under a config's CUDA-graph scope: the one
+// decision of which regions a scope captures, read by the host launches here
+// and by the graphs' runtime buffers (core/memory/runtime_buffers.cc), so the
+// two cannot disagree.
+enum class CapturingGraph {
+  kNone,           // the region runs eagerly
+  kFullIteration,  // cuda_graph_impl full_iteration: one graph of the whole step
+  kLayer,          // an empty scope (or the deprecated "full"): the layer's one graph
+  kAttn,           // attn: TransformerLayer._forward_attention
+  kMlp,            // mlp: a dense layer's MLP
+  kMamba,          // mamba: the Mamba layer
+  kMoeRouter,      // moe_router (+ moe_preprocess): the MoE block up to the dispatch
+  kMoe,            // moe: the whole drop-and-pad MoE block
+};
+
+// Which graph captures `region` under `c`: full_iteration captures
+// everything; per-layer graphs (local or transformer_engine) capture their
+// scope's regions (the local implementation captures moe_router and
+// moe_preprocess together, transformer_config.py:2807-2815), and an empty
+// scope the whole layer except the dropless MoE dispatch (only the
+// drop-and-pad moe scope captures it, :2838-2844). An MTP depth's projection
+// is graphed only with the whole layer.
+CapturingGraph GraphOf(const ResolvedConfig& c, HostRegion region);
+
+// True when `c`'s CUDA graphs capture `region`: GraphOf(c, region) != kNone.
 bool GraphCaptures(const ResolvedConfig& c, HostRegion region);
+
+// The host regions a layer of kind `kind` runs, in order (an MTP depth's
+// projection last when `mtp`).
+std::vector<HostRegion> LayerRegions(LayerKind kind, bool mtp);
 
 // The regions of a layer of kind `kind` (an MTP depth when `mtp`), each with
 // its launch counts for `m` under `c` (dispatcher, FP8's quantize kernels,

@@ -5,6 +5,7 @@
 #include "core/model/assume_missing.h"
 #include "core/catalog/catalog.h"
 #include "core/model/hf_config.h"
+#include "core/model/inline_spec.h"
 #include "core/model/model_checks.h"
 #include "core/model/size_model.h"
 #include "core/util/field_error.h"
@@ -31,7 +32,10 @@ absl::StatusOr<ModelSpec> ResolveModel(const ModelSource& source, const std::str
       ModelSpec m = source.spec;
       const std::string prefix = absl::StrCat(field, ".spec");
       if (absl::Status s = CheckArchitectureBounds(m, prefix); !s.ok()) return s;
-      ApplyMegatronDefaults(&m);
+      // Refused where it leaves the MLP, norm or position embedding open;
+      // every field it left out is named (core/model/inline_spec.h).
+      if (absl::Status s = CheckInlineSpecSettled(m, prefix); !s.ok()) return s;
+      DefaultInlineSpec(&m);
       m.origin = "inline";
       if (m.id.empty()) m.id = "inline";
       if (m.name.empty()) m.name = "inline architecture";

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "core/model/attention_scores.h"
 #include "core/rules/rule_context.h"
 
 namespace parplan {
@@ -198,10 +199,18 @@ void CheckMtpRecompute(const RuleContext& ctx) {
 void CheckRecomputeOffload(const RuleContext& ctx) {
   const auto& c = ctx.in.config;
   if (c.recompute == RecomputeGranularity::kSelective) {
-    if (c.Recomputes("core_attn")) {  // :1984 warning
-      ctx.Add("recompute.core_attn_fused", {"recompute_modules"},
-              "core_attn recompute with Transformer Engine's fused attention saves nothing (Megatron-Core warns)",
-              "drop core_attn unless attention is unfused; recompute mlp, moe_act or layernorm instead");
+    // transformer_config.py:1983-1989 warns on every selective core_attn
+    // recompute that fused attention does not need it. Whether it frees
+    // memory is the attention backend's call, decided by the one function
+    // the memory model uses too (core/model/attention_scores.h): unfused
+    // attention's kept s x s scores, nothing with fused / flash kernels.
+    if (c.Recomputes("core_attn") && !CoreAttnRecomputeSavesMemory(c.unfused_attention)) {
+      ctx.Add("recompute.core_attn_fused", {"recompute_modules", "attention_backend"},
+              absl::StrCat("core_attn recompute with fused attention (attention_backend ", c.attention_backend,
+                           ") saves nothing: the fused kernel keeps no s x s scores, only Q, K, V (the "
+                           "checkpoint's inputs) and its output (the projection's input); Megatron-Core warns"),
+              "drop core_attn (it only re-runs attention in backward), or use attention_backend unfused / local "
+              "where it frees the scores; recompute mlp, moe_act or layernorm instead");
     }
     if (c.precision == Precision::kFp8Ds && (c.Recomputes("moe_act") || c.Recomputes("layernorm"))) {  // :2003
       ctx.Add("recompute.fp8_delayed_act_norm", {"recompute_modules", "precision"},

@@ -16,7 +16,8 @@ void CheckMeshRules(const RuleContext& ctx) {
     ctx.Add("mesh.no_world", {"gpus"},
             absl::StrCat("no GPU count given: world-size checks skipped; this config needs a multiple of ",
                          min.min_gpus, " GPUs"),
-            "pass gpus to check DP, EDP and the batch split");
+            ExpertMeshInPlay(d) ? "pass gpus to check DP, EDP and the batch split"
+                                : "pass gpus to check DP and the batch split");
     return;
   }
   const WorldSizing& w = *ctx.world;

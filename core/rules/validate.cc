@@ -65,10 +65,13 @@ ValidationResult Validate(const ValidationInput& in) {
   r.valid = r.errors == 0;
   r.reasons.push_back(
       absl::StrCat(r.valid ? "Valid: " : "Invalid: ", r.errors, " error(s), ", r.warnings, " warning(s)."));
-  r.reasons.push_back(absl::StrCat("Needs a multiple of ", r.min_gpus.min_gpus, " GPUs (PP*lcm(TP*CP, EP*ETP))."));
+  // EP, ETP and EDP only where an expert mesh is in play (not a dense model at EP = 1).
+  const bool experts = ExpertMeshInPlay(dims);
+  r.reasons.push_back(absl::StrCat("Needs a multiple of ", r.min_gpus.min_gpus, " GPUs (",
+                                   experts ? "PP*lcm(TP*CP, EP*ETP)" : "PP*TP*CP", ")."));
   if (r.world.has_value() && r.world->dp > 0 && r.world->edp > 0) {
     r.reasons.push_back(absl::StrCat(
-        r.world->gpus, " GPUs: DP=", r.world->dp, ", EDP=", r.world->edp,
+        r.world->gpus, " GPUs: DP=", r.world->dp, experts ? absl::StrCat(", EDP=", r.world->edp) : std::string(),
         r.world->microbatches > 0 ? absl::StrCat(", ", r.world->microbatches, " microbatches per step") : std::string(),
         r.world->nodes > 0 ? absl::StrCat(", ", r.world->nodes, " nodes") : std::string(), "."));
   }

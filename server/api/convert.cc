@@ -79,9 +79,11 @@ ModelSpec FromModelArchitecture(const v1::ModelArchitecture& a) {
   m.attention_chunk_size = a.attention_chunk_size();
   m.add_bias_linear = a.add_bias_linear();
   m.add_qkv_bias = a.add_qkv_bias();
-  m.softmax_type = a.softmax_type().empty() ? "vanilla" : a.softmax_type();
-  m.position_embedding_type = a.position_embedding_type().empty() ? "rope" : a.position_embedding_type();
-  m.normalization = a.normalization().empty() ? "RMSNorm" : a.normalization();
+  m.softmax_type = a.softmax_type();  // empty = not given: "vanilla", named as defaulted
+  // Empty = not given: the core refuses a spec that leaves these open
+  // (core/model/inline_spec.h) unless its family settles them.
+  m.position_embedding_type = a.position_embedding_type();
+  m.normalization = a.normalization();
   m.activation_func = a.activation_func();
   m.rope_scaling_type = a.rope_scaling_type();
   m.rope_scaling_factor = a.rope_scaling_factor();

@@ -108,8 +108,10 @@ absl::Status MinGpus(const v1::MinGpusRequest& request, v1::MinGpusResponse* res
     const WorldSizing w = SizeWorld(dims, r.placement.gpus, r.placement.gpus_per_node, r.config.gbs, r.config.mbs);
     ToWorldSizing(w, response->mutable_world());
     if (w.dp > 0 && w.edp > 0) {
+      // EDP only where an expert mesh is in play (not for a dense model at EP = 1).
       response->add_reasons(absl::StrCat(
-          w.gpus, " GPUs: DP=", w.dp, " (", w.gpus, "/(TP*PP*CP)), EDP=", w.edp, " (", w.gpus, "/(PP*EP*ETP))",
+          w.gpus, " GPUs: DP=", w.dp, " (", w.gpus, "/(TP*PP*CP))",
+          ExpertMeshInPlay(dims) ? absl::StrCat(", EDP=", w.edp, " (", w.gpus, "/(PP*EP*ETP))") : std::string(),
           w.nodes > 0 ? absl::StrCat(", ", w.nodes, " node(s) of ", w.gpus_per_node) : std::string(),
           w.microbatches > 0 ? absl::StrCat(", ", w.microbatches, " microbatches") : std::string(), "."));
     }

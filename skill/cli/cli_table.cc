@@ -76,10 +76,11 @@ std::string Summary(const v1::ModelSummary& m) {
   return out;
 }
 
-std::string World(const v1::WorldSizing& w) {
+// `experts`: EDP applies (HasExperts); a dense model at EP = 1 shows DP only.
+std::string World(const v1::WorldSizing& w, bool experts) {
   std::string out = absl::StrCat("world: ", w.gpus(), " GPUs -> ", w.valid() ? "valid" : "NOT valid");
   if (w.dp() > 0) absl::StrAppend(&out, ", DP=", w.dp());
-  if (w.edp() > 0) absl::StrAppend(&out, ", EDP=", w.edp());
+  if (experts && w.edp() > 0) absl::StrAppend(&out, ", EDP=", w.edp());
   if (w.microbatches() > 0) absl::StrAppend(&out, ", ", w.microbatches(), " microbatches/step");
   if (w.nodes() > 0) {
     absl::StrAppend(&out, ", ", w.nodes(), " node(s) of ", w.gpus_per_node(), w.partial_node() ? " (partial)" : "");
@@ -187,10 +188,17 @@ std::string FormatGetSystem(const v1::GetSystemResponse& r) {
 std::string FormatMinGpus(const v1::MinGpusResponse& r) {
   std::string out =
       absl::StrCat("min GPUs: ", r.min_gpus(), "   (naive product of all dims: ", r.naive_product(), ")\n");
-  absl::StrAppend(&out, "dense mesh TP*CP = ", r.dense_mesh(), ", expert mesh EP*ETP = ", r.expert_mesh(),
-                  " (ETP=", r.etp(), ")\n");
-  absl::StrAppend(&out, "next valid world sizes: ", absl::StrJoin(r.next_valid_world_sizes(), ", "), "\n");
-  if (r.has_world()) out += World(r.world());
+  // expert_mesh is 0 when no expert mesh is in play (core/mesh ExpertMeshInPlay:
+  // EP = 1 and ETP = TP, as for a dense model): no EP, ETP or EDP then.
+  const bool experts = r.expert_mesh() > 0 || absl::StrContains(r.model().kind(), "moe");
+  absl::StrAppend(&out, "dense mesh TP*CP = ", r.dense_mesh());
+  if (r.expert_mesh() > 0) {
+    absl::StrAppend(&out, ", expert mesh EP*ETP = ", r.expert_mesh(), " (ETP=", r.etp(), ")");
+  } else {
+    absl::StrAppend(&out, " (EP = 1: no expert mesh of its own)");
+  }
+  absl::StrAppend(&out, "\nnext valid world sizes: ", absl::StrJoin(r.next_valid_world_sizes(), ", "), "\n");
+  if (r.has_world()) out += World(r.world(), experts);
   if (r.has_model()) out += Summary(r.model());
   out += Reasons(r.reasons());
   if (!r.violations().empty()) absl::StrAppend(&out, "model checks:\n", Violations(r.violations()));
@@ -226,7 +234,7 @@ std::string FormatValidate(const v1::ValidateResponse& r) {
   const auto& c = r.resolved_config();
   absl::StrAppend(&out, ConfigLine(c, r.model(), c.gbs(), true), "\n");
   absl::StrAppend(&out, "min GPUs: ", r.min_gpus(), "\n");
-  if (r.has_world()) out += World(r.world());
+  if (r.has_world()) out += World(r.world(), HasExperts(r.model(), c));
   out += Stages(r.stages());
   if (!r.violations().empty()) absl::StrAppend(&out, "findings:\n", Violations(r.violations()));
   if (r.has_nearest_valid_split()) {
@@ -245,6 +253,13 @@ std::string FormatExplainLayout(const v1::ExplainLayoutResponse& r) {
     out += absl::StrFormat("%-6s %6s %7s %12s %14s  %s\n", "GROUP", "SIZE", "COUNT", "CROSS_NODE", "CROSS_NVLINK",
                            "FIRST GROUPS");
   }
+  // The expert groups (ep, etp, edp), and the rank table's EP / ETP / EDP
+  // columns, only where the answer has expert groups: ExplainLayout lists
+  // them for MoE models and for EP or ETP of their own, not for a dense
+  // model at EP = 1.
+  auto expert_group = [](const std::string& kind) { return kind == "ep" || kind == "etp" || kind == "edp"; };
+  bool experts = false;
+  for (const auto& g : r.groups()) experts = experts || expert_group(g.kind());
   for (const auto& g : r.groups()) {
     if (g.size() == 1) continue;  // trivial groups: in --json only
     std::vector<std::string> examples;
@@ -260,11 +275,12 @@ std::string FormatExplainLayout(const v1::ExplainLayoutResponse& r) {
                            g.crossing_nvlink_domain(), absl::StrJoin(examples, " "));
   }
   if (!r.ranks().empty()) {
-    out += absl::StrFormat("%6s %5s %5s | %4s %4s %4s %4s | %4s %4s %4s\n", "RANK", "NODE", "GPU", "TP", "CP", "DP",
-                           "PP", "EP", "ETP", "EDP");
+    out += absl::StrFormat("%6s %5s %5s | %4s %4s %4s %4s", "RANK", "NODE", "GPU", "TP", "CP", "DP", "PP");
+    out += experts ? absl::StrFormat(" | %4s %4s %4s\n", "EP", "ETP", "EDP") : "\n";
     for (const auto& p : r.ranks()) {
-      out += absl::StrFormat("%6d %5d %5d | %4d %4d %4d %4d | %4d %4d %4d\n", p.rank(), p.node(), p.local_gpu(), p.tp(),
-                             p.cp(), p.dp(), p.pp(), p.ep(), p.etp(), p.edp());
+      out += absl::StrFormat("%6d %5d %5d | %4d %4d %4d %4d", p.rank(), p.node(), p.local_gpu(), p.tp(), p.cp(), p.dp(),
+                             p.pp());
+      out += experts ? absl::StrFormat(" | %4d %4d %4d\n", p.ep(), p.etp(), p.edp()) : "\n";
     }
     if (r.ranks_truncated())
       absl::StrAppend(&out, "  ... (", r.world_size() - r.ranks_size(), " more ranks; --max-ranks)\n");

@@ -79,6 +79,18 @@ TEST(HostLaunchesTest, EachScopeRemovesItsRegionsLaunches) {
   // The drop-and-pad 'moe' scope captures the dispatch too.
   EXPECT_TRUE(GraphCaptures(Qwen3OnEightH100("transformer_engine", {"moe"}), HostRegion::kMoeDispatch));
   EXPECT_FALSE(GraphCaptures(Qwen3OnEightH100("transformer_engine", {}), HostRegion::kMoeDispatch));
+  // Which graph runs each region (GraphOf, also read by the graphs' memory):
+  // the whole-layer graph stops before the dropless dispatch; local graphs
+  // capture moe_router and moe_preprocess together (transformer_config.py:2807).
+  EXPECT_EQ(GraphOf(Qwen3OnEightH100("transformer_engine", {}), HostRegion::kMoePreprocess), CapturingGraph::kLayer);
+  EXPECT_EQ(GraphOf(Qwen3OnEightH100("transformer_engine", {"moe"}), HostRegion::kMoeRouter), CapturingGraph::kMoe);
+  EXPECT_EQ(GraphOf(Qwen3OnEightH100("local", {"moe_router"}), HostRegion::kMoePreprocess), CapturingGraph::kMoeRouter);
+  EXPECT_EQ(GraphOf(Qwen3OnEightH100("transformer_engine", {"moe_router"}), HostRegion::kMoePreprocess),
+            CapturingGraph::kNone);
+  const auto local =
+      ByName(LayerLaunches(m, Qwen3OnEightH100("local", {"moe_router"}), LayerKind::kMoeTransformer, false));
+  EXPECT_TRUE(local.at("moe_preprocess").captured);
+  EXPECT_EQ(local.at("moe_router").Issued(), 2 + 4);  // replayed with the preprocess
 }
 
 // On 8 H100 with 512-token microbatches the small MoE layer is host-bound

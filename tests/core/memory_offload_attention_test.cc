@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <string>
 
+#include "core/memory/activation_model.h"
 #include "core/memory/memory_model.h"
+#include "core/model/attention_scores.h"
 #include "gtest/gtest.h"
 #include "tests/core/memory_case.h"
 #include "tests/core/test_util.h"
@@ -130,6 +132,56 @@ TEST(MemoryUnfusedAttentionTest, UnfusedHoldsTheScores) {
   const MemoryEstimate rec = EstimateMemoryTerms(MakeMemoryCase("llama3_8b", r), 8);
   EXPECT_DOUBLE_EQ(rec.stages[0].activation_bytes, fused.stages[0].activation_bytes);
   EXPECT_DOUBLE_EQ(rec.stages[0].attention_working_bytes, 2 * scores);
+}
+
+// The attention backend decides what core_attn recompute saves, in
+// `validate` and `memory` alike, from one function
+// (core/model/attention_scores.h). Llama 3 8B at 8192 tokens, TP=2 PP=2 on 8
+// GPUs, selective recompute of core_attn: unfused attention frees the kept
+// softmax probabilities (2 B x 16 heads per TP rank x 8192 x 8192 = 2 GiB per
+// layer and microbatch; rank 0 holds 16 layers x 2 microbatches in flight),
+// and the validator says nothing; with the fused kernels (auto, flash,
+// fused) memory is unchanged and the validator warns.
+TEST(MemoryUnfusedAttentionTest, CoreAttnRecomputeSavingFollowsTheBackend) {
+  const ModelSpec model = testing_util::CatalogModel("llama3_8b");
+  for (const char* backend : {"unfused", "local", "auto", "flash", "fused"}) {
+    ParallelConfig p;
+    p.tp = 2;
+    p.pp = 2;
+    p.seq_length = 8192;
+    p.gbs = 8;
+    p.attention_backend = backend;
+    p.recompute_granularity = "selective";
+    p.recompute_modules = {"mlp"};
+    auto kept = ResolveConfig(p, &model, "config");
+    ASSERT_TRUE(kept.ok()) << kept.status();
+    p.recompute_modules = {"core_attn"};
+    auto recomputed = ResolveConfig(p, &model, "config");
+    ASSERT_TRUE(recomputed.ok()) << recomputed.status();
+    const bool unfused = std::string(backend) == "unfused" || std::string(backend) == "local";
+    EXPECT_EQ(recomputed->unfused_attention, unfused) << backend;
+
+    // memory: the saving is what the one function says, 16 x 2 of them.
+    const double per_layer = CoreAttnRecomputeSavedBytesPerToken(model, AttentionScoreInputsOf(*recomputed)) * 8192;
+    EXPECT_EQ(CoreAttnRecomputeSavesMemory(recomputed->unfused_attention), unfused) << backend;
+    EXPECT_DOUBLE_EQ(per_layer, unfused ? 2.0 * 16 * 8192 * 8192 : 0.0) << backend;
+    // Both recompute mlp's internals the same way; only core_attn differs.
+    ResolvedConfig both = *recomputed;
+    both.recompute_modules = {"core_attn", "mlp"};
+    const MemoryEstimate without = EstimateMemoryTerms(MakeMemoryCase("llama3_8b", *kept), 8);
+    const MemoryEstimate with = EstimateMemoryTerms(MakeMemoryCase("llama3_8b", both), 8);
+    const double saved = without.stages[0].activation_bytes - with.stages[0].activation_bytes;
+    EXPECT_DOUBLE_EQ(saved, 16 * 2 * per_layer) << backend;
+    if (unfused) {
+      EXPECT_GT(saved, 0.0);
+    } else {
+      EXPECT_EQ(saved, 0.0);
+    }
+
+    // validate: the warning exactly where the function says nothing is saved.
+    const ValidationResult v = testing_util::ValidateConfigFor(model, p);
+    EXPECT_EQ(testing_util::HasRule(v, "recompute.core_attn_fused"), !unfused) << backend;
+  }
 }
 
 // Llama 3 8B at 131,072 tokens, TP=2 CP=8 on 16 GPUs. Per TP rank: 16 query

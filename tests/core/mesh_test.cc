@@ -43,6 +43,26 @@ TEST(MinGpusTest, ReasonsExplainTheNaiveProduct) {
   EXPECT_NE(m.reasons[1].find("(16) is wrong"), std::string::npos) << m.reasons[1];
 }
 
+// A dense model at EP = 1 with ETP unset (= TP): no expert mesh of its own,
+// so the product of the dimensions is TP*PP*CP (not x ETP) and the reasons
+// name no EP, ETP or EDP. An explicit ETP other than TP is a folding again.
+TEST(MinGpusTest, DenseMeshHasNoExpertDimensions) {
+  const MeshDims dense{8, 4, 1, 1, 8};
+  EXPECT_FALSE(ExpertMeshInPlay(dense));
+  const MinGpusResult m = ComputeMinGpus(dense);
+  EXPECT_EQ(m.min_gpus, 32);
+  EXPECT_EQ(m.naive_product, 32);
+  EXPECT_EQ(m.expert_mesh, 0);
+  for (const auto& r : m.reasons) {
+    for (const char* word : {"EP", "ETP", "EDP", "expert"}) EXPECT_EQ(r.find(word), std::string::npos) << r;
+  }
+  const MeshDims cp{2, 2, 4, 1, 2};
+  EXPECT_EQ(ComputeMinGpus(cp).naive_product, 16);
+  EXPECT_TRUE(ExpertMeshInPlay(MeshDims{8, 4, 1, 1, 1}));  // ETP 1 given on TP 8: experts unsplit
+  EXPECT_EQ(ComputeMinGpus(MeshDims{8, 4, 1, 1, 1}).expert_mesh, 1);
+  EXPECT_TRUE(ExpertMeshInPlay(MeshDims{8, 4, 1, 8, 8}));
+}
+
 TEST(SizeWorldTest, ReferenceDpEdpExamples) {
   const MeshDims d{2, 1, 1, 8, 1};
   for (auto [gpus, dp, edp] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{{8, 4, 1}, {16, 8, 2}, {32, 16, 4}}) {

@@ -1,6 +1,9 @@
 #include "core/resolve/model_resolve.h"
 
 #include "core/model/model_checks.h"
+#include "core/model/param_count.h"
+#include "core/util/field_error.h"
+#include "core/util/text.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -112,6 +115,129 @@ TEST(ResolveTest, InlineLocalAttentionAndSoftmaxChecks) {
   auto m = ResolveModel(ok, "model");
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_TRUE(m->complete());
+}
+
+// Llama 3 70B as an inline spec arrives from the proto door: a bool it
+// leaves out reads false, a string it leaves out is empty.
+ModelSpec Llama70bAsTheDoorSendsIt() {
+  ModelSpec m;
+  m.num_layers = 80;
+  m.hidden_size = 8192;
+  m.ffn_hidden_size = 28672;
+  m.num_attention_heads = 64;
+  m.num_query_groups = 8;
+  m.vocab_size = 128256;
+  m.seq_length = 8192;
+  m.make_vocab_size_divisible_by = 0;
+  m.gated_linear_unit = false;
+  m.normalization = "RMSNorm";
+  m.position_embedding_type = "rope";
+  m.softmax_type = "";
+  return m;
+}
+
+absl::StatusOr<ModelSpec> ResolveSpec(const ModelSpec& spec) {
+  ModelSource s;
+  s.kind = ModelSource::Kind::kSpec;
+  s.spec = spec;
+  return ResolveModel(s, "model");
+}
+
+// Without gated_linear_unit the 70B spec used to become a 51.8B plain-MLP
+// model (Megatron's default for one field, Llama-style values for others).
+// Now it is refused naming the field, its values and both counts; with it
+// the spec is Llama 3 70B's 70.6B.
+TEST(ResolveTest, InlineSpecWithoutGatedLinearUnitIsRefused) {
+  const auto refused = ResolveSpec(Llama70bAsTheDoorSendsIt());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  const std::string message(refused.status().message());
+  EXPECT_THAT(message, HasSubstr("model.spec.gated_linear_unit"));
+  EXPECT_THAT(message, HasSubstr("allowed true"));
+  EXPECT_THAT(message, HasSubstr("squared_relu"));
+  ASSERT_EQ(FieldViolationsOf(refused.status()).size(), 1u);
+  EXPECT_EQ(FieldViolationsOf(refused.status())[0].field, "model.spec.gated_linear_unit");
+
+  ModelSpec gated = Llama70bAsTheDoorSendsIt();
+  gated.gated_linear_unit = true;
+  const auto m = ResolveSpec(gated);
+  ASSERT_TRUE(m.ok()) << m.status();
+  const int64_t total = CountParams(*m).total;
+  EXPECT_NEAR(static_cast<double>(total), 70.6e9, 0.05e9);
+  EXPECT_THAT(message, HasSubstr(absl::StrCat("true gives ", WithCommas(total))));
+  ModelSpec plain = *m;
+  plain.gated_linear_unit = false;
+  const int64_t plain_total = CountParams(plain).total;
+  EXPECT_NEAR(static_cast<double>(plain_total), 51.8e9, 0.05e9);
+  EXPECT_THAT(message, HasSubstr(absl::StrCat("false gives ", WithCommas(plain_total))));
+
+  // false stated with a plain activation is a plain MLP, not ambiguous.
+  ModelSpec gelu = Llama70bAsTheDoorSendsIt();
+  gelu.activation_func = "gelu";
+  ASSERT_TRUE(ResolveSpec(gelu).ok());
+  gelu.activation_func = "silu";  // plain SiLU reads as SwiGLU without its flag
+  EXPECT_THAT(std::string(ResolveSpec(gelu).status().message()), HasSubstr("model.spec.gated_linear_unit"));
+}
+
+TEST(ResolveTest, InlineSpecMustSayNormAndPositionUnlessItsFamilyDoes) {
+  ModelSpec open = Llama70bAsTheDoorSendsIt();
+  open.gated_linear_unit = true;
+  open.normalization = "";
+  open.position_embedding_type = "";
+  const auto refused = ResolveSpec(open);
+  ASSERT_FALSE(refused.ok());
+  std::vector<std::string> fields;
+  for (const auto& v : FieldViolationsOf(refused.status())) fields.push_back(v.field);
+  EXPECT_THAT(fields, ElementsAre("model.spec.normalization", "model.spec.position_embedding_type"));
+  const std::string message(refused.status().message());
+  EXPECT_THAT(message, HasSubstr("allowed RMSNorm"));
+  EXPECT_THAT(message, HasSubstr("LayerNorm gives"));
+  EXPECT_THAT(message, HasSubstr("learned_absolute gives"));
+
+  // A RoPE scaling settles the position embedding.
+  ModelSpec scaled = open;
+  scaled.normalization = "RMSNorm";
+  scaled.rope_scaling_type = "llama3";
+  scaled.rope_scaling_factor = 8;
+  scaled.rope_original_context = 8192;
+  scaled.seq_length = 131072;
+  const auto rope = ResolveSpec(scaled);
+  ASSERT_TRUE(rope.ok()) << rope.status();
+  EXPECT_EQ(rope->position_embedding_type, "rope");
+  EXPECT_EQ(rope->field_sources.count("position_embedding_type"), 1u);
+
+  // MLA settles both (MLATransformerConfig's RMSNorm; rotary by construction).
+  ModelSpec mla = open;
+  mla.multi_latent_attention = true;
+  mla.kv_lora_rank = 512;
+  mla.qk_head_dim = 128;
+  mla.qk_pos_emb_head_dim = 64;
+  mla.v_head_dim = 128;
+  const auto settled = ResolveSpec(mla);
+  ASSERT_TRUE(settled.ok()) << settled.status();
+  EXPECT_EQ(settled->normalization, "RMSNorm");
+  EXPECT_EQ(settled->position_embedding_type, "rope");
+}
+
+// Every field the spec left out is named with the value it got.
+TEST(ResolveTest, InlineSpecNamesEveryFieldItDefaulted) {
+  ModelSpec spec = Llama70bAsTheDoorSendsIt();
+  spec.gated_linear_unit = true;
+  const auto m = ResolveSpec(spec);
+  ASSERT_TRUE(m.ok()) << m.status();
+  for (const char* field : {"kv_channels", "make_vocab_size_divisible_by", "softmax_type", "activation_func",
+                            "share_embeddings_and_output_weights", "add_bias_linear", "add_qkv_bias"}) {
+    EXPECT_EQ(m->field_sources.count(field), 1u) << field;
+  }
+  // Given fields are not listed.
+  for (const char* field : {"num_query_groups", "ffn_hidden_size", "normalization", "position_embedding_type"}) {
+    EXPECT_EQ(m->field_sources.count(field), 0u) << field;
+  }
+  ASSERT_EQ(m->notes.size(), 1u);
+  EXPECT_THAT(m->notes[0], HasSubstr("kv_channels = 128 (Megatron-Core's default: hidden / heads)"));
+  EXPECT_THAT(m->notes[0], HasSubstr("activation_func = silu"));
+  EXPECT_EQ(m->kv_channels, 128);
+  EXPECT_EQ(m->make_vocab_size_divisible_by, 128);
 }
 
 TEST(ResolveTest, HybridPatternSetsLayers) {

@@ -7,6 +7,7 @@
 
 #include "core/memory/memory_model.h"
 #include "core/memory/memory_steps.h"
+#include "core/perf/host_launches.h"
 #include "gtest/gtest.h"
 #include "tests/core/memory_case.h"
 #include "tests/core/test_util.h"
@@ -146,8 +147,28 @@ TEST(RuntimeBuffersTest, GraphStaticBuffersCountHandOffs) {
   const CudaGraphStage routed = graphs({"attn", "moe_router", "moe_preprocess"});
   EXPECT_DOUBLE_EQ(routed.static_bytes, 48 * buffer + buffer);
   EXPECT_DOUBLE_EQ(routed.pool_bytes, attn.pool_bytes);  // the same layers, the same working set
-  // Whole layers chain: 47 hand-offs between 48 layers.
-  EXPECT_DOUBLE_EQ(graphs({}).static_bytes, 47 * buffer + buffer);
+  // Whole layers of a dropless MoE model: each layer's graph ends before the
+  // dispatch, which stays eager (the host-launch model's GraphOf, which both
+  // read), so no graph hands its output to the next graph. These two used
+  // to disagree: memory chained 47 hand-offs between 48 whole-layer graphs
+  // while the launch count kept the dispatch eager.
+  ResolvedConfig whole = s.config;
+  whole.cuda_graph_impl = "transformer_engine";
+  whole.cuda_graph_modules = {};
+  EXPECT_FALSE(GraphCaptures(whole, HostRegion::kMoeDispatch));
+  EXPECT_TRUE(GraphCaptures(whole, HostRegion::kMoeRouter));
+  const CudaGraphStage whole_layers = graphs({});
+  EXPECT_DOUBLE_EQ(whole_layers.static_bytes, buffer);
+  EXPECT_EQ(whole_layers.captured_layers, 48);
+  s.config.cuda_graph_modules = {};
+  EXPECT_TRUE(Mentions(EstimateMemoryTerms(s, 8, "h100-sxm"), "whole layers but the dropless MoE dispatch"));
+  // Local graphs capture moe_router and moe_preprocess together
+  // (transformer_config.py:2807): one graph up to the dispatch, in the
+  // buffers as in the launches.
+  whole.cuda_graph_impl = "local";
+  whole.cuda_graph_modules = {"attn", "moe_router"};
+  EXPECT_TRUE(GraphCaptures(whole, HostRegion::kMoePreprocess));
+  EXPECT_DOUBLE_EQ(graphs({"attn", "moe_router"}, "local").static_bytes, 48 * buffer + buffer);
   // The full-iteration graph keeps every microbatch's batch: 28 B x 4,096
   // tokens x 1 microbatch (GBS 8 over DP 8).
   EXPECT_DOUBLE_EQ(graphs({}, "full_iteration").static_bytes, 28.0 * 4096);

@@ -35,7 +35,7 @@ const std::map<std::string, std::vector<std::string>>& Requests() {
       {"ListModels", {R"({})", R"({"filter":"qwen"})"}},
       {"GetModel",
        {R"({"model":{"id":"deepseek_v3"}})", R"({"model":{"size":"70B dense"}})",
-        R"({"model":{"spec":{"num_layers":4,"hidden_size":512,"num_attention_heads":8,"vocab_size":1000}}})"}},
+        R"({"model":{"spec":{"num_layers":4,"hidden_size":512,"num_attention_heads":8,"vocab_size":1000,"gated_linear_unit":true,"normalization":"RMSNorm","position_embedding_type":"rope"}}})"}},
       {"ListSystems", {R"({})"}},
       {"GetSystem", {R"({"system":"h100-sxm"})", R"({"system_spec":{"gpu_arch":"hopper","hbm_gib":96}})"}},
       {"MinGpus",

@@ -208,6 +208,11 @@ TEST_F(PlannerServiceTest, EstimateMemoryAssumesOrNamesMissingFields) {
   v1::EstimateMemoryRequest partial;
   partial.mutable_model()->mutable_spec()->set_num_layers(32);
   partial.mutable_model()->mutable_spec()->set_hidden_size(4096);
+  // The MLP, norm and position embedding are stated: left open, the spec is
+  // refused naming them (core/model/inline_spec.h).
+  partial.mutable_model()->mutable_spec()->set_gated_linear_unit(true);
+  partial.mutable_model()->mutable_spec()->set_normalization("RMSNorm");
+  partial.mutable_model()->mutable_spec()->set_position_embedding_type("rope");
   v1::EstimateMemoryResponse approx;
   auto ctx0 = Context();
   ASSERT_TRUE(stub_->EstimateMemory(ctx0.get(), partial, &approx).ok());
@@ -217,12 +222,20 @@ TEST_F(PlannerServiceTest, EstimateMemoryAssumesOrNamesMissingFields) {
   EXPECT_TRUE(named);
 
   v1::EstimateMemoryRequest req;
-  req.mutable_model()->mutable_spec()->set_hidden_size(4096);
+  *req.mutable_model()->mutable_spec() = partial.model().spec();
+  req.mutable_model()->mutable_spec()->set_num_layers(0);
   v1::EstimateMemoryResponse resp;
   auto ctx = Context();
   const grpc::Status status = stub_->EstimateMemory(ctx.get(), req, &resp);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_NE(status.error_message().find("num_layers"), std::string::npos) << status.error_message();
+  // A spec that leaves the MLP open is refused naming gated_linear_unit.
+  v1::EstimateMemoryRequest open = partial;
+  open.mutable_model()->mutable_spec()->set_gated_linear_unit(false);
+  auto ctx3 = Context();
+  const grpc::Status ambiguous = stub_->EstimateMemory(ctx3.get(), open, &resp);
+  EXPECT_EQ(ambiguous.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(ambiguous.error_message().find("gated_linear_unit"), std::string::npos) << ambiguous.error_message();
   v1::EstimateMemoryRequest none;
   auto ctx2 = Context();
   EXPECT_EQ(stub_->EstimateMemory(ctx2.get(), none, &resp).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
