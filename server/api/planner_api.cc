@@ -523,7 +523,12 @@ absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
       effective, r.placement, &*r.model, a.estimate->dp, a.estimate->edp, SettingsScope::kConfig, response));
   if (r.model->is_moe()) {
     response->add_assumptions(
-        "MoE runs in the calibration data force-balance routing, so real MoE training is slower.");
+        effective.moe_router_force_load_balancing
+            ? "moe_router_force_load_balancing = true: expert loads are even, as estimated (and as most calibration "
+              "runs measured them); a benchmark setting that changes what training does."
+            : "Expert loads estimated even (most calibration runs force-balance routing); real routing waits for the "
+              "most loaded EP rank each layer, not modelled: sampling noise alone adds ~1-2%, a router's learned "
+              "skew more, so real MoE training is slower than this estimate.");
   }
   response->add_reasons(absl::StrCat(
       absl::StrFormat("%.0f tokens/s/GPU, %.0f model TFLOP/s/GPU; ", p.tokens_per_s_per_gpu, p.model_tflops_per_gpu),
