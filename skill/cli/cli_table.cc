@@ -417,7 +417,6 @@ std::string FormatEstimatePerformance(const v1::EstimatePerformanceResponse& r) 
   }
   out += Reasons(r.reasons());
   for (const auto& a : r.assumptions()) absl::StrAppend(&out, "  assumption: ", a, "\n");
-  for (const auto& d : r.defaults()) absl::StrAppend(&out, "  default: ", d, "\n");
   return out;
 }
 
