@@ -204,11 +204,18 @@ const std::vector<std::string>* ConfigFieldsRead(absl::string_view rpc) {
 }
 
 bool CollapsedInLeanSchemas(absl::string_view message) {
-  return message == "ModelArchitecture" || message == "SystemSpec";
+  return message == "SystemSpec" || message == "ParallelConfig";
 }
 
-std::string LeanFieldListTool(absl::string_view message) {
-  return message == "SystemSpec" ? "get_system" : "get_model";
+LeanHome LeanHomeOf(absl::string_view message) {
+  if (message == "ModelRef") return {"get_model", "model", false};
+  if (message == "Placement") return {"validate", "placement", false};
+  if (message == "ParallelConfig") return {"validate", "config", false};
+  if (message == "ModelArchitecture") {
+    return {"get_model", "answer, model.arch (print a catalog model and edit it)", false, false};
+  }
+  if (message == "SystemSpec") return {"get_system", "system_spec", false};
+  return {};
 }
 
 bool HiddenInLeanSchemas(absl::string_view message, absl::string_view field) {

@@ -1,0 +1,123 @@
+#include "server/mcp/answer_view.h"
+
+#include <memory>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "parplan/v1/planner.pb.h"
+#include "server/api/json_codec.h"
+
+namespace parplan {
+namespace mcp {
+namespace {
+
+using google::protobuf::Descriptor;
+using google::protobuf::FieldDescriptor;
+using Json = nlohmann::ordered_json;
+
+// Whether a printed value is its field's default (0, false, "", "0", []).
+bool IsDefault(const Json& v) {
+  if (v.is_boolean()) return !v.get<bool>();
+  if (v.is_number()) return v == 0;
+  if (v.is_string()) return v.get<std::string>().empty() || v.get<std::string>() == "0";
+  if (v.is_array() || v.is_object()) return v.empty();
+  return v.is_null();
+}
+
+// Walks `json` (printed from a message of type `d`) and leaves out the
+// default-valued fields without presence of every ParallelConfig in it.
+void DropConfigDefaults(const Descriptor& d, Json* json) {
+  if (!json->is_object()) return;
+  for (int i = 0; i < d.field_count(); ++i) {
+    const FieldDescriptor& f = *d.field(i);
+    auto it = json->find(f.name());
+    if (it == json->end()) continue;
+    if (d.name() == "ParallelConfig" && !f.has_presence() && IsDefault(*it)) {
+      json->erase(it);
+      continue;
+    }
+    if (f.cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE || f.is_map()) continue;
+    if (f.is_repeated()) {
+      for (Json& item : *it) DropConfigDefaults(*f.message_type(), &item);
+    } else {
+      DropConfigDefaults(*f.message_type(), &*it);
+    }
+  }
+}
+
+// A reason of `p` that says again what its own fields say.
+bool RestatesFields(const v1::PlanSummary& p, const std::string& reason) {
+  const std::string headline = absl::StrFormat("%.0f tokens/s/GPU, MFU %.1f%%, step %.2f s", p.tokens_per_s_per_gpu(),
+                                               100 * p.mfu(), p.step_time_s());
+  return absl::StartsWith(reason, headline) || absl::StartsWith(reason, "Memory: peak ") ||
+         absl::StartsWith(reason, absl::StrFormat("MFU %.1f%% against the ", 100 * p.mfu())) ||
+         reason == absl::StrCat("Uncertainty of the step time ", p.uncertainty_basis()) ||
+         absl::StartsWith(reason, "gbs not given: ");
+}
+
+// Every plan: the reasons its own fields say again are left out.
+void CutRestated(v1::PlanSummary* p) {
+  google::protobuf::RepeatedPtrField<std::string> kept;
+  for (const std::string& r : p->reasons()) {
+    if (!RestatesFields(*p, r)) *kept.Add() = r;
+  }
+  p->mutable_reasons()->Swap(&kept);
+}
+
+// A plan below the first: what ranks it, without what one call on its
+// config gives back.
+void CutAlternative(v1::PlanSummary* p) {
+  p->clear_bridge_overrides();
+  p->clear_breakdown();
+  for (auto& v : *p->mutable_violations()) {
+    if (v.severity() == "error") continue;
+    v.clear_fields();
+    v.clear_fix();
+    v.clear_source();
+  }
+}
+
+// The starting point and the rejected examples: label, config, numbers, errors.
+void CutExample(v1::PlanSummary* p) {
+  p->clear_bridge_overrides();
+  p->clear_breakdown();
+  p->clear_reasons();
+  google::protobuf::RepeatedPtrField<v1::Violation> errors;
+  for (const auto& v : p->violations()) {
+    if (v.severity() == "error") *errors.Add() = v;
+  }
+  p->mutable_violations()->Swap(&errors);
+}
+
+void CutRecommend(v1::RecommendResponse* r) {
+  for (int i = 0; i < r->plans_size(); ++i) {
+    CutRestated(r->mutable_plans(i));
+    if (i > 0) CutAlternative(r->mutable_plans(i));
+  }
+  if (r->has_starting_point()) CutExample(r->mutable_starting_point());
+  auto* rejected = r->mutable_rejected();
+  if (rejected->has_best_invalid()) CutExample(rejected->mutable_best_invalid());
+  if (rejected->has_best_not_fitting()) CutExample(rejected->mutable_best_not_fitting());
+  if (rejected->has_best_dominated()) CutExample(rejected->mutable_best_dominated());
+}
+
+}  // namespace
+
+Json StructuredAnswer(const google::protobuf::Message& response) {
+  const google::protobuf::Message* shown = &response;
+  std::unique_ptr<google::protobuf::Message> copy;
+  if (const auto* r = dynamic_cast<const v1::RecommendResponse*>(&response)) {
+    auto cut = std::make_unique<v1::RecommendResponse>(*r);
+    CutRecommend(cut.get());
+    copy = std::move(cut);
+    shown = copy.get();
+  }
+  Json json = Json::parse(api::MessageToJson(*shown, /*pretty=*/false), nullptr, /*allow_exceptions=*/false);
+  DropConfigDefaults(*shown->GetDescriptor(), &json);
+  return json;
+}
+
+}  // namespace mcp
+}  // namespace parplan
