@@ -31,8 +31,8 @@ bool WellKnown(const Descriptor& d) { return d.file()->package() == "google.prot
 // every message is described in the JSON Schema export.
 bool Described(const std::string& message) {
   static const auto* described = new std::set<std::string>{
-      "PlanSummary",  "PerformanceBreakdown", "RejectedPlans",    "Violation",   "ResolvedSetting", "StageLayers",
-      "StageMemory", "MemorySuggestion",     "GroupKindSummary", "ModelSummary"};
+      "PlanSummary", "PerformanceBreakdown", "RejectedPlans",    "Violation",        "ResolvedSetting",
+      "StageLayers", "StageMemory",          "MemorySuggestion", "GroupKindSummary", "ModelSummary"};
   return described->count(message) > 0;
 }
 
@@ -69,7 +69,9 @@ class OutputWriter {
     if (f.cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) return Json::object();
     const Descriptor& d = *f.message_type();
     if (WellKnown(d)) return Json::object();
-    if (!Described(d.name()) && ArgumentFieldList(d.name()).empty()) return {{"type", "object"}};
+    if (!Described(d.name()) && ArgumentFieldList(d.name()).empty()) {
+      return {{"type", f.is_repeated() ? "array" : "object"}};
+    }
     Define(d);
     Json value = {{"$ref", absl::StrCat("#/$defs/", d.name())}};
     if (!f.is_repeated()) return value;

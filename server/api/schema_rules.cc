@@ -208,13 +208,12 @@ bool CollapsedInLeanSchemas(absl::string_view message) {
 }
 
 LeanHome LeanHomeOf(absl::string_view message) {
-  if (message == "ModelRef") return {"get_model", "model", false};
-  if (message == "Placement") return {"validate", "placement", false};
-  if (message == "ParallelConfig") return {"validate", "config", false};
-  if (message == "ModelArchitecture") {
-    return {"get_model", "answer, model.arch (print a catalog model and edit it)", false, false};
-  }
-  if (message == "SystemSpec") return {"get_system", "system_spec", false};
+  if (message == "ModelRef") return {"get_model", "model"};
+  if (message == "Placement") return {"validate", "placement"};
+  if (message == "ParallelConfig") return {"validate", "config"};
+  if (message == "ModelArchitecture")
+    return {"get_model", "answer, model.arch (print a catalog model and edit it)", false};
+  if (message == "SystemSpec") return {"get_system", "system_spec"};
   return {};
 }
 

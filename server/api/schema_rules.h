@@ -45,16 +45,15 @@ const std::vector<std::string>* ConfigFieldsRead(absl::string_view rpc);
 bool CollapsedInLeanSchemas(absl::string_view message);
 
 // Where the lean schemas list a request message that several tools take:
-// its home tool and the argument's path there; the other tools point to it.
-// `names_fields`: the pointers still name the fields and their JSON types
-// (small messages); `listed`: false when no schema lists the fields and the
-// home tool's answer shows them (the inline model architecture: get_model
-// prints every field of a catalog model's, to copy and edit). Empty `tool`
-// for messages listed in every tool.
+// its home tool and the argument's path there; the other tools point to it
+// (tools/list carries each list once: it must stay within 24 KiB).
+// `listed`: false when no schema lists the fields and the home tool's answer
+// shows them (the inline model architecture: get_model prints every field
+// of a catalog model's, to copy and edit). Empty `tool` for messages listed
+// in every tool.
 struct LeanHome {
   std::string tool;
   std::string path;
-  bool names_fields = false;
   bool listed = true;
 };
 LeanHome LeanHomeOf(absl::string_view message);

@@ -247,25 +247,14 @@ class SchemaWriter {
   }
 
   // `d` where another tool lists it: its first sentence, where its fields
-  // are listed, and (for a small message) its fields' names and JSON types;
-  // a config names the fields this tool reads.
+  // are listed, what this tool requires of it; a config names the fields
+  // this tool reads.
   OrderedJson Pointer(const Descriptor& d, const LeanHome& home, const std::string& path) {
     std::string text = absl::StrCat(LeanText(CommentOf(d)), kFieldsPointer, home.tool, "'s ", home.path);
     const std::vector<std::string>* read = d.name() == "ParallelConfig" ? ConfigFieldsRead(rpc_) : nullptr;
     if (read != nullptr) absl::StrAppend(&text, " (this tool reads ", absl::StrJoin(*read, ", "), ")");
     text += ".";
     OrderedJson schema = {{"type", "object"}, {"description", text}};
-    if (!home.names_fields) return schema;
-    OrderedJson properties = OrderedJson::object();
-    for (int i = 0; i < d.field_count(); ++i) {
-      const FieldDescriptor& f = *d.field(i);
-      if (f.cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
-        properties[f.name()] = {{"type", "object"}};
-      } else {
-        properties[f.name()] = {{"type", Scalar(f, nullptr)["type"]}};
-      }
-    }
-    schema["properties"] = std::move(properties);
     const std::vector<std::string> required = RequiredFields(rpc_, path);
     if (!required.empty()) schema["required"] = required;
     if (AllOneOf(d)) schema["maxProperties"] = 1;

@@ -89,9 +89,9 @@ std::string SummarizeGetModel(const v1::GetModelResponse& r) {
 std::string SummarizeListSystems(const v1::ListSystemsResponse& r) {
   std::string out = absl::StrCat(r.systems_size(), " systems:\n");
   for (const auto& s : r.systems()) {
-    absl::StrAppend(&out, absl::StrFormat("  %s (%s): %s, %.0f GB HBM, NVLink domain %d, %d GPUs/node\n", s.id(),
-                                          s.name(), s.gpu_arch(), s.hbm_gb(), s.nvlink_domain_size(),
-                                          s.gpus_per_node()));
+    absl::StrAppend(&out,
+                    absl::StrFormat("  %s (%s): %s, %.0f GB HBM, NVLink domain %d, %d GPUs/node\n", s.id(), s.name(),
+                                    s.gpu_arch(), s.hbm_gb(), s.nvlink_domain_size(), s.gpus_per_node()));
   }
   return out;
 }
@@ -116,10 +116,10 @@ std::string World(const v1::WorldSizing& w) {
 }
 
 std::string SummarizeMinGpus(const v1::MinGpusResponse& r) {
-  std::string out = absl::StrCat("min GPUs ", r.min_gpus(), " (naive product ", r.naive_product(),
-                                 "); dense mesh TP*CP ", r.dense_mesh(), ", expert mesh EP*ETP ", r.expert_mesh(),
-                                 " (ETP ", r.etp(), "); next valid world sizes ",
-                                 absl::StrJoin(r.next_valid_world_sizes(), ", "), "\n");
+  std::string out =
+      absl::StrCat("min GPUs ", r.min_gpus(), " (naive product ", r.naive_product(), "); dense mesh TP*CP ",
+                   r.dense_mesh(), ", expert mesh EP*ETP ", r.expert_mesh(), " (ETP ", r.etp(),
+                   "); next valid world sizes ", absl::StrJoin(r.next_valid_world_sizes(), ", "), "\n");
   if (r.has_world()) out += World(r.world());
   out += Reasons(r.reasons(), 2);
   out += Findings(r.violations());
@@ -184,13 +184,12 @@ std::string SummarizeEstimatePerformance(const v1::EstimatePerformanceResponse& 
   if (r.step_time_s() > 0) {
     const auto& b = r.breakdown();
     absl::StrAppend(
-        &out,
-        absl::StrFormat("%.0f tokens/s/GPU (±%.0f%%), MFU %.1f%%, step %.2f s; compute %.0f%%, exposed comm TP "
-                        "%.2f CP %.2f EP %.2f DP %.2f PP %.2f s, bubble %.2f s; peak %s of %s (%s)\n",
-                        r.tokens_per_s_per_gpu(), 100 * r.uncertainty(), 100 * r.mfu(), r.step_time_s(),
-                        100 * b.compute_s() / r.step_time_s(), b.tp_comm_s(), b.cp_comm_s(), b.ep_comm_s(),
-                        b.dp_comm_s(), b.pp_comm_s(), b.bubble_s(), GiB(r.memory_peak_bytes()),
-                        GiB(r.memory_capacity_bytes()), r.fits() ? "fits" : "DOES NOT FIT"));
+        &out, absl::StrFormat("%.0f tokens/s/GPU (±%.0f%%), MFU %.1f%%, step %.2f s; compute %.0f%%, exposed comm TP "
+                              "%.2f CP %.2f EP %.2f DP %.2f PP %.2f s, bubble %.2f s; peak %s of %s (%s)\n",
+                              r.tokens_per_s_per_gpu(), 100 * r.uncertainty(), 100 * r.mfu(), r.step_time_s(),
+                              100 * b.compute_s() / r.step_time_s(), b.tp_comm_s(), b.cp_comm_s(), b.ep_comm_s(),
+                              b.dp_comm_s(), b.pp_comm_s(), b.bubble_s(), GiB(r.memory_peak_bytes()),
+                              GiB(r.memory_capacity_bytes()), r.fits() ? "fits" : "DOES NOT FIT"));
   }
   out += Findings(r.violations());
   return out;
