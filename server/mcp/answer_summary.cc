@@ -1,5 +1,6 @@
 #include "server/mcp/answer_summary.h"
 
+#include <cctype>
 #include <map>
 
 #include "absl/strings/match.h"
@@ -23,7 +24,13 @@ std::string GiB(int64_t bytes) { return absl::StrFormat("%.1f GiB", bytes / kGiB
 // The first sentence of `text`, cut at a clause when longer than kReasonChars.
 std::string Short(const std::string& text) {
   std::string out = text;
-  if (const size_t end = out.find(". "); end != std::string::npos) out.resize(end + 1);
+  // A sentence ends at ". " before a capital ("e.g. 8" goes on).
+  for (size_t end = out.find(". "); end != std::string::npos; end = out.find(". ", end + 1)) {
+    if (end + 2 < out.size() && std::isupper(static_cast<unsigned char>(out[end + 2]))) {
+      out.resize(end + 1);
+      break;
+    }
+  }
   if (out.size() <= kReasonChars) return out;
   size_t cut = out.find_first_of(":;", 40);
   if (cut == std::string::npos || cut > kReasonChars) cut = out.rfind(' ', kReasonChars);
