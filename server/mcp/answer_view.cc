@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -92,15 +93,28 @@ void CutExample(v1::PlanSummary* p) {
 }
 
 void CutRecommend(v1::RecommendResponse* r) {
+  // Every plan of one answer shares its uncertainty basis: plan 1 says it.
+  const std::string basis = r->plans().empty() ? "" : r->plans(0).uncertainty_basis();
+  auto shared_basis = [&](v1::PlanSummary* p) {
+    if (!basis.empty() && p->uncertainty_basis() == basis) p->clear_uncertainty_basis();
+  };
   for (int i = 0; i < r->plans_size(); ++i) {
     CutRestated(r->mutable_plans(i));
-    if (i > 0) CutAlternative(r->mutable_plans(i));
+    if (i > 0) {
+      CutAlternative(r->mutable_plans(i));
+      shared_basis(r->mutable_plans(i));
+    }
   }
-  if (r->has_starting_point()) CutExample(r->mutable_starting_point());
+  std::vector<v1::PlanSummary*> examples;
+  if (r->has_starting_point()) examples.push_back(r->mutable_starting_point());
   auto* rejected = r->mutable_rejected();
-  if (rejected->has_best_invalid()) CutExample(rejected->mutable_best_invalid());
-  if (rejected->has_best_not_fitting()) CutExample(rejected->mutable_best_not_fitting());
-  if (rejected->has_best_dominated()) CutExample(rejected->mutable_best_dominated());
+  if (rejected->has_best_invalid()) examples.push_back(rejected->mutable_best_invalid());
+  if (rejected->has_best_not_fitting()) examples.push_back(rejected->mutable_best_not_fitting());
+  if (rejected->has_best_dominated()) examples.push_back(rejected->mutable_best_dominated());
+  for (v1::PlanSummary* p : examples) {
+    CutExample(p);
+    shared_basis(p);
+  }
 }
 
 }  // namespace

@@ -10,7 +10,9 @@
 //   plan 1 keeps everything else; plans 2.. leave out bridge_overrides (ask
 //   render_config), their breakdown (estimate_performance) and their
 //   warnings' fields, fix and source (validate); the starting point and the
-//   rejected examples keep their label, config, numbers and errors.
+//   rejected examples keep their label, config, numbers and errors; a plan
+//   or example whose uncertainty_basis is plan 1's leaves it empty (every
+//   plan of an answer shares it).
 // The gRPC service, the HTTP JSON API and the CLI's --json answer in full;
 // every number kept here is the same there.
 #ifndef PARPLAN_SERVER_MCP_ANSWER_VIEW_H_

@@ -82,6 +82,8 @@ TEST(McpAnswerViewTest, RecommendKeepsEveryNumberAndCutsOnlyWhatRepeats) {
     } else {
       EXPECT_EQ(c["bridge_overrides"], "");
       EXPECT_FALSE(c.contains("breakdown"));
+      EXPECT_EQ(c["uncertainty_basis"],
+                p.uncertainty_basis() == full.plans(0).uncertainty_basis() ? std::string() : p.uncertainty_basis());
     }
   }
   ExpectSameNumbers(full.starting_point(), cut["starting_point"]);
