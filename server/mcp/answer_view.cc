@@ -117,17 +117,33 @@ void CutRecommend(v1::RecommendResponse* r) {
   }
 }
 
+// The catalog's systems: their figures; each one's sources and notes come
+// with get_system.
+void CutListSystems(v1::ListSystemsResponse* r) {
+  for (auto& system : *r->mutable_systems()) {
+    system.clear_sources();
+    system.clear_notes();
+  }
+}
+
+// A copy of `response` with `cut` applied, when it is a `Response`.
+template <typename Response>
+void CutAs(const google::protobuf::Message& response, void (*cut)(Response*),
+           std::unique_ptr<google::protobuf::Message>* copy) {
+  if (const auto* r = dynamic_cast<const Response*>(&response)) {
+    auto cut_copy = std::make_unique<Response>(*r);
+    cut(cut_copy.get());
+    *copy = std::move(cut_copy);
+  }
+}
+
 }  // namespace
 
 Json StructuredAnswer(const google::protobuf::Message& response) {
-  const google::protobuf::Message* shown = &response;
   std::unique_ptr<google::protobuf::Message> copy;
-  if (const auto* r = dynamic_cast<const v1::RecommendResponse*>(&response)) {
-    auto cut = std::make_unique<v1::RecommendResponse>(*r);
-    CutRecommend(cut.get());
-    copy = std::move(cut);
-    shown = copy.get();
-  }
+  CutAs<v1::RecommendResponse>(response, &CutRecommend, &copy);
+  CutAs<v1::ListSystemsResponse>(response, &CutListSystems, &copy);
+  const google::protobuf::Message* shown = copy != nullptr ? copy.get() : &response;
   Json json = Json::parse(api::MessageToJson(*shown, /*pretty=*/false), nullptr, /*allow_exceptions=*/false);
   DropConfigDefaults(*shown->GetDescriptor(), &json);
   return json;

@@ -12,7 +12,9 @@
 //   warnings' fields, fix and source (validate); the starting point and the
 //   rejected examples keep their label, config, numbers and errors; a plan
 //   or example whose uncertainty_basis is plan 1's leaves it empty (every
-//   plan of an answer shares it).
+//   plan of an answer shares it);
+// - list_systems: each system's figures, without its sources and notes
+//   (get_system gives them for one system).
 // The gRPC service, the HTTP JSON API and the CLI's --json answer in full;
 // every number kept here is the same there.
 #ifndef PARPLAN_SERVER_MCP_ANSWER_VIEW_H_

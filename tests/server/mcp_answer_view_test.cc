@@ -113,6 +113,20 @@ TEST(McpAnswerViewTest, OtherAnswersArePrintedWholeButTheirConfigs) {
   EXPECT_EQ(cut["errors"], 0);  // outside configs every field is printed
 }
 
+TEST(McpAnswerViewTest, ListSystemsLeavesSourcesAndNotesToGetSystem) {
+  v1::ListSystemsResponse systems;
+  auto* s = systems.add_systems();
+  s->set_id("h100-sxm");
+  s->set_hbm_gb(80);
+  (*s->mutable_sources())["hbm_gb"] = "datasheet";
+  s->add_notes("a long note");
+  const Json cut = StructuredAnswer(systems);
+  EXPECT_EQ(cut["systems"][0]["id"], "h100-sxm");
+  EXPECT_EQ(cut["systems"][0]["hbm_gb"], 80);
+  EXPECT_TRUE(cut["systems"][0]["sources"].empty());
+  EXPECT_TRUE(cut["systems"][0]["notes"].empty());
+}
+
 }  // namespace
 }  // namespace mcp
 }  // namespace parplan
