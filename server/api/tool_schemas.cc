@@ -225,8 +225,9 @@ class SchemaWriter {
     }
     if (dir_ == Direction::kInput && !bare_) {
       // The request parts most tools share (model, placement, config) are
-      // listed in full in one tool, their home; the others point there with
-      // their fields' names and types, so tools/list carries each list once.
+      // listed in full in one tool, their home; the others point there (a
+      // config naming the fields the tool reads), so tools/list carries each
+      // list once.
       const LeanHome home = LeanHomeOf(d.name());
       if (!home.tool.empty() && (ToolName(rpc_) != home.tool || !home.listed)) return Pointer(d, home, path);
     }
@@ -264,17 +265,14 @@ class SchemaWriter {
   // An object's properties, required fields and description.
   OrderedJson Body(const Descriptor& d, const std::string& path) {
     const bool lean = detail_ == Detail::kLean;
-    const std::vector<std::string>* read =
-        d.name() == "ParallelConfig" && path == "config" ? ConfigFieldsRead(rpc_) : nullptr;
     OrderedJson properties = OrderedJson::object();
     for (int i = 0; i < d.field_count(); ++i) {
       const FieldDescriptor& f = *d.field(i);
-      if (lean && read != nullptr && std::find(read->begin(), read->end(), f.name()) == read->end()) continue;
       if (lean && HiddenInLeanSchemas(d.name(), f.name())) continue;
       properties[f.name()] = Field(f, path.empty() ? f.name() : absl::StrCat(path, ".", f.name()));
     }
-    // What a call must give; an answer's fields are all printed (proto3 JSON
-    // with every primitive field), and none is "required" of the server.
+    // What a call must give. The export's results name none (MCP's
+    // outputSchemas do: server/api/output_schemas.h).
     const std::vector<std::string> required =
         dir_ == Direction::kInput ? RequiredFields(rpc_, path) : std::vector<std::string>{};
     for (const std::string& name : required) {
@@ -287,9 +285,6 @@ class SchemaWriter {
     OrderedJson schema = {{"type", "object"}};
     std::string text = CommentOf(d);
     if (lean) text = LeanText(text);
-    if (read != nullptr && lean) {
-      absl::StrAppend(&text, text.empty() ? "" : " ", "Only the fields this tool reads.");
-    }
     AddDescription(&schema, text);
     schema["properties"] = std::move(properties);
     if (!required.empty()) schema["required"] = required;

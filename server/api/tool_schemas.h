@@ -27,8 +27,9 @@ struct ToolSchema {
   std::string description;  // the RPC's comment
   // The arguments, lean and self-contained (MCP tools/list, OpenAI
   // functions): first-sentence descriptions, bounds, enums and required
-  // fields; the inline model architecture and system figures field by field
-  // with types only; only the config fields the tool reads.
+  // fields; model, placement, config and the system figures listed in one
+  // tool each (schema_rules.h LeanHomeOf; config and system figures with
+  // types and closed sets only), the other tools pointing there.
   OrderedJson input_schema;
   // The result (MCP outputSchema, server/api/output_schemas.h): the fields
   // every answer prints in `required`, its items described through $defs.
