@@ -230,6 +230,10 @@ std::string PlanLine(const v1::PlanSummary& p) {
 std::string SummarizeRecommend(const v1::RecommendResponse& r) {
   std::string out;
   if (r.has_model()) absl::StrAppend(&out, ModelLine(r.model()), ", seq ", r.seq_length(), ", gbs ", r.gbs(), "\n");
+  // A defaulted sequence length is the answer's largest assumption.
+  for (const auto& reason : r.reasons()) {
+    if (absl::StartsWith(reason, "seq_length not given")) absl::StrAppend(&out, "  ", Short(reason), "\n");
+  }
   if (!r.feasible()) absl::StrAppend(&out, "NO FEASIBLE PLAN: ", Short(r.infeasible_reason()), "\n");
   for (const auto& p : r.plans()) {
     absl::StrAppend(&out, "#", p.rank(), " ", PlanLine(p));
