@@ -209,11 +209,17 @@ const std::vector<std::string>* ConfigFieldsRead(absl::string_view rpc) {
 }
 
 bool CollapsedInLeanSchemas(absl::string_view message) {
-  return message == "ModelArchitecture" || message == "SystemSpec";
+  return message == "SystemSpec" || message == "ParallelConfig";
 }
 
-std::string LeanFieldListTool(absl::string_view message) {
-  return message == "SystemSpec" ? "get_system" : "get_model";
+LeanHome LeanHomeOf(absl::string_view message) {
+  if (message == "ModelRef") return {"get_model", "model"};
+  if (message == "Placement") return {"validate", "placement"};
+  if (message == "ParallelConfig") return {"validate", "config"};
+  if (message == "ModelArchitecture")
+    return {"get_model", "answer, model.arch (print a catalog model and edit it)", false};
+  if (message == "SystemSpec") return {"get_system", "system_spec"};
+  return {};
 }
 
 bool HiddenInLeanSchemas(absl::string_view message, absl::string_view field) {

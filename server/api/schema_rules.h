@@ -41,13 +41,22 @@ const std::vector<std::string>* ConfigFieldsRead(absl::string_view rpc);
 
 // Messages the lean schemas list with bare fields (types and closed sets,
 // no descriptions or bounds; their full schemas are in the json-schema
-// export) in one tool only, LeanFieldListTool: the inline model
-// architecture and system figures.
+// export) in their home tool: the system figures and the config.
 bool CollapsedInLeanSchemas(absl::string_view message);
-// The tool whose lean schema lists a collapsed message field by field (the
-// others point to it): get_model for ModelArchitecture, get_system for
-// SystemSpec.
-std::string LeanFieldListTool(absl::string_view message);
+
+// Where the lean schemas list a request message that several tools take:
+// its home tool and the argument's path there; the other tools point to it
+// (tools/list carries each list once: it must stay within 24 KiB).
+// `listed`: false when no schema lists the fields and the home tool's answer
+// shows them (the inline model architecture: get_model prints every field
+// of a catalog model's, to copy and edit). Empty `tool` for messages listed
+// in every tool.
+struct LeanHome {
+  std::string tool;
+  std::string path;
+  bool listed = true;
+};
+LeanHome LeanHomeOf(absl::string_view message);
 
 // Fields the lean schemas leave out (still accepted; in the json-schema
 // export): SystemSpec's second spelling of each figure (SystemInfo's names,

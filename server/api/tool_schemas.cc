@@ -6,10 +6,12 @@
 #include <map>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "core/util/field_error.h"
+#include "server/api/output_schemas.h"
 #include "server/api/schema_rules.h"
 #include "google/protobuf/descriptor.pb.h"
 
@@ -35,8 +37,6 @@ enum class Detail { kLean, kShared };
 
 // How a collapsed object names the tool that lists its fields.
 constexpr char kFieldsPointer[] = " Its fields: as in ";
-// The tool whose lean schema lists every config field.
-constexpr char kConfigFieldListTool[] = "validate";
 
 // A comment block as one paragraph: lines trimmed and joined by spaces.
 std::string Paragraph(const std::string& text) {
@@ -192,7 +192,7 @@ class SchemaWriter {
       const std::string inner = schema["description"].get<std::string>();
       const size_t pointer = inner.find(kFieldsPointer);  // where a collapsed object's fields are listed
       if (lean && pointer != std::string::npos && !text.empty()) {
-        text = absl::StrCat(text, inner.substr(pointer));
+        text = absl::StrCat(text, absl::EndsWith(text, ".") ? "" : ".", inner.substr(pointer));
       } else {
         text = text.empty() ? inner : (lean ? text : absl::StrCat(text, " ", inner));
       }
@@ -223,26 +223,19 @@ class SchemaWriter {
     for (const Descriptor* open : stack_) {
       if (open == &d) return {{"type", "object"}, {"description", absl::StrCat(d.full_name(), " (recursive)")}};
     }
-    if (dir_ == Direction::kInput && d.name() == "ParallelConfig" && ConfigFieldsRead(rpc_) == nullptr &&
-        ToolName(rpc_) != kConfigFieldListTool) {
-      // Every tool that reads the whole config points at one list of its
-      // fields (with their bounds and closed sets), so tools/list carries it once.
-      return {
-          {"type", "object"},
-          {"description", absl::StrCat(LeanText(CommentOf(d)), kFieldsPointer, kConfigFieldListTool, "'s config.")}};
+    if (dir_ == Direction::kInput && !bare_) {
+      // The request parts most tools share (model, placement, config) are
+      // listed in full in one tool, their home; the others point there (a
+      // config naming the fields the tool reads), so tools/list carries each
+      // list once.
+      const LeanHome home = LeanHomeOf(d.name());
+      if (!home.tool.empty() && (ToolName(rpc_) != home.tool || !home.listed)) return Pointer(d, home, path);
     }
     if (dir_ == Direction::kInput && CollapsedInLeanSchemas(d.name()) && !bare_) {
       // Field by field (types and closed sets of values, without words or
       // bounds: those are in the JSON Schema export, and the server names any
       // wrong field precisely) in the tool that resolves it, get_model or
-      // get_system; the other tools point there, so that tools/list carries
-      // each list once.
-      const std::string home = LeanFieldListTool(d.name());
-      if (ToolName(rpc_) != home) {
-        return {{"type", "object"},
-                {"description", absl::StrCat(LeanText(CommentOf(d)), kFieldsPointer, home, "'s ",
-                                             d.name() == "SystemSpec" ? "system_spec" : "model.spec", ".")}};
-      }
+      // get_system.
       SchemaWriter bare(detail_, dir_, "", nullptr, /*bare=*/true);
       OrderedJson out = bare.Body(d, "");
       out["description"] = LeanText(CommentOf(d));
@@ -254,20 +247,32 @@ class SchemaWriter {
     return schema;
   }
 
+  // `d` where another tool lists it: its first sentence, where its fields
+  // are listed, what this tool requires of it; a config names the fields
+  // this tool reads.
+  OrderedJson Pointer(const Descriptor& d, const LeanHome& home, const std::string& path) {
+    std::string text = absl::StrCat(LeanText(CommentOf(d)), kFieldsPointer, home.tool, "'s ", home.path);
+    const std::vector<std::string>* read = d.name() == "ParallelConfig" ? ConfigFieldsRead(rpc_) : nullptr;
+    if (read != nullptr) absl::StrAppend(&text, " (this tool reads ", absl::StrJoin(*read, ", "), ")");
+    text += ".";
+    OrderedJson schema = {{"type", "object"}, {"description", text}};
+    const std::vector<std::string> required = RequiredFields(rpc_, path);
+    if (!required.empty()) schema["required"] = required;
+    if (AllOneOf(d)) schema["maxProperties"] = 1;
+    return schema;
+  }
+
   // An object's properties, required fields and description.
   OrderedJson Body(const Descriptor& d, const std::string& path) {
     const bool lean = detail_ == Detail::kLean;
-    const std::vector<std::string>* read =
-        d.name() == "ParallelConfig" && path == "config" ? ConfigFieldsRead(rpc_) : nullptr;
     OrderedJson properties = OrderedJson::object();
     for (int i = 0; i < d.field_count(); ++i) {
       const FieldDescriptor& f = *d.field(i);
-      if (lean && read != nullptr && std::find(read->begin(), read->end(), f.name()) == read->end()) continue;
       if (lean && HiddenInLeanSchemas(d.name(), f.name())) continue;
       properties[f.name()] = Field(f, path.empty() ? f.name() : absl::StrCat(path, ".", f.name()));
     }
-    // What a call must give; an answer's fields are all printed (proto3 JSON
-    // with every primitive field), and none is "required" of the server.
+    // What a call must give. The export's results name none (MCP's
+    // outputSchemas do: server/api/output_schemas.h).
     const std::vector<std::string> required =
         dir_ == Direction::kInput ? RequiredFields(rpc_, path) : std::vector<std::string>{};
     for (const std::string& name : required) {
@@ -280,9 +285,6 @@ class SchemaWriter {
     OrderedJson schema = {{"type", "object"}};
     std::string text = CommentOf(d);
     if (lean) text = LeanText(text);
-    if (read != nullptr && lean) {
-      absl::StrAppend(&text, text.empty() ? "" : " ", "Only the fields this tool reads.");
-    }
     AddDescription(&schema, text);
     schema["properties"] = std::move(properties);
     if (!required.empty()) schema["required"] = required;
@@ -299,46 +301,6 @@ class SchemaWriter {
   bool bare_;
   std::vector<const Descriptor*> stack_;
 };
-
-// A result's top level for MCP's outputSchema: each field with its proto3
-// JSON type (64-bit integers as strings, nested messages as objects), no
-// words; structuredContent is that JSON, so the schema holds for every
-// answer. The field-by-field schema is in the JSON Schema export.
-OrderedJson LeanOutputSchema(const Descriptor& d) {
-  auto type_of = [](const FieldDescriptor& f) -> OrderedJson {
-    switch (f.cpp_type()) {
-      case FieldDescriptor::CPPTYPE_INT32:
-      case FieldDescriptor::CPPTYPE_UINT32:
-        return {{"type", "integer"}};
-      case FieldDescriptor::CPPTYPE_INT64:
-      case FieldDescriptor::CPPTYPE_UINT64:
-        return {{"type", "string"}};
-      case FieldDescriptor::CPPTYPE_DOUBLE:
-      case FieldDescriptor::CPPTYPE_FLOAT:
-        return {{"type", "number"}};
-      case FieldDescriptor::CPPTYPE_BOOL:
-        return {{"type", "boolean"}};
-      case FieldDescriptor::CPPTYPE_STRING:
-      case FieldDescriptor::CPPTYPE_ENUM:
-        return {{"type", "string"}};
-      case FieldDescriptor::CPPTYPE_MESSAGE:
-        return {{"type", "object"}};
-    }
-    return OrderedJson::object();
-  };
-  OrderedJson properties = OrderedJson::object();
-  for (int i = 0; i < d.field_count(); ++i) {
-    const FieldDescriptor& f = *d.field(i);
-    if (f.is_map()) {
-      properties[f.name()] = {{"type", "object"}};
-    } else if (f.is_repeated()) {
-      properties[f.name()] = {{"type", "array"}, {"items", type_of(f)}};
-    } else {
-      properties[f.name()] = type_of(f);
-    }
-  }
-  return {{"type", "object"}, {"properties", std::move(properties)}};
-}
 
 std::string TitleOf(absl::string_view rpc) {
   std::vector<std::string> words;
@@ -376,6 +338,7 @@ std::string ToolName(absl::string_view rpc) {
 
 std::vector<ToolSchema> ToolSchemasOf(const google::protobuf::ServiceDescriptor& service) {
   std::vector<ToolSchema> tools;
+  std::vector<OrderedJson> outputs = McpOutputSchemas(service);
   for (int i = 0; i < service.method_count(); ++i) {
     const auto& method = *service.method(i);
     ToolSchema t;
@@ -384,12 +347,12 @@ std::vector<ToolSchema> ToolSchemasOf(const google::protobuf::ServiceDescriptor&
     t.title = TitleOf(method.name());
     t.description = CommentOf(method);
     t.input_schema = SchemaWriter(Detail::kLean, Direction::kInput, t.rpc, nullptr).Top(*method.input_type());
-    t.output_schema = LeanOutputSchema(*method.output_type());
     t.shared_defs = OrderedJson::object();
     t.shared_input_schema =
         SchemaWriter(Detail::kShared, Direction::kInput, t.rpc, &t.shared_defs).Top(*method.input_type());
     t.shared_output_schema =
         SchemaWriter(Detail::kShared, Direction::kOutput, t.rpc, &t.shared_defs).Top(*method.output_type());
+    t.output_schema = std::move(outputs[i]);
     tools.push_back(std::move(t));
   }
   return tools;

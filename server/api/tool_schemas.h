@@ -27,11 +27,12 @@ struct ToolSchema {
   std::string description;  // the RPC's comment
   // The arguments, lean and self-contained (MCP tools/list, OpenAI
   // functions): first-sentence descriptions, bounds, enums and required
-  // fields; the inline model architecture and system figures field by field
-  // with types only; only the config fields the tool reads.
+  // fields; model, placement, config and the system figures listed in one
+  // tool each (schema_rules.h LeanHomeOf; config and system figures with
+  // types and closed sets only), the other tools pointing there.
   OrderedJson input_schema;
-  // The result's top level (MCP outputSchema): every field with its proto3
-  // JSON type, nested messages as objects.
+  // The result (MCP outputSchema, server/api/output_schemas.h): the fields
+  // every answer prints in `required`, its items described through $defs.
   OrderedJson output_schema;
   // Full schemas (JSON Schema export): every comment, nested messages as
   // $ref "#/$defs/<Message>" ("<Message>.result" in results), defined in
@@ -61,10 +62,9 @@ const std::vector<ToolSchema>& PlannerToolSchemas();
 absl::StatusOr<std::unique_ptr<google::protobuf::DescriptorPool>> PoolFromDescriptorSet(absl::string_view bytes);
 
 // The MCP `Tool` object: name, title, description, inputSchema,
-// outputSchema (the result's top level: results come as structuredContent
-// and the same JSON as text; their full schemas, too large for every
-// assistant's context, are in the JSON Schema export) and annotations
-// (read-only, closed world).
+// outputSchema (what structuredContent holds; the full schemas, with types
+// and words, too large for every assistant's context, are in the JSON
+// Schema export) and annotations (read-only, closed world).
 OrderedJson McpTool(const ToolSchema& tool);
 
 // Every tool in one format: kMcp = the tools/list result {"tools": [...]};

@@ -13,6 +13,8 @@
 #include "server/api/error_json.h"
 #include "server/api/json_codec.h"
 #include "server/api/tool_schemas.h"
+#include "server/mcp/answer_summary.h"
+#include "server/mcp/answer_view.h"
 
 namespace parplan {
 namespace mcp {
@@ -88,10 +90,9 @@ std::string CallTool(const Json& id, const Json& params, absl::Duration budget, 
   if (status.ok()) status = api::RunMethod(*method, *request, response.get(), absl::Now() + budget);
   absl::StrAppend(log_status, " status=", absl::StatusCodeToString(status.code()));
   if (!status.ok()) return Reply(id, ErrorResult(status));
-  const std::string text = api::MessageToJson(*response, /*pretty=*/false);
-  Json structured = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  return Reply(id, Json{{"content", Json::array({{{"type", "text"}, {"text", text}}})},
-                        {"structuredContent", std::move(structured)},
+  // The whole answer in structuredContent, a summary as text (MCP allows it).
+  return Reply(id, Json{{"content", Json::array({{{"type", "text"}, {"text", AnswerSummary(method->rpc, *response)}}})},
+                        {"structuredContent", StructuredAnswer(*response)},
                         {"isError", false}});
 }
 

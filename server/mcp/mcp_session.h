@@ -1,8 +1,10 @@
 // MCP's JSON-RPC 2.0 session, shared by the two MCP doors: stdio (`parplan
 // mcp`, skill/mcp/mcp_stdio.h, one message per line) and Streamable HTTP
 // (server/mcp/mcp_http.h). Every planner RPC is a tool (server/api/tool_schemas.h);
-// tools/call answers through the same in-process API and JSON converter as
-// the CLI, so the numbers match the CLI and the gRPC service exactly.
+// tools/call answers through the same in-process API as the CLI and the gRPC
+// service: structuredContent is that answer (server/mcp/answer_view.h says
+// what it leaves out; every number kept is the same), the text block a
+// compact summary of it (server/mcp/answer_summary.h).
 //
 // Supported: initialize (protocol versions 2025-11-25 and 2025-06-18; a
 // client asking for either gets it back, any other gets 2025-11-25), ping,

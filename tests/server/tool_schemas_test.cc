@@ -10,6 +10,7 @@
 #include <functional>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "absl/strings/match.h"
@@ -91,15 +92,9 @@ TEST(ToolSchemasTest, EveryArgumentIsDescribed) {
   }
 }
 
-// What an MCP client loads into an assistant's context stays small: the
-// whole tools/list result under 40,000 bytes (it was 226,892 before the lean
-// form: each tool repeated the full config, model and system schemas; 30,000
-// until each tool carried its outputSchema and the inline model and system
-// objects their fields, issue 25; 40,104 with the dispatcher fields of issue
-// 23 before the whole config was listed once, in validate).
-TEST(ToolSchemasTest, McpToolListIsLean) {
-  const std::string list = ExportTools(PlannerToolSchemas(), ToolFormat::kMcp).dump();
-  EXPECT_LE(list.size(), 40000u) << "tools/list is " << list.size() << " bytes";
+// MCP input schemas are self-contained (no $ref: not every client resolves
+// one); their size, with the whole tools/list, is tests/server/mcp_sizes_test.cc's.
+TEST(ToolSchemasTest, McpInputSchemasAreSelfContained) {
   for (const auto& tool : PlannerToolSchemas()) {
     const std::string one = tool.input_schema.dump();
     EXPECT_EQ(one.find("$ref"), std::string::npos) << tool.name << ": MCP schemas must be self-contained";
@@ -107,7 +102,9 @@ TEST(ToolSchemasTest, McpToolListIsLean) {
 }
 
 // Bounds come from the real limits, closed sets are enums, required fields
-// are listed, and a tool shows only the config fields it reads.
+// are listed; model, placement and config are listed once (get_model,
+// validate) and the other tools point there, a config naming the fields
+// the tool reads.
 TEST(ToolSchemasTest, LeanSchemasCarryBoundsEnumsAndRequired) {
   const ToolSchema* min_gpus = nullptr;
   const ToolSchema* recommend = nullptr;
@@ -130,14 +127,18 @@ TEST(ToolSchemasTest, LeanSchemasCarryBoundsEnumsAndRequired) {
   EXPECT_NE(pointer["description"].get<std::string>().find("Its fields: as in validate's config."), std::string::npos)
       << pointer.dump();
   EXPECT_EQ(config["moe_token_dispatcher_type"]["enum"], OrderedJson({"alltoall", "allgather", "flex"}));
-  EXPECT_EQ(config["tp"]["minimum"], 0);
-  EXPECT_EQ(config["tp"]["maximum"], 4096);
-  EXPECT_EQ(config["etp"]["minimum"], 1);
-  EXPECT_EQ(config["seq_length"]["maximum"], 16777216);
+  // The config's bounds are in the JSON Schema export (the lean list is bare).
+  EXPECT_EQ(config["tp"], OrderedJson({{"type", "integer"}}));
+  const OrderedJson& full = validate->shared_defs["ParallelConfig"]["properties"];
+  EXPECT_EQ(full["tp"]["minimum"], 0);
+  EXPECT_EQ(full["tp"]["maximum"], 4096);
+  EXPECT_EQ(full["etp"]["minimum"], 1);
+  EXPECT_EQ(full["seq_length"]["maximum"], 16777216);
+  EXPECT_EQ(validate->input_schema["properties"]["placement"]["properties"]["gpus"]["maximum"], 1048576);
   EXPECT_EQ(config["precision"]["enum"], OrderedJson({"bf16", "fp8-cs", "fp8-mx", "fp8-sc", "fp8-ds", "nvfp4"}));
   EXPECT_EQ(config["recompute_granularity"]["enum"], OrderedJson({"none", "selective", "full"}));
   EXPECT_EQ(config["recompute_modules"]["items"]["enum"][0], "core_attn");
-  EXPECT_EQ(config["recompute_modules"]["maxItems"], 16);
+  EXPECT_EQ(full["recompute_modules"]["maxItems"], 16);
   EXPECT_EQ(recommend->input_schema["required"], OrderedJson({"model", "placement"}));
   EXPECT_EQ(recommend->input_schema["properties"]["objective"]["enum"],
             OrderedJson({"throughput", "fewest-gpus", "headroom"}));
@@ -146,19 +147,20 @@ TEST(ToolSchemasTest, LeanSchemasCarryBoundsEnumsAndRequired) {
   EXPECT_EQ(recommend->input_schema["properties"]["model"]["minProperties"], 1);
   EXPECT_EQ(recommend->input_schema["properties"]["model"]["maxProperties"], 1);
   EXPECT_FALSE(min_gpus->input_schema["properties"]["model"].contains("minProperties"));
+  EXPECT_NE(recommend->input_schema["properties"]["model"]["description"].get<std::string>().find(
+                "Its fields: as in get_model's model."),
+            std::string::npos);
+  EXPECT_NE(recommend->input_schema["properties"]["placement"]["description"].get<std::string>().find(
+                "Its fields: as in validate's placement."),
+            std::string::npos);
   // ExplainLayout needs the world size.
   EXPECT_EQ(layout->input_schema["required"], OrderedJson({"placement"}));
   EXPECT_EQ(layout->input_schema["properties"]["placement"]["required"], OrderedJson({"gpus"}));
-  // MinGpus reads the mesh and the batch only.
-  const auto& min_config = min_gpus->input_schema["properties"]["config"]["properties"];
-  EXPECT_TRUE(min_config.contains("ep"));
-  EXPECT_TRUE(min_config.contains("gbs"));
-  EXPECT_FALSE(min_config.contains("recompute_granularity"));
-  EXPECT_FALSE(min_config.contains("precision"));
-  // The inline architecture is one described object, pointing at its full schema.
-  const auto& spec = recommend->input_schema["properties"]["model"]["properties"]["spec"];
-  EXPECT_EQ(spec["type"], "object");
-  EXPECT_FALSE(spec.contains("properties"));
+  // MinGpus reads the mesh and the batch only, and says so.
+  EXPECT_NE(min_gpus->input_schema["properties"]["config"]["description"].get<std::string>().find(
+                "as in validate's config (this tool reads tp, pp, cp, ep, etp, mbs, gbs)."),
+            std::string::npos)
+      << min_gpus->input_schema["properties"]["config"].dump();
 }
 
 // The JSON Schema export defines each message once and every $ref resolves.
@@ -272,7 +274,7 @@ TEST(ToolSchemasTest, OutputTypesFollowProto3Json) {
   // int64 prints as a decimal string; int32 as a number; inputs take integers.
   EXPECT_EQ(min_gpus->shared_output_schema["properties"]["min_gpus"]["type"], "string");
   EXPECT_EQ(min_gpus->shared_output_schema["properties"]["etp"]["type"], "integer");
-  EXPECT_EQ(min_gpus->input_schema["properties"]["config"]["properties"]["tp"]["type"], "integer");
+  EXPECT_EQ(PlannerToolSchemas()[5].input_schema["properties"]["config"]["properties"]["tp"]["type"], "integer");
   EXPECT_EQ(min_gpus->shared_output_schema["properties"]["world"]["$ref"], "#/$defs/WorldSizing.result");
   EXPECT_EQ(min_gpus->shared_defs["WorldSizing.result"]["properties"]["dp"]["type"], "string");
   // A oneof says so.
@@ -281,9 +283,10 @@ TEST(ToolSchemasTest, OutputTypesFollowProto3Json) {
 }
 
 }  // namespace
-// MCP tools carry an outputSchema (the result's top level, every field);
-// descriptions are whole sentences, never cut; the inline model and system
-// objects list their fields.
+// MCP tools carry an outputSchema (every field the answer prints is
+// required; items described through $defs); descriptions are whole
+// sentences, never cut; the inline model and system objects say where
+// their fields are.
 TEST(ToolSchemasTest, McpToolsCarryOutputSchemasAndWholeSentences) {
   const OrderedJson list = ExportTools(PlannerToolSchemas(), ToolFormat::kMcp);
   std::function<void(const OrderedJson&, const std::string&)> no_cut = [&](const OrderedJson& node,
@@ -305,24 +308,18 @@ TEST(ToolSchemasTest, McpToolsCarryOutputSchemasAndWholeSentences) {
     SCOPED_TRACE(name);
     ASSERT_TRUE(tool.contains("outputSchema"));
     EXPECT_EQ(tool["outputSchema"]["type"], "object");
-    EXPECT_FALSE(tool["outputSchema"]["properties"].empty());
-    EXPECT_FALSE(tool["outputSchema"].contains("required"));
+    EXPECT_TRUE(tool["outputSchema"].contains("required") || name == "get_model" || name == "get_system");
     no_cut(tool, name);
-    // The inline model and system fields are listed once, in get_model and
-    // get_system; every other tool's object says where.
+    // The inline model's fields are those get_model prints for a catalog
+    // model; the system's are listed once, in get_system (placement: in
+    // validate); every other tool's object says where.
     const OrderedJson& in = tool["inputSchema"]["properties"];
-    if (in.contains("model")) {
+    if (name == "get_model") {
       const OrderedJson& spec = in["model"]["properties"]["spec"];
-      if (name == "get_model") {
-        EXPECT_TRUE(spec["properties"].contains("num_layers"));
-        EXPECT_TRUE(spec["properties"].contains("position_embedding_type"));
-        EXPECT_EQ(spec["properties"]["normalization"]["enum"], OrderedJson({"RMSNorm", "LayerNorm"}));
-      } else {
-        EXPECT_NE(spec["description"].get<std::string>().find("as in get_model's model.spec"), std::string::npos);
-      }
+      EXPECT_NE(spec["description"].get<std::string>().find("as in get_model's answer, model.arch"), std::string::npos);
     }
     const OrderedJson* system = in.contains("system_spec") ? &in["system_spec"]
-                                : in.contains("placement") ? &in["placement"]["properties"]["system_spec"]
+                                : name == "validate"       ? &in["placement"]["properties"]["system_spec"]
                                                            : nullptr;
     if (system != nullptr) {
       if (name == "get_system") {
@@ -333,6 +330,38 @@ TEST(ToolSchemasTest, McpToolsCarryOutputSchemasAndWholeSentences) {
                   std::string::npos);
       }
     }
+  }
+}
+
+// recommend's plan items are described down to their fields with
+// `required` (server/api/output_schemas.h), the starting point and the
+// rejected plans are the same definition, and a message described in an
+// earlier tool's schema is named there.
+TEST(ToolSchemasTest, OutputSchemasDescribePlanItems) {
+  const OrderedJson list = ExportTools(PlannerToolSchemas(), ToolFormat::kMcp);
+  std::map<std::string, OrderedJson> out;
+  for (const OrderedJson& tool : list["tools"]) out[tool["name"]] = tool["outputSchema"];
+  const OrderedJson& recommend = out["recommend"];
+  EXPECT_EQ(recommend["properties"]["plans"]["items"]["$ref"], "#/$defs/PlanSummary");
+  EXPECT_EQ(recommend["properties"]["starting_point"]["$ref"], "#/$defs/PlanSummary");
+  const OrderedJson& plan = recommend["$defs"]["PlanSummary"];
+  for (const char* field : {"rank", "label", "gpus", "tokens_per_s_per_gpu", "mfu", "memory_peak_bytes", "fits",
+                            "reasons", "violations", "bridge_overrides", "uncertainty"}) {
+    EXPECT_NE(std::find(plan["required"].begin(), plan["required"].end(), field), plan["required"].end()) << field;
+  }
+  // Messages are printed only when set: not required.
+  EXPECT_EQ(std::find(plan["required"].begin(), plan["required"].end(), "config"), plan["required"].end());
+  EXPECT_EQ(plan["properties"]["breakdown"]["$ref"], "#/$defs/PerformanceBreakdown");
+  EXPECT_TRUE(recommend["$defs"]["RejectedPlans"]["properties"].contains("best_dominated"));
+  EXPECT_NE(recommend["$defs"]["ParallelConfig"]["description"].get<std::string>().find("validate's config"),
+            std::string::npos);
+  // Violation is described in min_gpus (the first tool whose answer has it), named elsewhere.
+  EXPECT_TRUE(out["min_gpus"]["$defs"]["Violation"]["required"].size() == 6u);
+  EXPECT_EQ(recommend["$defs"]["Violation"]["description"], "See min_gpus.");
+  // Every $ref resolves inside its own schema.
+  for (const auto& [name, schema] : out) {
+    int refs = 0;
+    ExpectRefsResolve(schema, schema.value("$defs", OrderedJson::object()), &refs);
   }
 }
 
