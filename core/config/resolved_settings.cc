@@ -182,6 +182,8 @@ std::vector<ResolvedSetting> ListResolvedSettings(const ResolvedConfig& c, const
         search ? "chosen by the search" : "not given: 1");
   if (c.gbs > 0) {
     std::string why = c.gbs_note;
+    constexpr std::string_view kPrefix = "gbs not given: ";
+    if (why.rfind(kPrefix, 0) == 0) why = absl::StrCat("not given: ", why.substr(kPrefix.size()));
     if (why.empty()) {
       why = c.seq_length > 0 ? absl::StrCat("not given: the multiple of MBS x DP nearest 4M tokens (",
                                             WithCommas(c.gbs * c.seq_length), " tokens per step), at most 16M")

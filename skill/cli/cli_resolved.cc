@@ -52,7 +52,8 @@ std::string ResolvedPlanText(const google::protobuf::Message& response) {
   std::vector<std::string> chosen;
   for (int i = 0; i < r->FieldSize(response, resolved); ++i) {
     const auto& s = static_cast<const v1::ResolvedSetting&>(r->GetRepeatedMessage(response, resolved, i));
-    if (s.source() != "user" && InCompactList(s.field())) {
+    const bool layout_vpp = s.field() != "vpp" || s.value() != "none";  // VPP only where a layout sets it
+    if (s.source() != "user" && InCompactList(s.field()) && layout_vpp) {
       chosen.push_back(
           absl::StrCat(s.field(), "=", s.value(), " (", s.source() == "parplan" ? s.why() : s.source(), ")"));
     }
