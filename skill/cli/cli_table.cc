@@ -246,8 +246,13 @@ std::string FormatValidate(const v1::ValidateResponse& r) {
 }
 
 std::string FormatExplainLayout(const v1::ExplainLayoutResponse& r) {
-  std::string out = absl::StrCat("world ", r.world_size(), " GPUs, order ", r.order(), ", ", r.gpus_per_node(),
-                                 " GPUs/node, NVLink domain ", r.nvlink_domain_size(), "\n");
+  std::string out = absl::StrCat(
+      "world ", r.world_size(), " GPUs, order ", r.order(), ", ", r.gpus_per_node(), " GPUs/node, NVLink domain ",
+      r.nvlink_domain_size(),
+      r.gpus_per_nvlink_domain() > 0 && r.gpus_per_nvlink_domain() < r.nvlink_domain_size()
+          ? absl::StrCat(" (", r.gpus_per_nvlink_domain(), " used of each, ", r.nvlink_domains(), " domains)")
+          : std::string(),
+      "\n");
   if (!r.violations().empty()) absl::StrAppend(&out, Violations(r.violations()));
   if (!r.groups().empty()) {
     out += absl::StrFormat("%-6s %6s %7s %12s %14s  %s\n", "GROUP", "SIZE", "COUNT", "CROSS_NODE", "CROSS_NVLINK",

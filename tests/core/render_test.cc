@@ -171,5 +171,53 @@ TEST(RenderTest, OptimizerCpuOffload) {
   EXPECT_THAT(r.megatron_lm_args, Not(HasSubstr("offload")));
 }
 
+// On a rack system the header places the job as the plan counts on it:
+// whole 16-tray segments (64 of 72 GPUs) per rack, and the srun line.
+TEST(RenderTest, RackSystemsGetASegmentConstraint) {
+  ResolvedConfig c;
+  c.ep = 64;
+  Placement p;
+  p.system = "gb200-nvl72";
+  p.gpus = 256;
+  const auto racks = ResolvePlacement(p, "placement");
+  ASSERT_TRUE(racks.ok());
+  const RenderedConfig r = RenderConfig(c, nullptr, *racks);
+  EXPECT_THAT(r.slurm_header, HasSubstr("#SBATCH --nodes=64\n"));
+  EXPECT_THAT(r.slurm_header, HasSubstr("#SBATCH --segment=16\n"));
+  EXPECT_THAT(r.slurm_header, HasSubstr("4 NVLink domain(s) of 64 of 72 GPUs"));
+  EXPECT_THAT(r.slurm_header, HasSubstr("# srun --nodes=64 --ntasks-per-node=4"));
+  // 8-GPU hosts: the node is the domain, no segment.
+  p.system = "h100-sxm";
+  const RenderedConfig h = RenderConfig(c, nullptr, *ResolvePlacement(p, "placement"));
+  EXPECT_THAT(h.slurm_header, Not(HasSubstr("--segment")));
+}
+
+// Forced load balancing is written with its warning: it changes training.
+TEST(RenderTest, ForcedBalancingCarriesItsWarning) {
+  ResolvedConfig c;
+  c.ep = 8;
+  c.moe_router_force_load_balancing = true;
+  const RenderedConfig r = RenderConfig(c, nullptr, ResolvedPlacement{});
+  EXPECT_THAT(r.bridge_python, HasSubstr("cfg.model.moe_router_force_load_balancing = True"));
+  bool warned = false;
+  for (const auto& n : r.notes) warned |= n.find("benchmark only") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
+// fp8_param_gather off under a preset that sets it goes on the preset's
+// MixedPrecisionConfig (the preset overwrites ddp.fp8_param_gather).
+TEST(RenderTest, Fp8ParamGatherAgainstThePreset) {
+  ResolvedConfig c;
+  c.precision = Precision::kFp8Cs;
+  c.fp8_param_gather = false;
+  const RenderedConfig r = RenderConfig(c, nullptr, ResolvedPlacement{});
+  EXPECT_THAT(r.bridge_python,
+              HasSubstr("cfg.mixed_precision = get_mixed_precision_config(\"bf16_with_fp8_current_scaling_mixed\")"));
+  EXPECT_THAT(r.bridge_python, HasSubstr("cfg.mixed_precision.fp8_param_gather = False"));
+  EXPECT_THAT(r.megatron_lm_args, Not(HasSubstr("--fp8-param-gather")));
+  c.fp8_param_gather = true;
+  EXPECT_THAT(RenderConfig(c, nullptr, ResolvedPlacement{}).megatron_lm_args, HasSubstr("--fp8-param-gather"));
+}
+
 }  // namespace
 }  // namespace parplan
