@@ -179,8 +179,10 @@ absl::Status Recommend(const v1::RecommendRequest& request, v1::RecommendRespons
     if (!s.plans.empty()) {
       placed.gpus = s.plans.front().world;
       placed.gpus_per_nvlink_domain = s.plans.front().gpus_per_nvlink_domain;
-      if (placed.system.has_value() && !placed.gpus_per_nvlink_domain_given) {
+      if (placed.system.has_value() && !placed.gpus_per_nvlink_domain_given && placed.gpus != r.placement.gpus) {
+        // A range search: this world's even split (core/search SystemFor).
         SystemSpec even = *r.placement.system;
+        even.nvlink_domain_used = 0;
         placed.domain_use_reason = ChooseDomainUse(placed.gpus, &even);
       }
       dp = s.plans.front().dp;

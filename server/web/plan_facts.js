@@ -9,7 +9,7 @@
 //   cpCommType(config)     -> "" when CP <= 1, else config.cp_comm_type or "p2p (default)"
 //   warnings(plan)         -> the plan's violations with severity "warning"
 //   splitNote(repair)      -> "computed for the nearest valid split (<change>)", "" without one
-//   effectBadge(effect)    -> "" for "execution" (or none), else the badge text
+//   effectBadge(effect, value) -> "" for "execution" (or none), else the badge text
 //   sourceLabel(source)    -> "given", "Megatron Bridge default", ... (the source itself when unknown)
 //   resolvedGroups(list)   -> [{source, label, items: [{field, value, why, effect, badge}]}]
 //                             in SOURCE_ORDER, empty groups left out; [] for a missing list
@@ -48,8 +48,10 @@
     benchmark: 'benchmark only: changes what training does',
   };
 
-  function effectBadge(effect) {
+  function effectBadge(effect, value) {
     if (!effect || effect === 'execution') return '';
+    // A benchmark-only switch that is off changes nothing: named, not alarmed.
+    if (effect === 'benchmark' && value === 'false') return 'benchmark setting (off)';
     return EFFECTS[effect] || String(effect);
   }
 
@@ -80,7 +82,7 @@
         value: s.value === undefined || s.value === null ? '' : String(s.value),
         why: s.why || '',
         effect: s.effect || '',
-        badge: effectBadge(s.effect),
+        badge: effectBadge(s.effect, s.value === undefined || s.value === null ? '' : String(s.value)),
       });
     }
     const rank = (source) => {

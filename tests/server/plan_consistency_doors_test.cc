@@ -55,6 +55,11 @@ TEST_F(PlanDoorsTest, DeepSeekV3On256Gb200GivesOneNumberFromEveryMethodAndDoor) 
   ASSERT_GE(rec.plans_size(), 1);
   const v1::PlanSummary& plan = rec.plans(0);
   EXPECT_EQ(plan.placement().gpus_per_nvlink_domain(), 64);  // the even split, carried by the plan
+  bool chosen = false;
+  for (const auto& s : rec.resolved()) {
+    chosen |= s.field() == "placement.gpus_per_nvlink_domain" && s.value() == "64" && s.source() == "parplan";
+  }
+  EXPECT_TRUE(chosen) << "the plan's placement is listed as parplan's choice";
 
   v1::EstimatePerformanceRequest perf_request;
   *perf_request.mutable_model() = request.model();

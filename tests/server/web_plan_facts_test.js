@@ -44,6 +44,8 @@ assert.strictEqual(P.effectBadge('execution'), '');
 assert.strictEqual(P.effectBadge(''), '');
 assert.strictEqual(P.effectBadge(undefined), '');
 assert.strictEqual(P.effectBadge('benchmark'), 'benchmark only: changes what training does');
+assert.strictEqual(P.effectBadge('benchmark', 'true'), 'benchmark only: changes what training does');
+assert.strictEqual(P.effectBadge('benchmark', 'false'), 'benchmark setting (off)');
 assert.ok(P.effectBadge('numerics').startsWith('numerics'));
 assert.ok(P.effectBadge('semantics').startsWith('semantics'));
 assert.strictEqual(P.effectBadge('future_class'), 'future_class');
