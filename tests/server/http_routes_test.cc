@@ -46,7 +46,7 @@ class RoutesTest : public ::testing::Test {
     options.auth_token = std::move(token);
     options.allowed_origins = {"https://chat.example.com"};
     options.max_mcp_sessions = 3;
-    router_ = std::make_unique<Router>(options, &pool_, [this] { return serving_.load(); });
+    router_ = std::make_unique<Router>(options, WorkLanes{&pool_, &light_}, &client_calls_, [this] { return serving_.load(); });
   }
 
   // The router's answer, waiting for pool work.
@@ -69,6 +69,8 @@ class RoutesTest : public ::testing::Test {
   }
 
   WorkPool pool_{1, 1};
+  WorkPool light_{1, 4};
+  ClientLimits client_calls_{64};
   std::atomic<bool> serving_{true};
   std::unique_ptr<Router> router_;
 };
