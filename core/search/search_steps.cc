@@ -14,6 +14,7 @@
 #include "core/rules/validate.h"
 #include "core/search/candidate_space.h"
 #include "core/search/plan_explain.h"
+#include "core/search/scale_checks.h"
 #include "core/search/starting_point.h"
 #include "core/util/limits.h"
 #include "core/util/text.h"
@@ -200,6 +201,7 @@ PlanEval EvaluatePlanWith(const ModelSpec& m, const ResolvedConfig& config, int6
     ++*estimates;
   }
   AddPlanReasons(m, sys, &p);
+  AddScaleWarnings(&p);
   return p;
 }
 
@@ -387,6 +389,11 @@ void SelectPlans(const SearchRequest& req, const Evaluated& e, SearchResult* out
       ++out->rejected.does_not_fit;
       continue;
     }
+    if (s.oversized_batch) {  // never shown: core/search/scale_checks.h
+      ++out->rejected.invalid;
+      ++out->rejected.over_batch_cap;
+      continue;
+    }
     const ResolvedConfig& c = e.ConfigOf(s);
     const bool repeat = std::any_of(shown.begin(), shown.end(), [&](const Scored* p) {
       const ResolvedConfig& q = e.ConfigOf(*p);
@@ -487,8 +494,14 @@ void ExplainOutcome(const SearchRequest& req, SearchResult* out) {
   const SystemSpec& sys = req.system;
   const RejectedSummary& r = out->rejected;
   const std::string worlds = absl::StrJoin(out->worlds_searched, ", ");
-  if (!out->feasible && out->truncated) {
+  if (!out->feasible && out->truncated && out->evaluated == 0) {
+    out->infeasible_reason = absl::StrCat("Not searched: ", out->truncated_reason,
+                                          " before any configuration was evaluated; this says nothing about whether "
+                                          "the model fits: retry with a longer deadline.");
+  } else if (!out->feasible && out->truncated) {
     out->infeasible_reason = absl::StrCat("The search was cut before a plan was found: ", out->truncated_reason, ".");
+  } else if (!out->feasible && r.over_batch_cap > 0) {
+    out->infeasible_reason = BatchCapReason(worlds, r.over_batch_cap, req.base.seq_length);
   } else if (!out->feasible && r.does_not_fit > 0) {
     out->infeasible_reason = absl::StrCat(
         "No valid config fits on ", worlds, " GPUs of ", HumanGiB(sys.hbm_gb * kGiB), ": ", r.does_not_fit,
