@@ -27,7 +27,8 @@ std::string ReadLine(int fd) {
 ServerProcess StartServer(const std::string& binary) { return StartServer(binary, {}); }
 
 ServerProcess StartServer(const std::string& binary, const std::vector<std::string>& extra_args) {
-  std::vector<std::string> args = {binary, "--listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0", "--no-access-log"};
+  std::vector<std::string> args = {binary,          "--listen",    "127.0.0.1:0",
+                                   "--http-listen", "127.0.0.1:0", "--no-access-log"};
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());

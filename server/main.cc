@@ -32,36 +32,37 @@
 namespace {
 
 void Usage() {
-  std::fprintf(stderr,
-               "usage: parplan-server [--listen HOST:PORT] [--tls-cert F --tls-key F] [--auth-token-file F]\n"
-               "                      [--insecure] [--max-message-bytes N] [--search-workers N]\n"
-               "                      [--max-queued-calls N] [--grace-seconds S] [--no-access-log]\n"
-               "                      [--http-listen HOST:PORT [--http-allow-origin ORIGIN]...]\n"
-               "  --listen             address to serve on (default 127.0.0.1:50051; port 0 = any)\n"
-               "  --tls-cert, --tls-key  PEM certificate chain and key: serve TLS\n"
-               "  --auth-token-file    file whose first line is the shared token; calls then need\n"
-               "                       'authorization: Bearer <token>' (or set PARPLAN_AUTH_TOKEN)\n"
-               "  --insecure           allow a non-loopback address without TLS or a token\n"
-               "  --search-workers     threads for searches and large layouts, 1..256 (default cores-1)\n"
-               "  --max-queued-calls   long calls waiting beyond this are refused, 1..100000 (default 1024)\n"
-               "  --max-message-bytes  largest request/response, 1024..67108864 (default 4194304)\n"
-               "  --grace-seconds      on SIGTERM, running calls may finish for this long, 0..600 (default 10)\n"
-               "  --drain-seconds      on SIGTERM, new calls are answered 503/UNAVAILABLE with Retry-After for\n"
-               "                       this long before the listeners close, 0..600, at most the grace (default 5)\n"
-               "  --max-client-calls   calls one client (address, and token) may have in flight, 1..100000 (default 64)\n"
-               "  --max-client-mcp-sessions  live MCP sessions of one client, 1..1024 (default 32)\n"
-               "  --light-workers      threads for layouts and plots, 1..256 (default 2)\n"
-               "  --no-access-log      no per-call line on stderr\n"
-               "  --http-listen        also serve HTTP there (port 0 = any): POST /v1/<Method> (JSON),\n"
-               "                       /mcp (MCP Streamable HTTP), /openapi.json, /healthz, /readyz, the\n"
-               "                       web page at /; same token, TLS files, limits and worker pool\n"
-               "  --http-allow-origin  a browser Origin allowed to call /v1, /plot and /mcp beyond\n"
-               "                       loopback ones (repeatable), e.g. https://chat.example.com\n"
-               "  --http-read-timeout-ms  a whole request must arrive within this, 100..300000 (default 10000)\n"
-               "  --http-max-connections  open HTTP connections at most, 1..100000 (default 1024)\n"
-               "  --http-max-client-connections  open HTTP connections from one address, 1..100000 (default 128)\n"
-               "  --http-body-budget-bytes  request bodies being received, all connections (a quarter for one\n"
-               "                       address), 1048576..4294967296 (default 67108864)\n");
+  std::fprintf(
+      stderr,
+      "usage: parplan-server [--listen HOST:PORT] [--tls-cert F --tls-key F] [--auth-token-file F]\n"
+      "                      [--insecure] [--max-message-bytes N] [--search-workers N]\n"
+      "                      [--max-queued-calls N] [--grace-seconds S] [--no-access-log]\n"
+      "                      [--http-listen HOST:PORT [--http-allow-origin ORIGIN]...]\n"
+      "  --listen             address to serve on (default 127.0.0.1:50051; port 0 = any)\n"
+      "  --tls-cert, --tls-key  PEM certificate chain and key: serve TLS\n"
+      "  --auth-token-file    file whose first line is the shared token; calls then need\n"
+      "                       'authorization: Bearer <token>' (or set PARPLAN_AUTH_TOKEN)\n"
+      "  --insecure           allow a non-loopback address without TLS or a token\n"
+      "  --search-workers     threads for searches and large layouts, 1..256 (default cores-1)\n"
+      "  --max-queued-calls   long calls waiting beyond this are refused, 1..100000 (default 1024)\n"
+      "  --max-message-bytes  largest request/response, 1024..67108864 (default 4194304)\n"
+      "  --grace-seconds      on SIGTERM, running calls may finish for this long, 0..600 (default 10)\n"
+      "  --drain-seconds      on SIGTERM, new calls are answered 503/UNAVAILABLE with Retry-After for\n"
+      "                       this long before the listeners close, 0..600, at most the grace (default 5)\n"
+      "  --max-client-calls   calls one client (address, and token) may have in flight, 1..100000 (default 64)\n"
+      "  --max-client-mcp-sessions  live MCP sessions of one client, 1..1024 (default 32)\n"
+      "  --light-workers      threads for layouts and plots, 1..256 (default 2)\n"
+      "  --no-access-log      no per-call line on stderr\n"
+      "  --http-listen        also serve HTTP there (port 0 = any): POST /v1/<Method> (JSON),\n"
+      "                       /mcp (MCP Streamable HTTP), /openapi.json, /healthz, /readyz, the\n"
+      "                       web page at /; same token, TLS files, limits and worker pool\n"
+      "  --http-allow-origin  a browser Origin allowed to call /v1, /plot and /mcp beyond\n"
+      "                       loopback ones (repeatable), e.g. https://chat.example.com\n"
+      "  --http-read-timeout-ms  a whole request must arrive within this, 100..300000 (default 10000)\n"
+      "  --http-max-connections  open HTTP connections at most, 1..100000 (default 1024)\n"
+      "  --http-max-client-connections  open HTTP connections from one address, 1..100000 (default 128)\n"
+      "  --http-body-budget-bytes  request bodies being received, all connections (a quarter for one\n"
+      "                       address), 1048576..4294967296 (default 67108864)\n");
 }
 
 bool ParseInt(const char* text, long lo, long hi, long* out) {
@@ -108,8 +109,8 @@ int main(int argc, char** argv) {
     } else if (arg == "--max-client-calls") {
       options.max_client_calls = static_cast<int>(int_value("--max-client-calls", 1, parplan::kMaxQueuedCalls));
     } else if (arg == "--max-client-mcp-sessions") {
-      options.max_client_mcp_sessions = static_cast<int>(
-          int_value("--max-client-mcp-sessions", 1, static_cast<long>(parplan::kMaxMcpHttpSessions)));
+      options.max_client_mcp_sessions =
+          static_cast<int>(int_value("--max-client-mcp-sessions", 1, static_cast<long>(parplan::kMaxMcpHttpSessions)));
     } else if (arg == "--light-workers") {
       options.light_workers = static_cast<int>(int_value("--light-workers", 1, parplan::kMaxSearchWorkers));
     } else if (arg == "--http-max-client-connections") {

@@ -136,9 +136,9 @@ void StopServer(RunningServer* server, double grace_seconds, double drain_second
   if (server->http) server->http->StartDraining();
   std::this_thread::sleep_until(start + window);
   // 2. Close the listeners; 3. let running calls finish within the grace.
-  const auto left = std::max(std::chrono::milliseconds(0),
-                             std::chrono::duration_cast<std::chrono::milliseconds>(start + grace -
-                                                                                   std::chrono::steady_clock::now()));
+  const auto left =
+      std::max(std::chrono::milliseconds(0),
+               std::chrono::duration_cast<std::chrono::milliseconds>(start + grace - std::chrono::steady_clock::now()));
   if (server->http) server->http->Drain(left);
   if (server->server) {
     server->server->Shutdown(std::chrono::system_clock::now() + std::chrono::duration_cast<std::chrono::milliseconds>(

@@ -39,8 +39,8 @@ struct ServerOptions {
   int64_t http_read_timeout_ms = kDefaultHttpReadTimeoutMs;
   int http_max_connections = 1024;
   int http_max_client_connections = kDefaultMaxClientConnections;  // from one address
-  int64_t http_body_budget_bytes = kDefaultHttpBodyBudgetBytes;     // bodies being received
-  int http_io_threads = 0;  // 0 = cores (at least 2)
+  int64_t http_body_budget_bytes = kDefaultHttpBodyBudgetBytes;    // bodies being received
+  int http_io_threads = 0;                                         // 0 = cores (at least 2)
 };
 
 struct RunningServer {

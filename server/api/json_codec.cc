@@ -95,12 +95,12 @@ void CheckValue(const Json& v, const FieldDescriptor& f, const std::string& path
   if (v.is_null()) return;  // null means "default" in proto3 JSON
   if (v.is_string() && absl::StartsWith(v.get<std::string>(), kOverflowMark)) {
     const FieldRule* rule = FieldRuleOf(f.containing_type()->name(), f.name());
-    errors->Add(path, absl::StrCat(path, " = ", v.get<std::string>().substr(kOverflowMark.size(), 40),
-                                   " is too large for a number (over 1.8e308); allowed: ",
-                                   rule != nullptr && rule->maximum
-                                       ? absl::StrCat(rule->minimum ? Whole(*rule->minimum) : "", "..",
-                                                      Whole(*rule->maximum))
-                                       : "a finite number"));
+    errors->Add(path,
+                absl::StrCat(path, " = ", v.get<std::string>().substr(kOverflowMark.size(), 40),
+                             " is too large for a number (over 1.8e308); allowed: ",
+                             rule != nullptr && rule->maximum
+                                 ? absl::StrCat(rule->minimum ? Whole(*rule->minimum) : "", "..", Whole(*rule->maximum))
+                                 : "a finite number"));
     return;
   }
   auto expect = [&](bool ok, const char* what) {
@@ -171,8 +171,7 @@ void CheckValue(const Json& v, const FieldDescriptor& f, const std::string& path
       const double limit = f.cpp_type() == FieldDescriptor::CPPTYPE_FLOAT ? 3.4e38 : 1.7976931348623157e308;
       if (!std::isfinite(d) || std::fabs(d) > limit) {
         errors->Add(path, absl::StrCat(path, " is too large for a number (over ", limit > 1e300 ? "1.8e308" : "3.4e38",
-                                       "); allowed: a finite number",
-                                       [&]() -> std::string {
+                                       "); allowed: a finite number", [&]() -> std::string {
                                          const FieldRule* rule = FieldRuleOf(f.containing_type()->name(), f.name());
                                          if (rule == nullptr || !rule->maximum) return "";
                                          return absl::StrCat(" up to ", Whole(*rule->maximum));
@@ -302,8 +301,10 @@ std::string NotJsonText(absl::string_view json, size_t byte) {
 
 std::string QuoteOverflowingNumbers(absl::string_view json) {
   std::string text(json);
-  auto number_char = [](char c) { return absl::ascii_isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' ||
-                                         c == 'E' || c == '+' || c == '-'; };
+  auto number_char = [](char c) {
+    return absl::ascii_isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == 'E' || c == '+' ||
+           c == '-';
+  };
   for (int i = 0; i < 16; ++i) {
     SyntaxErrorFinder finder;
     Json::sax_parse(text.begin(), text.end(), &finder, nlohmann::detail::input_format_t::json, /*strict=*/true);

@@ -76,8 +76,8 @@ grpc::ServerUnaryReactor* PlannerService::Dispatch(const char* rpc, grpc::Callba
   if (admitted.ok()) {
     const auto& metadata = ctx->client_metadata();
     auto it = metadata.find("authorization");
-    client = ClientKey(ctx->peer(),
-                       it == metadata.end() ? absl::string_view() : absl::string_view(it->second.data(), it->second.size()));
+    client = ClientKey(ctx->peer(), it == metadata.end() ? absl::string_view()
+                                                         : absl::string_view(it->second.data(), it->second.size()));
     if (!client_calls_.TryAcquire(client)) {
       ctx->AddTrailingMetadata("retry-after", "1");
       admitted = grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,

@@ -365,9 +365,9 @@ bool Router::Route(Request& request, const std::function<void(Response)>& respon
   // Fair sharing: one client's API requests in flight, both doors together.
   const std::string client = ClientKey(request.peer, request.Header("authorization"));
   if (!client_calls_->TryAcquire(client)) {
-    *out = ErrorResponse(absl::ResourceExhaustedError(absl::StrCat(
-        "this client already has ", client_calls_->max_per_client(),
-        " calls in flight (--max-client-calls); wait for one to finish")));
+    *out = ErrorResponse(
+        absl::ResourceExhaustedError(absl::StrCat("this client already has ", client_calls_->max_per_client(),
+                                                  " calls in flight (--max-client-calls); wait for one to finish")));
     out->headers.push_back({"retry-after", "1"});
     return true;
   }
@@ -400,7 +400,8 @@ bool Router::RouteApi(Request& request, const std::string& path, const std::func
         return true;
       }
       auto shared = std::make_shared<Request>(std::move(request));
-      return RunOnPool(lanes_.For(lane), [this, shared]() { return mcp_.Handle(*shared); }, *deadline, respond, out);
+      return RunOnPool(
+          lanes_.For(lane), [this, shared]() { return mcp_.Handle(*shared); }, *deadline, respond, out);
     }
   }
   *out = mcp_.Handle(request);

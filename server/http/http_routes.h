@@ -51,7 +51,7 @@ struct RouterOptions {
   size_t max_client_mcp_sessions = 32;  // live MCP sessions of one client
   std::chrono::seconds mcp_idle_expiry{3600};
   std::chrono::seconds mcp_evictable_idle{300};  // idle this long, a session may make room
-  bool loopback_only = false;  // bound to loopback: check the Host header
+  bool loopback_only = false;                    // bound to loopback: check the Host header
 };
 
 // True for a Host header value naming localhost, 127.0.0.0/8 or [::1],
@@ -84,8 +84,7 @@ class Router {
   // returns false when the answer will come through `respond` later.
   bool Route(Request& request, const std::function<void(Response)>& respond, Response* out);
   // Route for /v1, /plot and /mcp once the request is admitted and counted.
-  bool RouteApi(Request& request, const std::string& path, const std::function<void(Response)>& respond,
-                Response* out);
+  bool RouteApi(Request& request, const std::string& path, const std::function<void(Response)>& respond, Response* out);
   bool CallMethod(Request& request, absl::string_view rpc, const std::function<void(Response)>& respond, Response* out);
   bool Plot(Request& request, bool svg, const std::function<void(Response)>& respond, Response* out);
   // Queues `work` on `pool` (its answer goes to `respond`); when no worker

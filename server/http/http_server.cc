@@ -41,7 +41,8 @@ struct Shared {
   explicit Shared(const ServerOptions& o)
       : options(o),
         client_connections(o.max_client_connections),
-        bodies(o.body_budget_bytes, std::max<int64_t>(o.body_budget_bytes / 4, static_cast<int64_t>(o.max_body_bytes))) {}
+        bodies(o.body_budget_bytes,
+               std::max<int64_t>(o.body_budget_bytes / 4, static_cast<int64_t>(o.max_body_bytes))) {}
   ServerOptions options;
   Router* router = nullptr;
   std::atomic<int> connections{0};
@@ -118,8 +119,8 @@ class Session {
     if (parser_->chunked()) {
       bytes = static_cast<int64_t>(shared_->options.max_body_bytes);
     } else if (parser_->content_length().has_value()) {
-      bytes = static_cast<int64_t>(std::min<std::uint64_t>(*parser_->content_length(),
-                                                           shared_->options.max_body_bytes + std::uint64_t{1}));
+      bytes = static_cast<int64_t>(
+          std::min<std::uint64_t>(*parser_->content_length(), shared_->options.max_body_bytes + std::uint64_t{1}));
     }
     if (bytes > static_cast<int64_t>(shared_->options.max_body_bytes)) {
       timer_->cancel();
@@ -130,10 +131,10 @@ class Session {
       if (!shared_->bodies.TryReserve(address_, bytes)) {
         timer_->cancel();
         return Reject(503,
-                      absl::UnavailableError(absl::StrCat(
-                          "server busy: request bodies being received already hold ", shared_->bodies.held(),
-                          " bytes (budget ", shared_->bodies.max_total(), ", ", shared_->bodies.max_per_client(),
-                          " for one address); retry shortly")),
+                      absl::UnavailableError(
+                          absl::StrCat("server busy: request bodies being received already hold ",
+                                       shared_->bodies.held(), " bytes (budget ", shared_->bodies.max_total(), ", ",
+                                       shared_->bodies.max_per_client(), " for one address); retry shortly")),
                       /*retry_after=*/true);
       }
       body_reserved_ = bytes;

@@ -42,8 +42,8 @@ namespace http {
 class McpSessions {
  public:
   struct Limits {
-    size_t max_sessions = 1024;     // live sessions, all clients
-    size_t max_per_client = 32;     // live sessions of one client
+    size_t max_sessions = 1024;  // live sessions, all clients
+    size_t max_per_client = 32;  // live sessions of one client
     std::chrono::seconds idle_expiry{3600};
     std::chrono::seconds evictable_idle{300};
   };

@@ -98,7 +98,8 @@ TEST(DrainTest, SigtermStepByStep) {
   const Reply answered = running.get();
   ASSERT_EQ(answered.status, 200) << answered.body;
   const auto body = nlohmann::json::parse(answered.body);
-  EXPECT_TRUE(body.contains("plans") || body.contains("infeasible_reason") || body.contains("infeasibleReason")) << answered.body.substr(0, 400);
+  EXPECT_TRUE(body.contains("plans") || body.contains("infeasible_reason") || body.contains("infeasibleReason"))
+      << answered.body.substr(0, 400);
 
   // 4. Exit 0, ports closed.
   int status = 0;

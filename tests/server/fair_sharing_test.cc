@@ -21,8 +21,7 @@ using testing_http::Reply;
 using testing_http::RequestBytes;
 
 constexpr char kOther[] = "127.0.0.2";
-constexpr char kInit[] =
-    R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}})";
+constexpr char kInit[] = R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}})";
 
 Reply CallFrom(const char* source, int port, const std::string& target, const std::string& body,
                const std::vector<std::string>& headers = {}) {
@@ -89,8 +88,7 @@ TEST_F(FairSharingTest, InitializeFloodLeavesAnEstablishedSessionWorking) {
   EXPECT_EQ(refused, 96);  // 4 sessions per client
   std::vector<std::string> with_session = accept;
   with_session.push_back("Mcp-Session-Id: " + session);
-  const Reply list = CallFrom(kOther, port_, "/mcp", R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})",
-                              with_session);
+  const Reply list = CallFrom(kOther, port_, "/mcp", R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})", with_session);
   EXPECT_EQ(list.status, 200) << list.body;
   EXPECT_NE(list.body.find("min_gpus"), std::string::npos);
 }

@@ -46,7 +46,8 @@ class RoutesTest : public ::testing::Test {
     options.auth_token = std::move(token);
     options.allowed_origins = {"https://chat.example.com"};
     options.max_mcp_sessions = 3;
-    router_ = std::make_unique<Router>(options, WorkLanes{&pool_, &light_}, &client_calls_, [this] { return serving_.load(); });
+    router_ = std::make_unique<Router>(options, WorkLanes{&pool_, &light_}, &client_calls_,
+                                       [this] { return serving_.load(); });
   }
 
   // The router's answer, waiting for pool work.
@@ -472,8 +473,8 @@ TEST(RoutesHostTest, LoopbackServerRefusesOtherHosts) {
   for (const char* host : {"127.0.0.1:8080", "localhost", "localhost:3000", "[::1]:8080", "127.1.2.3"}) {
     EXPECT_EQ(answer(host).status, 200) << host;
   }
-  for (const char* host : {"evil.example", "evil.example:8080", "localhost.evil.example", "127.0.0.1.evil.example",
-                           "10.0.0.1:8080", ""}) {
+  for (const char* host :
+       {"evil.example", "evil.example:8080", "localhost.evil.example", "127.0.0.1.evil.example", "10.0.0.1:8080", ""}) {
     const Response r = answer(host);
     EXPECT_EQ(r.status, 403) << host;
     EXPECT_NE(r.body.find("DNS-rebinding"), std::string::npos) << r.body;

@@ -32,10 +32,11 @@ TEST(WorkPoolTest, ATaskNotStartedByItsDeadlineGetsItsExpireInstead) {
   ASSERT_TRUE(pool.TrySubmit([released] { released.wait(); }));  // occupies the one worker
   std::promise<absl::Time> expired_at;
   const absl::Time deadline = absl::Now() + absl::Milliseconds(100);
-  ASSERT_TRUE(pool.TrySubmit([&] { ran++; }, deadline, [&] {
-    expired++;
-    expired_at.set_value(absl::Now());
-  }));
+  ASSERT_TRUE(pool.TrySubmit([&] { ran++; }, deadline,
+                             [&] {
+                               expired++;
+                               expired_at.set_value(absl::Now());
+                             }));
   // Expired while the worker is still busy: answered at its deadline.
   const absl::Time when = expired_at.get_future().get();
   EXPECT_GE(when, deadline);
@@ -83,9 +84,9 @@ TEST(LanesTest, QueuedSearchPastItsDeadlineIsAnsweredAtTheDeadline) {
   });
   while (server->service->lanes().search->running() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   // Queued behind it with 300 ms: 504 with Retry-After while the blocker still runs.
-  const Reply late = Call(port, "POST", "/v1/Recommend",
-                          R"({"model":{"id":"llama3_8b"},"placement":{"system":"h100-sxm","gpus":8}})",
-                          {"X-Timeout-Ms: 300"});
+  const Reply late =
+      Call(port, "POST", "/v1/Recommend", R"({"model":{"id":"llama3_8b"},"placement":{"system":"h100-sxm","gpus":8}})",
+           {"X-Timeout-Ms: 300"});
   EXPECT_EQ(late.status, 504) << late.body;
   EXPECT_EQ(late.Header("retry-after"), "1");
   EXPECT_NE(late.body.find("before a worker was free"), std::string::npos) << late.body;
