@@ -79,6 +79,7 @@ int main(int argc, char** argv) {
   parplan::ServerOptions options;
   double grace_seconds = 10;
   double drain_seconds = static_cast<double>(parplan::kDefaultDrainSeconds);
+  options.max_rss_bytes = int64_t{768} << 20;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&](const char* name) -> const char* {
@@ -111,6 +112,10 @@ int main(int argc, char** argv) {
     } else if (arg == "--max-client-mcp-sessions") {
       options.max_client_mcp_sessions =
           static_cast<int>(int_value("--max-client-mcp-sessions", 1, static_cast<long>(parplan::kMaxMcpHttpSessions)));
+    } else if (arg == "--search-memory-mib") {
+      options.search_memory_bytes = int_value("--search-memory-mib", 16, 65536) << 20;
+    } else if (arg == "--max-rss-mib") {
+      options.max_rss_bytes = int_value("--max-rss-mib", 64, 1048576) << 20;
     } else if (arg == "--light-workers") {
       options.light_workers = static_cast<int>(int_value("--light-workers", 1, parplan::kMaxSearchWorkers));
     } else if (arg == "--http-max-client-connections") {

@@ -10,6 +10,8 @@
 #include <grpcpp/health_check_service_interface.h>
 
 #include "absl/strings/str_cat.h"
+#include "server/api/request_budget.h"
+#include "server/process_memory.h"
 
 namespace parplan {
 
@@ -90,6 +92,8 @@ absl::StatusOr<std::unique_ptr<RunningServer>> StartServer(const ServerOptions& 
   }
   auto credentials = Credentials(options);
   if (!credentials.ok()) return credentials.status();
+  api::SetSearchMemoryBytes(options.search_memory_bytes);
+  SetMaxResidentBytes(options.max_rss_bytes);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   auto running = std::make_unique<RunningServer>();

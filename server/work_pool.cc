@@ -3,10 +3,12 @@
 #include <algorithm>
 
 #include "absl/time/clock.h"
+#include "server/process_memory.h"
 
 namespace parplan {
 
-WorkPool::WorkPool(int workers, int max_queued) : max_queued_(std::max(0, max_queued)) {
+WorkPool::WorkPool(int workers, int max_queued, bool release_memory)
+    : max_queued_(std::max(0, max_queued)), release_memory_(release_memory) {
   for (int i = 0; i < std::max(1, workers); ++i) threads_.emplace_back([this] { Loop(); });
   timer_ = std::thread([this] { Timer(); });
 }
@@ -61,6 +63,7 @@ void WorkPool::Loop() {
       item.expire();
     } else {
       item.task();
+      if (release_memory_) ReleaseFreeMemory();
     }
     std::lock_guard<std::mutex> lock(mu_);
     --running_;

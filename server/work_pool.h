@@ -26,7 +26,9 @@ namespace parplan {
 class WorkPool {
  public:
   // `workers` >= 1 threads; at most `max_queued` tasks waiting (not running).
-  WorkPool(int workers, int max_queued);
+  // `release_memory`: give freed heap back to the system after each task
+  // (the search lane: a search's peak would otherwise stay resident).
+  WorkPool(int workers, int max_queued, bool release_memory = false);
   // Runs the tasks already queued (expired ones get their expire action),
   // then joins the threads.
   ~WorkPool();
@@ -56,6 +58,7 @@ class WorkPool {
   void Timer();
 
   const int max_queued_;
+  const bool release_memory_;
   mutable std::mutex mu_;
   std::condition_variable cv_;        // workers: a task arrived or stopping
   std::condition_variable timer_cv_;  // timer: a new deadline or stopping

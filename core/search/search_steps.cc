@@ -267,6 +267,15 @@ Evaluated EvaluateCandidates(const SearchRequest& req, const std::vector<int64_t
     out->candidates += static_cast<int64_t>(space.configs.size()) + pruned;
     out->rejected.does_not_fit += pruned;
     out->pruned_by_memory += pruned;
+    // Hold only the configs the candidate bound lets this world evaluate:
+    // memory follows the bound, not the enumeration (the loop cuts there).
+    const auto room = static_cast<size_t>(std::max<int64_t>(1, req.max_candidates - out->evaluated));
+    if (space.configs.size() > room) {
+      space.configs.resize(room);
+      space.configs.shrink_to_fit();
+      Cut(out, absl::StrCat("candidate bound of ", req.max_candidates, " evaluations reached"));
+      stop = true;
+    }
     const int64_t space_index = static_cast<int64_t>(e.spaces.size());
     for (int64_t i = 0; i < static_cast<int64_t>(space.configs.size()); ++i) {
       if (out->evaluated >= req.max_candidates) {

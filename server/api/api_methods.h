@@ -66,6 +66,7 @@ const ApiMethod* FindApiMethod(absl::string_view rpc);
 absl::Time SearchDeadline(absl::Time now, absl::Time caller);
 
 // Runs `method` for every door: the search deadline from SearchDeadline,
+// the candidate bound within the search memory budget (request_budget.h),
 // and every string of an answer valid UTF-8 (answers quote user input cut
 // at byte bounds).
 absl::Status RunMethod(const ApiMethod& method, const google::protobuf::Message& request,

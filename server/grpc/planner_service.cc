@@ -12,6 +12,7 @@
 #include "server/api/api_methods.h"
 #include "server/api/bearer_token.h"
 #include "server/grpc/grpc_status.h"
+#include "server/process_memory.h"
 
 namespace parplan {
 namespace {
@@ -32,7 +33,7 @@ PlannerService::PlannerService(const ServiceOptions& options)
       client_calls_(options.max_client_calls) {
   int workers = options.search_workers;
   if (workers <= 0) workers = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) - 1);
-  search_pool_ = std::make_unique<WorkPool>(workers, options.max_queued_calls);
+  search_pool_ = std::make_unique<WorkPool>(workers, options.max_queued_calls, /*release_memory=*/true);
   light_pool_ = std::make_unique<WorkPool>(std::max(1, options.light_workers), options.max_queued_calls);
 }
 
@@ -104,7 +105,11 @@ grpc::ServerUnaryReactor* PlannerService::Dispatch(const char* rpc, grpc::Callba
     grpc::Status status;
     std::unique_ptr<google::protobuf::Message> req(method->request->New());
     std::unique_ptr<google::protobuf::Message> resp(method->response->New());
-    if (!req->ParseFromString(Flatten(*request))) {
+    std::string memory;
+    if (method->cost == api::CallCost::kSearch && OverMemoryCeiling(&memory)) {
+      ctx->AddTrailingMetadata("retry-after", "1");
+      status = grpc::Status(grpc::StatusCode::UNAVAILABLE, memory);
+    } else if (!req->ParseFromString(Flatten(*request))) {
       status = grpc::Status(
           grpc::StatusCode::INVALID_ARGUMENT,
           absl::StrCat("request is not a valid ", req->GetTypeName(), " message (proto3 string fields must be UTF-8)"));

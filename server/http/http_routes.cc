@@ -20,6 +20,7 @@
 #include "server/http/openapi.h"
 #include "server/api/plan_plot.h"
 #include "server/http/web_assets.h"
+#include "server/process_memory.h"
 
 namespace parplan {
 namespace http {
@@ -270,8 +271,12 @@ bool Router::CallMethod(Request& request, absl::string_view rpc, const std::func
     std::unique_ptr<google::protobuf::Message> req(method->request->New());
     std::unique_ptr<google::protobuf::Message> resp(method->response->New());
     Response r;
+    std::string memory;
     if (absl::Now() > caller) {
       r = ErrorResponse(absl::DeadlineExceededError("the deadline (X-Timeout-Ms) passed before the call started"));
+      r.headers.push_back({"retry-after", "1"});
+    } else if (method->cost == api::CallCost::kSearch && OverMemoryCeiling(&memory)) {
+      r = ErrorResponse(absl::UnavailableError(memory));
       r.headers.push_back({"retry-after", "1"});
     } else if (absl::Status s = api::JsonToMessage(body, "", req.get()); !s.ok()) {
       r = ErrorResponse(s);
@@ -400,8 +405,16 @@ bool Router::RouteApi(Request& request, const std::string& path, const std::func
         return true;
       }
       auto shared = std::make_shared<Request>(std::move(request));
-      return RunOnPool(
-          lanes_.For(lane), [this, shared]() { return mcp_.Handle(*shared); }, *deadline, respond, out);
+      auto handle = [this, shared, lane]() {
+        std::string memory;
+        if (lane == api::CallCost::kSearch && OverMemoryCeiling(&memory)) {
+          Response r = ErrorResponse(absl::UnavailableError(memory));
+          r.headers.push_back({"retry-after", "1"});
+          return r;
+        }
+        return mcp_.Handle(*shared);
+      };
+      return RunOnPool(lanes_.For(lane), std::move(handle), *deadline, respond, out);
     }
   }
   *out = mcp_.Handle(request);
