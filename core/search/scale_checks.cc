@@ -10,6 +10,7 @@ namespace parplan {
 void AddScaleWarnings(PlanEval* plan) {
   const PerfEstimate& perf = plan->perf;
   if (!plan->valid || perf.step_time_s <= 0) return;
+  const size_t before = plan->violations.size();
   const double bubble = perf.breakdown.bubble_s / perf.step_time_s;
   if (bubble > kBubbleWarningFraction) {
     plan->violations.push_back(Violation{
@@ -31,6 +32,11 @@ void AddScaleWarnings(PlanEval* plan) {
                      "gradient reduction, and the batch cannot shrink without fewer DP ranks"),
         "more model parallelism per replica (TP, PP, CP) or fewer GPUs, so each DP rank runs several microbatches"});
   }
+  // The same words among the plan's reasons, which every door and the page show.
+  for (size_t i = before; i < plan->violations.size(); ++i) {
+    const Violation& v = plan->violations[i];
+    plan->reasons.push_back(absl::StrCat("Warning (", v.rule, "): ", v.message, "; fix: ", v.fix, "."));
+  }
 }
 
 std::string BatchCapReason(const std::string& worlds, int64_t over_cap, int64_t seq_length) {
@@ -40,6 +46,14 @@ std::string BatchCapReason(const std::string& worlds, int64_t over_cap, int64_t 
       " tokens per DP rank is already above the 16M-token cap on the default global batch (Llama 3 405B's "
       "largest), because the world cannot be split into fewer DP ranks. Use fewer GPUs (or a count with more "
       "factors of two, so TP, PP and CP can take more of it), or give config.gbs to accept a larger batch.");
+}
+
+std::string StartingPointBatchNote(const SearchRequest& req, const PlanEval& starting_point) {
+  const int64_t tokens = starting_point.config.gbs * starting_point.config.seq_length;
+  if (req.base.gbs > 0 || tokens <= kMaxDefaultTokensPerStep) return "";
+  return absl::StrCat(" The rule of thumb's own batch, ", WithCommas(tokens),
+                      " tokens per step (one microbatch per DP rank), is above the 16M-token cap the plans keep to, "
+                      "so its speed is not a like-for-like target.");
 }
 
 }  // namespace parplan

@@ -19,14 +19,21 @@ inline constexpr double kBubbleWarningFraction = 0.25;
 // Adds "pipeline.bubble_over_25pct" when the pipeline bubble is above
 // kBubbleWarningFraction of the step, and "batch.one_microbatch" when each
 // DP rank runs one microbatch per step (nothing to overlap the pipeline's
-// fill and drain or the gradient reduction with). Warnings only; a plan
-// without performance estimate is left alone.
+// fill and drain or the gradient reduction with). Warnings only, each also
+// one of the plan's reasons ("Warning (rule): ...", shown by the page); a
+// plan without performance estimate is left alone.
 void AddScaleWarnings(PlanEval* plan);
 
 // Why nothing is shown on `worlds` ("1024" or "512, 1024") when every
 // candidate that fits needs more than kMaxDefaultTokensPerStep tokens per
 // step with gbs left to its default: `over_cap` candidates, DP too large.
 std::string BatchCapReason(const std::string& worlds, int64_t over_cap, int64_t seq_length);
+
+// What the comparison with the rule of thumb adds when the rule of thumb's
+// own default batch is above the cap (it ran with DP x MBS sequences, so its
+// speed is no target for a plan held to 16M tokens): "" otherwise, or when
+// the caller gave gbs.
+std::string StartingPointBatchNote(const SearchRequest& req, const PlanEval& starting_point);
 
 }  // namespace parplan
 

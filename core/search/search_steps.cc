@@ -496,7 +496,8 @@ void CompareWithStartingPoint(const SearchRequest& req, int64_t world, SearchRes
   const StartingPoint start = RuleOfThumbConfig(*req.model, BaseFor(req, world), world, req.system);
   out->starting_point = EvaluatePlanWith(*req.model, start.config, world, req.system, nullptr, &out->estimates);
   out->starting_point_comparison =
-      CompareWithStartingPoint(start.rule, *out->starting_point, out->feasible ? &out->plans.front() : nullptr);
+      CompareWithStartingPoint(start.rule, *out->starting_point, out->feasible ? &out->plans.front() : nullptr) +
+      StartingPointBatchNote(req, *out->starting_point);
 }
 
 void ExplainOutcome(const SearchRequest& req, SearchResult* out) {

@@ -42,6 +42,16 @@ TEST(ScaleChecksTest, DefaultBatchNeverAboveTheCap) {
   ASSERT_TRUE(some.ok()) << some.status();
   ASSERT_TRUE(some->feasible) << some->infeasible_reason;
   for (const PlanEval& p : some->plans) EXPECT_LE(p.config.gbs * 8192, int64_t{1} << 24) << PlanLabel(p.config);
+  // Its rule of thumb (DP 32,768) is not: the comparison says so, signed.
+  EXPECT_NE(some->starting_point_comparison.find("% slower."), std::string::npos) << some->starting_point_comparison;
+  EXPECT_NE(some->starting_point_comparison.find("is above the 16M-token cap the plans keep to"), std::string::npos)
+      << some->starting_point_comparison;
+  // And its plans, one microbatch per DP rank, say so.
+  bool warned = false;
+  for (const PlanEval& p : some->plans) {
+    for (const Violation& v : p.violations) warned |= v.rule == "batch.one_microbatch";
+  }
+  EXPECT_TRUE(warned);
 }
 
 PlanEval Evaluated(int64_t tp, double tokens_per_s) {
@@ -74,6 +84,9 @@ TEST(ScaleChecksTest, BubbleAndOneMicrobatchAreWarnings) {
   EXPECT_NE(p.violations[0].message.find("49% of the step"), std::string::npos) << p.violations[0].message;
   EXPECT_EQ(p.violations[1].rule, "batch.one_microbatch");
   EXPECT_NE(p.violations[1].message.find("4,096 DP ranks"), std::string::npos) << p.violations[1].message;
+  ASSERT_EQ(p.reasons.size(), 2u);
+  EXPECT_EQ(p.reasons[0].rfind("Warning (pipeline.bubble_over_25pct): the pipeline bubble is 49%", 0), 0u)
+      << p.reasons[0];
   PlanEval calm;
   calm.perf.step_time_s = 10;
   calm.perf.breakdown.bubble_s = 2.5;  // exactly 25%: not above
