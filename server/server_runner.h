@@ -32,7 +32,7 @@ struct ServerOptions {
   int max_queued_calls = 1024;
   int max_client_calls = kDefaultMaxClientCalls;  // one client's calls in flight, both doors
   int max_client_mcp_sessions = kDefaultMaxClientMcpSessions;
-  int64_t search_memory_bytes = int64_t{256} << 20;  // one search's budget (server/api/request_budget.h)
+  int64_t search_memory_bytes = int64_t{256} << 20;  // one search's budget (api::kDefaultSearchMemoryBytes)
   int64_t max_rss_bytes = 0;                         // no search starts above this RSS; 0 = no ceiling
   // The HTTP door (server/http/http_routes.h): off when empty. It shares the
   // worker pool, token, TLS files, message limit and access log.

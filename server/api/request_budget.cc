@@ -16,7 +16,7 @@ namespace {
 
 using google::protobuf::FieldDescriptor;
 
-std::atomic<int64_t> search_memory_bytes{kDefaultSearchMemoryBytes};
+std::atomic<int64_t> search_memory_bytes{kNoSearchMemoryBudget};
 
 const FieldDescriptor* Field(const google::protobuf::Message& m, const char* name, FieldDescriptor::CppType type,
                              bool repeated = false) {

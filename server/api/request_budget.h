@@ -19,9 +19,13 @@ namespace parplan {
 namespace api {
 
 inline constexpr int64_t kSearchBytesPerCandidate = 1100;
+// parplan-server's default; in-process callers (the CLI) have no budget
+// unless they set one.
 inline constexpr int64_t kDefaultSearchMemoryBytes = int64_t{256} << 20;
+inline constexpr int64_t kNoSearchMemoryBudget = INT64_MAX;
 
-// The bytes one search may hold, for the whole process (set once at start).
+// The bytes one search may hold, for the whole process (set once at start;
+// kNoSearchMemoryBudget until then).
 void SetSearchMemoryBytes(int64_t bytes);
 int64_t SearchMemoryBytes();
 

@@ -20,7 +20,7 @@ namespace {
 class BudgetTest : public ::testing::Test {
  protected:
   void TearDown() override {
-    api::SetSearchMemoryBytes(api::kDefaultSearchMemoryBytes);
+    api::SetSearchMemoryBytes(api::kNoSearchMemoryBudget);
     SetMaxResidentBytes(0);
   }
 };
