@@ -38,6 +38,7 @@ bool FitToBudget(const google::protobuf::Message& request, std::unique_ptr<googl
   const FieldDescriptor* f = Field(request, "max_candidates", FieldDescriptor::CPPTYPE_INT64);
   if (f == nullptr) return false;
   const int64_t given = request.GetReflection()->GetInt64(request, f);
+  if (given < 0 || given > kMaxCandidates) return false;  // out of range: the call itself refuses it
   *asked = given > 0 ? given : kDefaultCandidates;
   *allowed = CandidatesWithin(SearchMemoryBytes());
   if (*asked <= *allowed) return false;

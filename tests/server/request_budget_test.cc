@@ -47,6 +47,11 @@ TEST_F(BudgetTest, SearchBoundFollowsTheByteBudget) {
   ASSERT_TRUE(api::RunMethod(*api::FindApiMethod("Recommend"), req, &resp, absl::InfiniteFuture()).ok());
   EXPECT_EQ(resp.evaluated(), 500);
   EXPECT_EQ(resp.truncated_reason().find("memory budget"), std::string::npos);
+  // Out of range stays the call's own refusal, naming the field.
+  req.set_max_candidates(INT64_MAX);
+  const absl::Status refused = api::RunMethod(*api::FindApiMethod("Recommend"), req, &resp, absl::InfiniteFuture());
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.message().find("max_candidates"), std::string::npos) << refused;
 }
 
 TEST_F(BudgetTest, AboveTheRssCeilingNoSearchStarts) {
