@@ -214,7 +214,9 @@ int main(int argc, char** argv) {
   }
   if (hostile) return parplan::bench::RunHostileLoad(binary, quick, targets);
   const double scale = quick ? 0.1 : 1.0;
-  const parplan::bench::ServerProcess server = parplan::bench::StartServer(binary);
+  // Every client of this bench shares one loopback address: lift the
+  // per-client cap on calls in flight (64) above its 68 concurrent calls.
+  const parplan::bench::ServerProcess server = parplan::bench::StartServer(binary, {"--max-client-calls", "1024"});
   std::printf("# load_bench: parplan-server %s (child pid %d), loopback; %u cores shared by server and clients\n",
               server.address.c_str(), server.pid, std::thread::hardware_concurrency());
   // Warm-up (connections, catalog, first allocations).

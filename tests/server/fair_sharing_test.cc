@@ -8,8 +8,12 @@
 #include <string>
 #include <vector>
 
+#include <grpcpp/grpcpp.h>
+
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "parplan/v1/planner.grpc.pb.h"
 #include "server/server_runner.h"
 #include "tests/server/http_client.h"
 
@@ -110,6 +114,18 @@ TEST_F(FairSharingTest, OneClientsCallsInFlightAreCapped) {
   EXPECT_EQ(third.status, 429) << third.body;
   EXPECT_NE(third.body.find("calls in flight"), std::string::npos) << third.body;
   EXPECT_EQ(CallFrom(kOther, port_, "/v1/MinGpus", R"({"config":{"tp":1}})").status, 200);
+  {  // Both doors count together: the same address over gRPC is refused too.
+    auto stub = v1::Planner::NewStub(
+        grpc::CreateChannel(absl::StrCat("127.0.0.1:", server_->port), grpc::InsecureChannelCredentials()));
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    v1::MinGpusRequest req;
+    req.mutable_config()->set_tp(1);
+    v1::MinGpusResponse resp;
+    const grpc::Status status = stub->MinGpus(&ctx, req, &resp);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << status.error_message();
+    EXPECT_NE(ctx.GetServerTrailingMetadata().find("retry-after"), ctx.GetServerTrailingMetadata().end());
+  }
   for (auto& f : mine) {
     const int status = f.get().status;
     EXPECT_TRUE(status == 200 || status == 504) << status;
