@@ -74,6 +74,16 @@ absl::Status StartHttp(const ServerOptions& options, RunningServer* running) {
 
 }  // namespace
 
+int64_t SearchMemoryBudget(const ServerOptions& options) {
+  int64_t budget = options.search_memory_bytes;
+  if (options.max_rss_bytes > 0) {
+    const int64_t reserve = kRssReserveBytes + options.http_body_budget_bytes;
+    const int64_t share = (options.max_rss_bytes - reserve) / PlannerService::SearchWorkers(options.search_workers);
+    budget = std::min(budget, std::max<int64_t>(kMinSearchMemoryBytes, share));
+  }
+  return budget;
+}
+
 bool IsLoopbackAddress(const std::string& listen) {
   std::string host = listen.substr(0, listen.rfind(':'));
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
@@ -92,7 +102,7 @@ absl::StatusOr<std::unique_ptr<RunningServer>> StartServer(const ServerOptions& 
   }
   auto credentials = Credentials(options);
   if (!credentials.ok()) return credentials.status();
-  api::SetSearchMemoryBytes(options.search_memory_bytes);
+  api::SetSearchMemoryBytes(SearchMemoryBudget(options));
   SetMaxResidentBytes(options.max_rss_bytes);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();

@@ -55,6 +55,17 @@ struct RunningServer {
   int http_port = 0;  // its bound port
 };
 
+// What the RSS ceiling keeps for everything but searches: the process
+// itself, plots and layouts (beside the bodies' own budget).
+inline constexpr int64_t kRssReserveBytes = int64_t{96} << 20;
+inline constexpr int64_t kMinSearchMemoryBytes = int64_t{16} << 20;
+
+// One search's memory budget: search_memory_bytes, or less when the RSS
+// ceiling (less kRssReserveBytes and the bodies' budget) shared by every
+// search worker is smaller (at least kMinSearchMemoryBytes). One worker
+// under 768 MiB keeps the 256 MiB default; 15 get 40 MiB each.
+int64_t SearchMemoryBudget(const ServerOptions& options);
+
 // True for 127.0.0.0/8, ::1 and localhost (with a port).
 bool IsLoopbackAddress(const std::string& listen);
 

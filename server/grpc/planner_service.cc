@@ -31,10 +31,13 @@ PlannerService::PlannerService(const ServiceOptions& options)
     : options_(options),
       expected_authorization_(ExpectedAuthorization(options.auth_token)),
       client_calls_(options.max_client_calls) {
-  int workers = options.search_workers;
-  if (workers <= 0) workers = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) - 1);
-  search_pool_ = std::make_unique<WorkPool>(workers, options.max_queued_calls, /*release_memory=*/true);
+  search_pool_ = std::make_unique<WorkPool>(SearchWorkers(options.search_workers), options.max_queued_calls,
+                                            /*release_memory=*/true);
   light_pool_ = std::make_unique<WorkPool>(std::max(1, options.light_workers), options.max_queued_calls);
+}
+
+int PlannerService::SearchWorkers(int requested) {
+  return requested > 0 ? requested : std::max(1, static_cast<int>(std::thread::hardware_concurrency()) - 1);
 }
 
 grpc::Status PlannerService::Admit(grpc::CallbackServerContext* ctx) const {

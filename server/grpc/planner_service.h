@@ -69,6 +69,9 @@ class PlannerService final : public RawPlannerBase {
  public:
   explicit PlannerService(const ServiceOptions& options);
 
+  // The search lane's threads for ServiceOptions::search_workers = `requested`.
+  static int SearchWorkers(int requested);
+
   // The lanes, shared with the HTTP door.
   WorkLanes lanes() { return WorkLanes{search_pool_.get(), light_pool_.get()}; }
   // Per-client in-flight counts, shared with the HTTP door.

@@ -13,6 +13,7 @@
 #include "server/api/json_codec.h"
 #include "server/http/http_routes.h"
 #include "server/process_memory.h"
+#include "server/server_runner.h"
 
 namespace parplan {
 namespace {
@@ -52,6 +53,22 @@ TEST_F(BudgetTest, SearchBoundFollowsTheByteBudget) {
   const absl::Status refused = api::RunMethod(*api::FindApiMethod("Recommend"), req, &resp, absl::InfiniteFuture());
   EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(refused.message().find("max_candidates"), std::string::npos) << refused;
+}
+
+// Every search worker's budget fits under the RSS ceiling together.
+TEST_F(BudgetTest, TheCeilingIsSharedBySearchWorkers) {
+  ServerOptions options;
+  options.max_rss_bytes = int64_t{768} << 20;
+  options.search_workers = 1;
+  EXPECT_EQ(SearchMemoryBudget(options), int64_t{256} << 20);  // the manifest: one worker keeps the default
+  options.search_workers = 15;
+  EXPECT_EQ(SearchMemoryBudget(options), ((int64_t{768} << 20) - kRssReserveBytes - (int64_t{64} << 20)) / 15);
+  EXPECT_LE(15 * SearchMemoryBudget(options) + kRssReserveBytes + options.http_body_budget_bytes,
+            options.max_rss_bytes);
+  options.search_workers = 256;
+  EXPECT_EQ(SearchMemoryBudget(options), kMinSearchMemoryBytes);
+  options.max_rss_bytes = 0;  // no ceiling: the flag's budget
+  EXPECT_EQ(SearchMemoryBudget(options), options.search_memory_bytes);
 }
 
 TEST_F(BudgetTest, AboveTheRssCeilingNoSearchStarts) {
