@@ -355,7 +355,7 @@ int RunHostileLoad(const std::string& binary, bool quick, bool targets) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(quick ? 500 : 2000));
     for (auto& c : bodies) refused += c->Read(std::chrono::milliseconds(20)).status == 503;
-    std::printf("150 incomplete 4 MiB bodies: %d refused at once (503, byte budget); peak RSS %.1f MiB\n", refused,
+    std::printf("150 incomplete 4 MiB bodies: %d answered 503 (byte budget) within 20 ms; peak RSS %.1f MiB\n", refused,
                 rss.Mark() / 1024.0);
   }
 
