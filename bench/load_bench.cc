@@ -6,8 +6,11 @@
 // same call over gRPC; then a search load (64 clients calling
 // recommend) with 4 clients measuring min_gpus latency beside it; then the
 // server's RSS before and after 100,000 calls. Each phase is bounded in calls
-// and seconds.
-//   load_bench [PATH/parplan-server] [--quick]
+// and seconds. --hostile runs the issue-36 checks instead (bench/hostile_load.h):
+// a mixed 32-client load with deadlines, a 2,000,000-candidate search,
+// incomplete bodies, slow connections, an MCP initialize flood; --targets
+// makes its timing and memory targets fail the run.
+//   load_bench [PATH/parplan-server] [--quick] [--hostile [--targets]]
 
 #include <algorithm>
 #include <atomic>
@@ -25,6 +28,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "absl/strings/str_cat.h"
+#include "bench/hostile_load.h"
 #include "bench/server_process.h"
 #include "parplan/v1/planner.grpc.pb.h"
 #include "tests/server/http_client.h"
@@ -196,16 +200,23 @@ void Print(const char* name, int clients, const Result& r) {
 
 int main(int argc, char** argv) {
   std::string binary = PARPLAN_SERVER_BINARY;
-  bool quick = false;
+  bool quick = false, hostile = false, targets = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
       quick = true;
+    } else if (std::strcmp(argv[i], "--hostile") == 0) {
+      hostile = true;
+    } else if (std::strcmp(argv[i], "--targets") == 0) {
+      targets = true;
     } else {
       binary = argv[i];
     }
   }
+  if (hostile) return parplan::bench::RunHostileLoad(binary, quick, targets);
   const double scale = quick ? 0.1 : 1.0;
-  const parplan::bench::ServerProcess server = parplan::bench::StartServer(binary);
+  // Every client of this bench shares one loopback address: lift the
+  // per-client cap on calls in flight (64) above its 68 concurrent calls.
+  const parplan::bench::ServerProcess server = parplan::bench::StartServer(binary, {"--max-client-calls", "1024"});
   std::printf("# load_bench: parplan-server %s (child pid %d), loopback; %u cores shared by server and clients\n",
               server.address.c_str(), server.pid, std::thread::hardware_concurrency());
   // Warm-up (connections, catalog, first allocations).

@@ -24,7 +24,15 @@ std::string ReadLine(int fd) {
 
 }  // namespace
 
-ServerProcess StartServer(const std::string& binary) {
+ServerProcess StartServer(const std::string& binary) { return StartServer(binary, {}); }
+
+ServerProcess StartServer(const std::string& binary, const std::vector<std::string>& extra_args) {
+  std::vector<std::string> args = {binary,          "--listen",    "127.0.0.1:0",
+                                   "--http-listen", "127.0.0.1:0", "--no-access-log"};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
   int out[2];
   if (pipe(out) != 0) std::exit(1);
   ServerProcess s;
@@ -32,8 +40,7 @@ ServerProcess StartServer(const std::string& binary) {
   if (s.pid == 0) {
     dup2(out[1], 1);
     close(out[0]);
-    execl(binary.c_str(), binary.c_str(), "--listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0", "--no-access-log",
-          nullptr);
+    execv(binary.c_str(), argv.data());
     _exit(127);
   }
   close(out[1]);

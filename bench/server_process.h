@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
 
 namespace parplan {
 namespace bench {
@@ -20,6 +21,8 @@ struct ServerProcess {
 // Starts `binary` and waits for both "listening" lines on its stdout; exits
 // the bench (status 1, reason on stderr) when the server does not start.
 ServerProcess StartServer(const std::string& binary);
+// The same with `extra_args` after the defaults (e.g. {"--drain-seconds", "2"}).
+ServerProcess StartServer(const std::string& binary, const std::vector<std::string>& extra_args);
 
 // The process's resident set size (VmRSS in /proc/PID/status), KiB; -1 when
 // it cannot be read (the process is gone).

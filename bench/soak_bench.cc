@@ -332,7 +332,10 @@ void PrintRow(const std::string& name, const Stats& s, double seconds) {
 
 int main(int argc, char** argv) {
   const Options o = ParseFlags(argc, argv);
-  const parplan::bench::ServerProcess server = parplan::bench::StartServer(o.server);
+  // Every client of this bench shares one loopback address: lift the
+  // per-client caps (calls in flight, MCP sessions) above its clients.
+  const parplan::bench::ServerProcess server =
+      parplan::bench::StartServer(o.server, {"--max-client-calls", "1024", "--max-client-mcp-sessions", "1024"});
   std::printf(
       "# soak_bench: parplan-server (pid %d) gRPC %s, HTTP 127.0.0.1:%d; %d clients (gRPC, HTTP, MCP in turn), "
       "%.0f s after %.0f s warm-up; %u cores shared by server and clients\n",

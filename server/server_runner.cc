@@ -10,6 +10,8 @@
 #include <grpcpp/health_check_service_interface.h>
 
 #include "absl/strings/str_cat.h"
+#include "server/api/request_budget.h"
+#include "server/process_memory.h"
 
 namespace parplan {
 
@@ -44,9 +46,12 @@ absl::Status StartHttp(const ServerOptions& options, RunningServer* running) {
   routes.auth_token = options.auth_token;
   routes.allowed_origins = options.http_allowed_origins;
   routes.max_mcp_sessions = kMaxMcpHttpSessions;
+  routes.max_client_mcp_sessions = static_cast<size_t>(options.max_client_mcp_sessions);
+  routes.mcp_evictable_idle = std::chrono::seconds(kMcpEvictableIdleSeconds);
+  routes.loopback_only = IsLoopbackAddress(options.http_listen);
   std::atomic<bool>* serving = &running->serving;
-  running->router =
-      std::make_unique<http::Router>(routes, running->service->pool(), [serving] { return serving->load(); });
+  running->router = std::make_unique<http::Router>(routes, running->service->lanes(), running->service->client_calls(),
+                                                   [serving] { return serving->load(); });
   http::ServerOptions transport;
   transport.listen = options.http_listen;
   transport.tls_cert_file = options.tls_cert_file;
@@ -54,6 +59,8 @@ absl::Status StartHttp(const ServerOptions& options, RunningServer* running) {
   transport.max_body_bytes = static_cast<size_t>(options.max_message_bytes);
   transport.read_timeout = std::chrono::milliseconds(options.http_read_timeout_ms);
   transport.max_connections = options.http_max_connections;
+  transport.max_client_connections = options.http_max_client_connections;
+  transport.body_budget_bytes = options.http_body_budget_bytes;
   transport.io_threads = options.http_io_threads > 0
                              ? options.http_io_threads
                              : std::max(2, static_cast<int>(std::thread::hardware_concurrency()));
@@ -66,6 +73,16 @@ absl::Status StartHttp(const ServerOptions& options, RunningServer* running) {
 }
 
 }  // namespace
+
+int64_t SearchMemoryBudget(const ServerOptions& options) {
+  int64_t budget = options.search_memory_bytes;
+  if (options.max_rss_bytes > 0) {
+    const int64_t reserve = kRssReserveBytes + options.http_body_budget_bytes;
+    const int64_t share = (options.max_rss_bytes - reserve) / PlannerService::SearchWorkers(options.search_workers);
+    budget = std::min(budget, std::max<int64_t>(kMinSearchMemoryBytes, share));
+  }
+  return budget;
+}
 
 bool IsLoopbackAddress(const std::string& listen) {
   std::string host = listen.substr(0, listen.rfind(':'));
@@ -85,6 +102,8 @@ absl::StatusOr<std::unique_ptr<RunningServer>> StartServer(const ServerOptions& 
   }
   auto credentials = Credentials(options);
   if (!credentials.ok()) return credentials.status();
+  api::SetSearchMemoryBytes(SearchMemoryBudget(options));
+  SetMaxResidentBytes(options.max_rss_bytes);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   auto running = std::make_unique<RunningServer>();
@@ -92,7 +111,9 @@ absl::StatusOr<std::unique_ptr<RunningServer>> StartServer(const ServerOptions& 
   service.access_log = options.access_log;
   service.auth_token = options.auth_token;
   service.search_workers = options.search_workers;
+  service.light_workers = options.light_workers;
   service.max_queued_calls = options.max_queued_calls;
+  service.max_client_calls = options.max_client_calls;
   running->service = std::make_unique<PlannerService>(service);
   grpc::ServerBuilder builder;
   builder.AddListeningPort(options.listen, *credentials, &running->port);
@@ -117,15 +138,27 @@ absl::StatusOr<std::unique_ptr<RunningServer>> StartServer(const ServerOptions& 
   return running;
 }
 
-void StopServer(RunningServer* server, double grace_seconds) {
-  server->serving.store(false);
-  auto* health = server->server->GetHealthCheckService();
-  if (health != nullptr) health->SetServingStatus(false);
+void StopServer(RunningServer* server, double grace_seconds, double drain_seconds) {
+  const auto start = std::chrono::steady_clock::now();
   const auto grace = std::chrono::milliseconds(static_cast<int64_t>(grace_seconds * 1000));
-  const auto deadline = std::chrono::system_clock::now() + grace;
-  if (server->http) server->http->Drain(grace);
-  server->server->Shutdown(deadline);
-  server->server->Wait();
+  const auto window = std::min(grace, std::chrono::milliseconds(static_cast<int64_t>(drain_seconds * 1000)));
+  // 1. Refuse new calls at once, listeners open.
+  server->serving.store(false);
+  if (server->service) server->service->StartDraining();
+  auto* health = server->server ? server->server->GetHealthCheckService() : nullptr;
+  if (health != nullptr) health->SetServingStatus(false);
+  if (server->http) server->http->StartDraining();
+  std::this_thread::sleep_until(start + window);
+  // 2. Close the listeners; 3. let running calls finish within the grace.
+  const auto left =
+      std::max(std::chrono::milliseconds(0),
+               std::chrono::duration_cast<std::chrono::milliseconds>(start + grace - std::chrono::steady_clock::now()));
+  if (server->http) server->http->Drain(left);
+  if (server->server) {
+    server->server->Shutdown(std::chrono::system_clock::now() + std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                                    start + grace - std::chrono::steady_clock::now()));
+    server->server->Wait();
+  }
   // Order matters: no HTTP request may reach the routes once they are gone,
   // and the pool's last answers go to the routes and the HTTP connections.
   // So: stop the HTTP threads, tell the routes to answer what is still

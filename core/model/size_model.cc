@@ -150,6 +150,11 @@ absl::StatusOr<SizePhrase> ParseSizePhrase(absl::string_view text, const std::st
     }
     size_t j = i;
     while (j < s.size() && (std::isdigit(static_cast<unsigned char>(s[j])) || s[j] == '.')) ++j;
+    // Scientific notation ("1e30b") is one number with its exponent.
+    const size_t sign = j + 1 < s.size() && (s[j + 1] == '+' || s[j + 1] == '-') ? 1 : 0;
+    if (j + 1 + sign < s.size() && s[j] == 'e' && std::isdigit(static_cast<unsigned char>(s[j + 1 + sign]))) {
+      for (j += 1 + sign; j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]));) ++j;
+    }
     std::string digits = s.substr(i, j - i);
     size_t k = j;
     while (k < s.size() && s[k] == ' ') ++k;

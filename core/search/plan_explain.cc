@@ -222,8 +222,8 @@ std::string CompareWithStartingPoint(const std::string& rule, const PlanEval& st
     } else {
       absl::StrAppend(&out, " The top plan changes ", DescribeConfigChange(b, a));
       if (st.valid && st.memory.fits && st.perf.tokens_per_s_per_gpu > 0) {
-        absl::StrAppend(&out, ": predicted ", Percent(top.perf.tokens_per_s_per_gpu / st.perf.tokens_per_s_per_gpu - 1),
-                        " faster.");
+        const double gain = top.perf.tokens_per_s_per_gpu / st.perf.tokens_per_s_per_gpu - 1;
+        absl::StrAppend(&out, ": predicted ", Percent(std::fabs(gain)), gain >= 0 ? " faster." : " slower.");
       } else {
         absl::StrAppend(&out, ": the starting point cannot run as is.");
       }

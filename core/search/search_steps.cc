@@ -16,6 +16,7 @@
 #include "core/rules/validate.h"
 #include "core/search/candidate_space.h"
 #include "core/search/plan_explain.h"
+#include "core/search/scale_checks.h"
 #include "core/search/starting_point.h"
 #include "core/system/racks.h"
 #include "core/util/limits.h"
@@ -204,6 +205,7 @@ PlanEval EvaluatePlanWith(const ModelSpec& m, const ResolvedConfig& config, int6
     ++*estimates;
   }
   AddPlanReasons(m, sys, &p);
+  AddScaleWarnings(&p);
   return p;
 }
 
@@ -275,6 +277,15 @@ Evaluated EvaluateCandidates(const SearchRequest& req, const std::vector<int64_t
     out->candidates += static_cast<int64_t>(space.configs.size()) + pruned;
     out->rejected.does_not_fit += pruned;
     out->pruned_by_memory += pruned;
+    // Hold only the configs the candidate bound lets this world evaluate:
+    // memory follows the bound, not the enumeration (the loop cuts there).
+    const auto room = static_cast<size_t>(std::max<int64_t>(1, req.max_candidates - out->evaluated));
+    if (space.configs.size() > room) {
+      space.configs.resize(room);
+      space.configs.shrink_to_fit();
+      Cut(out, absl::StrCat("candidate bound of ", req.max_candidates, " evaluations reached"));
+      stop = true;
+    }
     const int64_t space_index = static_cast<int64_t>(e.spaces.size());
     for (int64_t i = 0; i < static_cast<int64_t>(space.configs.size()); ++i) {
       if (out->evaluated >= req.max_candidates) {
@@ -397,6 +408,11 @@ void SelectPlans(const SearchRequest& req, const Evaluated& e, SearchResult* out
       ++out->rejected.does_not_fit;
       continue;
     }
+    if (s.oversized_batch) {  // never shown: core/search/scale_checks.h
+      ++out->rejected.invalid;
+      ++out->rejected.over_batch_cap;
+      continue;
+    }
     const ResolvedConfig& c = e.ConfigOf(s);
     const bool repeat = std::any_of(shown.begin(), shown.end(), [&](const Scored* p) {
       const ResolvedConfig& q = e.ConfigOf(*p);
@@ -492,15 +508,22 @@ void CompareWithStartingPoint(const SearchRequest& req, int64_t world, SearchRes
   const StartingPoint start = RuleOfThumbConfig(*req.model, BaseFor(req, world), world, sys);
   out->starting_point = EvaluatePlanWith(*req.model, start.config, world, sys, nullptr, &out->estimates);
   out->starting_point_comparison =
-      CompareWithStartingPoint(start.rule, *out->starting_point, out->feasible ? &out->plans.front() : nullptr);
+      CompareWithStartingPoint(start.rule, *out->starting_point, out->feasible ? &out->plans.front() : nullptr) +
+      StartingPointBatchNote(req, *out->starting_point);
 }
 
 void ExplainOutcome(const SearchRequest& req, SearchResult* out) {
   const SystemSpec& sys = req.system;
   const RejectedSummary& r = out->rejected;
   const std::string worlds = absl::StrJoin(out->worlds_searched, ", ");
-  if (!out->feasible && out->truncated) {
+  if (!out->feasible && out->truncated && out->evaluated == 0) {
+    out->infeasible_reason = absl::StrCat("Not searched: ", out->truncated_reason,
+                                          " before any configuration was evaluated; this says nothing about whether "
+                                          "the model fits: retry with a longer deadline.");
+  } else if (!out->feasible && out->truncated) {
     out->infeasible_reason = absl::StrCat("The search was cut before a plan was found: ", out->truncated_reason, ".");
+  } else if (!out->feasible && r.over_batch_cap > 0) {
+    out->infeasible_reason = BatchCapReason(worlds, r.over_batch_cap, req.base.seq_length);
   } else if (!out->feasible && r.does_not_fit > 0) {
     out->infeasible_reason = absl::StrCat(
         "No valid config fits on ", worlds, " GPUs of ", HumanGiB(sys.hbm_gb * kGiB), ": ", r.does_not_fit,

@@ -70,9 +70,10 @@ struct PlanEval {
 };
 
 struct RejectedSummary {
-  int64_t invalid = 0;       // broke a Megatron rule
-  int64_t does_not_fit = 0;  // valid but over the GPU's memory
-  int64_t dominated = 0;     // valid and fits, ranked below the plans returned or redundant with a simpler one
+  int64_t invalid = 0;         // broke a Megatron rule
+  int64_t does_not_fit = 0;    // valid but over the GPU's memory
+  int64_t dominated = 0;       // valid and fits, ranked below the plans returned or redundant with a simpler one
+  int64_t over_batch_cap = 0;  // fits, but its default batch is above 16M tokens (counted in invalid too)
   std::optional<PlanEval> best_invalid, best_not_fitting, best_dominated;
 };
 

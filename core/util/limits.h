@@ -84,7 +84,15 @@ inline constexpr size_t kMaxHttpHeaderBytes = 16 << 10;      // an HTTP request'
 inline constexpr int64_t kDefaultHttpReadTimeoutMs = 10000;  // a whole HTTP request, from its first byte
 inline constexpr int64_t kMaxHttpReadTimeoutMs = 300000;
 inline constexpr int64_t kMaxHttpConnections = 100000;  // parplan-server --http-max-connections
-inline constexpr size_t kMaxMcpHttpSessions = 1024;     // live MCP sessions over HTTP (least recent ended first)
+inline constexpr size_t kMaxMcpHttpSessions = 1024;     // live MCP sessions over HTTP (all clients)
+
+// ---- fair sharing and drain (server/client_limits.h, parplan-server flags)
+inline constexpr int kDefaultMaxClientCalls = 64;                          // calls one client has queued or running
+inline constexpr int kDefaultMaxClientConnections = 128;                   // open HTTP connections from one address
+inline constexpr int kDefaultMaxClientMcpSessions = 32;                    // live MCP sessions of one client
+inline constexpr int64_t kMcpEvictableIdleSeconds = 300;                   // idle this long, a session may make room
+inline constexpr int64_t kDefaultDrainSeconds = 5;                         // new calls answered 503 after SIGTERM
+inline constexpr int64_t kDefaultHttpBodyBudgetBytes = int64_t{64} << 20;  // bodies being received, all clients
 inline constexpr size_t kMaxStatusMessageBytes = 2048;  // an error's message (gRPC metadata is 8 KiB)
 inline constexpr size_t kMaxFieldViolations = 16;       // per error answer
 inline constexpr size_t kMaxViolationBytes = 240;       // per field violation's description

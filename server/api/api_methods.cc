@@ -1,12 +1,14 @@
 #include "server/api/api_methods.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "absl/time/clock.h"
 #include "core/util/limits.h"
 #include "parplan/v1/planner.pb.h"
 #include "server/api/planner_api.h"
 #include "server/api/recommend_api.h"
+#include "server/api/request_budget.h"
 #include "server/api/utf8.h"
 
 namespace parplan {
@@ -77,7 +79,13 @@ absl::Time SearchDeadline(absl::Time now, absl::Time caller) {
 
 absl::Status RunMethod(const ApiMethod& method, const google::protobuf::Message& request,
                        google::protobuf::Message* response, absl::Time caller_deadline) {
-  absl::Status status = method.call(request, response, SearchDeadline(absl::Now(), caller_deadline));
+  // A search's candidate bound within its memory budget (request_budget.h).
+  std::unique_ptr<google::protobuf::Message> fitted;
+  int64_t asked = 0, allowed = 0;
+  const bool lowered = FitToBudget(request, &fitted, &asked, &allowed);
+  absl::Status status =
+      method.call(lowered ? *fitted : request, response, SearchDeadline(absl::Now(), caller_deadline));
+  if (status.ok() && lowered) SayBudgetCut(asked, allowed, response);
   if (status.ok()) SanitizeUtf8(response);
   return status;
 }

@@ -18,8 +18,9 @@
 #include "absl/time/time.h"
 #include "google/protobuf/message.h"
 
-// X(Name, cost): kInline runs on the caller's thread; kPool on the gRPC
-// server's bounded worker pool (searches and large layouts).
+// X(Name, cost): kInline runs on the caller's thread; kLight on the server's
+// light lane (layouts, which can be large, and plots: never behind a
+// search); kSearch on the search lane (server/work_lanes.h).
 #define PARPLAN_PLANNER_RPCS(X)   \
   X(ListModels, kInline)          \
   X(GetModel, kInline)            \
@@ -27,16 +28,16 @@
   X(GetSystem, kInline)           \
   X(MinGpus, kInline)             \
   X(Validate, kInline)            \
-  X(ExplainLayout, kPool)         \
+  X(ExplainLayout, kLight)        \
   X(RenderConfig, kInline)        \
   X(EstimateMemory, kInline)      \
   X(EstimatePerformance, kInline) \
-  X(Recommend, kPool)
+  X(Recommend, kSearch)
 
 namespace parplan {
 namespace api {
 
-enum class CallCost { kInline, kPool };
+enum class CallCost { kInline, kLight, kSearch };
 
 struct ApiMethod {
   std::string rpc;                            // e.g. "MinGpus"
@@ -65,6 +66,7 @@ const ApiMethod* FindApiMethod(absl::string_view rpc);
 absl::Time SearchDeadline(absl::Time now, absl::Time caller);
 
 // Runs `method` for every door: the search deadline from SearchDeadline,
+// the candidate bound within the search memory budget (request_budget.h),
 // and every string of an answer valid UTF-8 (answers quote user input cut
 // at byte bounds).
 absl::Status RunMethod(const ApiMethod& method, const google::protobuf::Message& request,

@@ -26,6 +26,12 @@ bool JsonNestedWithin(absl::string_view json, int max_depth);
 // first); names an empty body as such.
 std::string NotJsonText(absl::string_view json, size_t byte);
 
+// `json` with each number too large for a double (1e400, which the JSON
+// parser refuses) replaced by a marked string, so that the document parses
+// and JsonToMessage names the number's field and range instead of a syntax
+// error. Other text is returned as is.
+std::string QuoteOverflowingNumbers(absl::string_view json);
+
 // `message` as JSON; `pretty` adds newlines and two-space indents.
 std::string MessageToJson(const google::protobuf::Message& message, bool pretty);
 

@@ -60,7 +60,7 @@ const RuleTable& Rules() {
     add("ParallelConfig", "etp", Range(1, kMaxDim));
     add("ParallelConfig", "mbs", Range(0, kMaxMbs));
     add("ParallelConfig", "gbs", Range(0, kMaxGbs));
-    add("ParallelConfig", "seq_length", Range(0, kMaxSeqLength));
+    add("ParallelConfig", "seq_length", Range(1, kMaxSeqLength));  // explicit 0 refused (json_codec.cc)
     add("ParallelConfig", "num_layers_in_first_pipeline_stage", Range(0, kMaxStageLayers));
     add("ParallelConfig", "num_layers_in_last_pipeline_stage", Range(0, kMaxStageLayers));
     add("ParallelConfig", "pipeline_layout", Chars(kMaxLayoutChars));
@@ -89,7 +89,7 @@ const RuleTable& Rules() {
     add("ParallelConfig", "bridge_version", OneOf(releases));
     // Placement: core/config/parallel_config.cc CheckPlacementBounds.
     add("Placement", "system", Chars(kMaxNameChars));
-    add("Placement", "gpus", Range(0, kMaxGpus));
+    add("Placement", "gpus", Range(1, kMaxGpus));  // explicit 0 refused (json_codec.cc)
     add("Placement", "gpus_per_node", Range(0, kMaxGpusPerNode));
     add("Placement", "gpus_per_nvlink_domain", Range(0, kMaxNvlinkDomain));
     // ModelRef: core/resolve/model_resolve.cc.

@@ -10,6 +10,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 
 namespace parplan {
 namespace http {
@@ -19,7 +20,10 @@ struct Request {
   std::string target;                                        // path and query as sent, e.g. "/v1/MinGpus"
   std::vector<std::pair<std::string, std::string>> headers;  // names lower-cased
   std::string body;
-  std::string peer;  // "ipv4:127.0.0.1:5555", for the access log
+  std::string peer;  // "ipv4:127.0.0.1:5555", for the access log and fair sharing
+  // When the request had arrived whole (the transport sets it); deadlines
+  // (X-Timeout-Ms) count from here. InfinitePast: the router takes "now".
+  absl::Time received = absl::InfinitePast();
 
   // The first value of header `name` (lower-case), or "" when absent.
   absl::string_view Header(absl::string_view name) const {

@@ -1,5 +1,7 @@
 #include "server/http/http_routes.h"
 
+#include <atomic>
+#include <memory>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -18,6 +20,7 @@
 #include "server/http/openapi.h"
 #include "server/api/plan_plot.h"
 #include "server/http/web_assets.h"
+#include "server/process_memory.h"
 
 namespace parplan {
 namespace http {
@@ -66,8 +69,8 @@ bool IsJsonPost(const Request& request, Response* out) {
   return true;
 }
 
-// The caller's deadline from X-Timeout-Ms (1..kMaxClientTimeoutMs), or
-// absl::InfiniteFuture() without one.
+// The caller's deadline from X-Timeout-Ms (1..kMaxClientTimeoutMs) counted
+// from the request's arrival, or absl::InfiniteFuture() without one.
 absl::StatusOr<absl::Time> CallerDeadline(const Request& request) {
   if (!request.HasHeader("x-timeout-ms")) return absl::InfiniteFuture();
   int64_t ms = 0;
@@ -75,7 +78,7 @@ absl::StatusOr<absl::Time> CallerDeadline(const Request& request) {
     return FieldError("x-timeout-ms", absl::StrCat("= \"", request.Header("x-timeout-ms").substr(0, 32),
                                                    "\"; allowed: milliseconds 1..", kMaxClientTimeoutMs));
   }
-  return absl::Now() + absl::Milliseconds(ms);
+  return request.received + absl::Milliseconds(ms);
 }
 
 absl::string_view QueryValue(absl::string_view target, absl::string_view key) {
@@ -134,11 +137,11 @@ bool IsListedOrigin(absl::string_view origin, const std::vector<std::string>& al
   return false;
 }
 
-// The answer to a CORS preflight: 204 with what a listed origin may send,
-// 403 for any other origin (loopback pages are same-origin: no preflight).
+// The answer to a CORS preflight: 204 with what an allowed origin (a
+// loopback origin on any port, or a listed one) may send, 403 for any other.
 Response Preflight(const Request& request, const std::vector<std::string>& allowed) {
   const absl::string_view origin = request.Header("origin");
-  if (!IsListedOrigin(origin, allowed)) return ForbiddenOrigin(origin);
+  if (!OriginAllowed(origin, allowed)) return ForbiddenOrigin(origin);
   Response r;
   r.status = 204;
   r.content_type.clear();
@@ -153,13 +156,30 @@ Response Preflight(const Request& request, const std::vector<std::string>& allow
   return r;
 }
 
+// Gives a client's in-flight unit back once, whichever path answers.
+class ReleaseOnce {
+ public:
+  ReleaseOnce(ClientLimits* limits, std::string client) : limits_(limits), client_(std::move(client)) {}
+  void Run() {
+    if (!done_.exchange(true)) limits_->Release(client_);
+  }
+
+ private:
+  ClientLimits* const limits_;
+  const std::string client_;
+  std::atomic<bool> done_{false};
+};
+
 }  // namespace
 
 bool OriginAllowed(absl::string_view origin, const std::vector<std::string>& allowed) {
   if (IsListedOrigin(origin, allowed)) return true;
   const size_t scheme = origin.find("://");
   if (scheme == absl::string_view::npos) return false;
-  absl::string_view host = origin.substr(scheme + 3);
+  return LoopbackHost(origin.substr(scheme + 3));
+}
+
+bool LoopbackHost(absl::string_view host) {
   if (absl::StartsWith(host, "[::1]")) {
     host.remove_prefix(5);
   } else {
@@ -182,12 +202,14 @@ bool OriginAllowed(absl::string_view origin, const std::vector<std::string>& all
   return true;
 }
 
-Router::Router(RouterOptions options, WorkPool* pool, std::function<bool()> serving)
+Router::Router(RouterOptions options, WorkLanes lanes, ClientLimits* client_calls, std::function<bool()> serving)
     : options_(std::move(options)),
       expected_authorization_(ExpectedAuthorization(options_.auth_token)),
-      pool_(pool),
+      lanes_(lanes),
+      client_calls_(client_calls),
       serving_(std::move(serving)),
-      mcp_(options_.max_mcp_sessions, options_.mcp_idle_expiry) {}
+      mcp_(McpSessions::Limits{options_.max_mcp_sessions, options_.max_client_mcp_sessions, options_.mcp_idle_expiry,
+                               options_.mcp_evictable_idle}) {}
 
 bool Router::Admit(const Request& request, Response* out) const {
   if (request.HasHeader("origin") && !OriginAllowed(request.Header("origin"), options_.allowed_origins)) {
@@ -205,17 +227,28 @@ bool Router::Admit(const Request& request, Response* out) const {
   return true;
 }
 
-bool Router::RunOnPool(std::function<Response()> work, const std::function<void(Response)>& respond, Response* out) {
+bool Router::RunOnPool(WorkPool* pool, std::function<Response()> work, absl::Time deadline,
+                       const std::function<void(Response)>& respond, Response* out) {
   auto task = [this, work = std::move(work), respond]() {
     if (abandoned_.load()) {
-      respond(ErrorResponse(absl::UnavailableError("the server stopped before this call ran; retry")));
+      Response r = ErrorResponse(absl::UnavailableError("the server stopped before this call ran; retry"));
+      r.headers.push_back({"retry-after", "1"});
+      respond(std::move(r));
       return;
     }
     respond(work());
   };
-  if (pool_->TrySubmit(std::move(task))) return false;
+  auto expire = [respond]() {
+    Response r = ErrorResponse(
+        absl::DeadlineExceededError("the deadline (X-Timeout-Ms) came before a worker was free to start this call "
+                                    "(other searches ahead); retry with a longer deadline or later"));
+    r.headers.push_back({"retry-after", "1"});
+    r.log_note = "expired in queue";
+    respond(std::move(r));
+  };
+  if (pool->TrySubmit(std::move(task), deadline, std::move(expire))) return false;
   *out = ErrorResponse(absl::ResourceExhaustedError(
-      absl::StrCat("server busy: ", pool_->max_queued(), " long calls are already waiting; retry with backoff")));
+      absl::StrCat("server busy: ", pool->max_queued(), " calls are already waiting; retry with backoff")));
   out->headers.push_back({"retry-after", "1"});
   return true;
 }
@@ -238,8 +271,13 @@ bool Router::CallMethod(Request& request, absl::string_view rpc, const std::func
     std::unique_ptr<google::protobuf::Message> req(method->request->New());
     std::unique_ptr<google::protobuf::Message> resp(method->response->New());
     Response r;
+    std::string memory;
     if (absl::Now() > caller) {
-      r = ErrorResponse(absl::DeadlineExceededError("deadline passed while queued behind other searches"));
+      r = ErrorResponse(absl::DeadlineExceededError("the deadline (X-Timeout-Ms) passed before the call started"));
+      r.headers.push_back({"retry-after", "1"});
+    } else if (method->cost == api::CallCost::kSearch && OverMemoryCeiling(&memory)) {
+      r = ErrorResponse(absl::UnavailableError(memory));
+      r.headers.push_back({"retry-after", "1"});
     } else if (absl::Status s = api::JsonToMessage(body, "", req.get()); !s.ok()) {
       r = ErrorResponse(s);
     } else if (absl::Status s = api::RunMethod(*method, *req, resp.get(), caller); !s.ok()) {
@@ -250,13 +288,20 @@ bool Router::CallMethod(Request& request, absl::string_view rpc, const std::func
     r.log_note = method->rpc;
     return r;
   };
-  if (method->cost == api::CallCost::kPool) return RunOnPool(std::move(run), respond, out);
+  if (method->cost != api::CallCost::kInline) {
+    return RunOnPool(lanes_.For(method->cost), std::move(run), *deadline, respond, out);
+  }
   *out = run();
   return true;
 }
 
 bool Router::Plot(Request& request, bool svg, const std::function<void(Response)>& respond, Response* out) {
   if (!IsJsonPost(request, out)) return true;
+  auto deadline = CallerDeadline(request);
+  if (!deadline.ok()) {
+    *out = ErrorResponse(deadline.status());
+    return true;
+  }
   const std::string figure = svg ? std::string(QueryValue(request.target, "figure")) : "";
   const std::string groups(QueryValue(request.target, "groups"));
   auto run = [body = std::move(request.body), svg, figure, groups]() {
@@ -278,12 +323,21 @@ bool Router::Plot(Request& request, bool svg, const std::function<void(Response)
     r.log_note = svg ? "plot.svg" : "plot";
     return r;
   };
-  return RunOnPool(std::move(run), respond, out);
+  return RunOnPool(lanes_.light, std::move(run), *deadline, respond, out);
 }
 
 bool Router::Route(Request& request, const std::function<void(Response)>& respond, Response* out) {
   const std::string path(request.Path());
   const bool get = request.method == "GET" || request.method == "HEAD";
+  if (options_.loopback_only && !LoopbackHost(request.Header("host"))) {
+    // DNS rebinding: a page of another site that resolved its name to
+    // 127.0.0.1 sends its own name as Host.
+    *out = ErrorResponse(absl::PermissionDeniedError(
+        absl::StrCat("Host \"", request.Header("host").substr(0, 128),
+                     "\" is not allowed: this server is bound to loopback and answers localhost, 127.0.0.0/8 and "
+                     "[::1] only (DNS-rebinding protection)")));
+    return true;
+  }
   if (request.method == "OPTIONS" && request.HasHeader("origin")) {
     *out = Preflight(request, options_.allowed_origins);
     return true;
@@ -313,15 +367,55 @@ bool Router::Route(Request& request, const std::function<void(Response)>& respon
     out->headers.push_back({"retry-after", "1"});
     return true;
   }
+  // Fair sharing: one client's API requests in flight, both doors together.
+  const std::string client = ClientKey(request.peer, request.Header("authorization"));
+  if (!client_calls_->TryAcquire(client)) {
+    *out = ErrorResponse(
+        absl::ResourceExhaustedError(absl::StrCat("this client already has ", client_calls_->max_per_client(),
+                                                  " calls in flight (--max-client-calls); wait for one to finish")));
+    out->headers.push_back({"retry-after", "1"});
+    return true;
+  }
+  ClientLimits* calls = client_calls_;
+  auto release = std::make_shared<ReleaseOnce>(calls, client);
+  std::function<void(Response)> answer = [release, respond](Response r) {
+    release->Run();
+    respond(std::move(r));
+  };
+  if (RouteApi(request, path, answer, out)) {
+    release->Run();
+    return true;
+  }
+  return false;
+}
+
+bool Router::RouteApi(Request& request, const std::string& path, const std::function<void(Response)>& respond,
+                      Response* out) {
   if (absl::StartsWith(path, "/v1/")) return CallMethod(request, path.substr(4), respond, out);
   if (path == "/plot" || path == "/plot.svg") return Plot(request, path == "/plot.svg", respond, out);
   if (request.method == "POST" && !IsJson(request)) {
     *out = UnsupportedType(request);
     return true;
   }
-  if (request.method == "POST" && McpSessions::NeedsPool(request.body)) {
-    auto shared = std::make_shared<Request>(std::move(request));
-    return RunOnPool([this, shared]() { return mcp_.Handle(*shared); }, respond, out);
+  if (request.method == "POST") {
+    if (const auto lane = McpSessions::LaneOf(request.body); lane != api::CallCost::kInline) {
+      auto deadline = CallerDeadline(request);
+      if (!deadline.ok()) {
+        *out = ErrorResponse(deadline.status());
+        return true;
+      }
+      auto shared = std::make_shared<Request>(std::move(request));
+      auto handle = [this, shared, lane]() {
+        std::string memory;
+        if (lane == api::CallCost::kSearch && OverMemoryCeiling(&memory)) {
+          Response r = ErrorResponse(absl::UnavailableError(memory));
+          r.headers.push_back({"retry-after", "1"});
+          return r;
+        }
+        return mcp_.Handle(*shared);
+      };
+      return RunOnPool(lanes_.For(lane), std::move(handle), *deadline, respond, out);
+    }
   }
   *out = mcp_.Handle(request);
   return true;
@@ -330,9 +424,10 @@ bool Router::Route(Request& request, const std::function<void(Response)>& respon
 void Router::Handle(Request request, std::function<void(Response)> respond) {
   // Every answer: no sniffing, no caching of API answers; CORS headers for
   // an allowed non-loopback origin.
+  if (request.received == absl::InfinitePast()) request.received = absl::Now();
   std::string cors_origin;
   if (request.HasHeader("origin") && request.method != "OPTIONS" &&
-      IsListedOrigin(request.Header("origin"), options_.allowed_origins)) {
+      OriginAllowed(request.Header("origin"), options_.allowed_origins)) {
     cors_origin = std::string(request.Header("origin"));
   }
   auto finish = [respond = std::move(respond), cors_origin](Response r) {

@@ -12,12 +12,18 @@
 //   GET /, /app.js, /style.css  the web page (server/http/web_assets.h)
 // /v1, /plot and /mcp need the bearer token when one is configured (401
 // otherwise) and refuse an Origin header that is not a loopback origin or
-// on the allow-list (403: DNS-rebinding protection); a listed origin gets
-// CORS headers and its preflights (OPTIONS) are answered. HEAD is answered
-// wherever GET is. Searches, large
-// layouts and plots run on the shared worker pool (429 when its queue is
-// full); the rest answer on the caller's thread. Once the server drains,
-// new API requests are refused with 503 (requests already running finish).
+// on the allow-list (403: DNS-rebinding protection); an allowed origin gets
+// CORS headers and its preflights (OPTIONS) are answered. When the server
+// is bound to loopback, the Host header must name a loopback host (any
+// port) on every path (403 otherwise: DNS rebinding). HEAD is answered
+// wherever GET is. Searches run on the search lane, layouts and plots on
+// the light lane (server/work_lanes.h; 429 when a lane's queue is full);
+// the rest answer on the caller's thread. X-Timeout-Ms counts from the
+// request's arrival: pooled work not started by then is answered 504 with
+// Retry-After at that moment. One client (address, and token when sent)
+// may have at most max_client_calls API requests in flight (429). Once the
+// server drains, new API requests are refused with 503 and Retry-After
+// (requests already running finish).
 #ifndef PARPLAN_SERVER_HTTP_ROUTES_H_
 #define PARPLAN_SERVER_HTTP_ROUTES_H_
 
@@ -29,9 +35,11 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "server/http/http_message.h"
 #include "server/mcp/mcp_http.h"
-#include "server/work_pool.h"
+#include "server/client_limits.h"
+#include "server/work_lanes.h"
 
 namespace parplan {
 namespace http {
@@ -40,8 +48,15 @@ struct RouterOptions {
   std::string auth_token;                    // when set, "Authorization: Bearer <token>" is required
   std::vector<std::string> allowed_origins;  // exact origins allowed beyond loopback ones
   size_t max_mcp_sessions = 1024;
+  size_t max_client_mcp_sessions = 32;  // live MCP sessions of one client
   std::chrono::seconds mcp_idle_expiry{3600};
+  std::chrono::seconds mcp_evictable_idle{300};  // idle this long, a session may make room
+  bool loopback_only = false;                    // bound to loopback: check the Host header
 };
+
+// True for a Host header value naming localhost, 127.0.0.0/8 or [::1],
+// with or without a port.
+bool LoopbackHost(absl::string_view host);
 
 // True for an Origin whose host is localhost, 127.0.0.0/8 or [::1] (any
 // scheme and port), or one listed in `allowed` exactly.
@@ -49,9 +64,10 @@ bool OriginAllowed(absl::string_view origin, const std::vector<std::string>& all
 
 class Router {
  public:
-  // `pool` (not owned) runs the long calls; `serving` says whether the
-  // server is serving (false while it drains).
-  Router(RouterOptions options, WorkPool* pool, std::function<bool()> serving);
+  // `lanes` (not owned) run the pooled calls; `client_calls` (not owned,
+  // shared with gRPC) counts each client's calls in flight; `serving` says
+  // whether the server is serving (false while it drains).
+  Router(RouterOptions options, WorkLanes lanes, ClientLimits* client_calls, std::function<bool()> serving);
 
   // Answers `request` by calling `respond` exactly once, on this thread or
   // on a worker of the pool.
@@ -67,17 +83,22 @@ class Router {
   // The route's answer when it can be given now; runs pool work and
   // returns false when the answer will come through `respond` later.
   bool Route(Request& request, const std::function<void(Response)>& respond, Response* out);
+  // Route for /v1, /plot and /mcp once the request is admitted and counted.
+  bool RouteApi(Request& request, const std::string& path, const std::function<void(Response)>& respond, Response* out);
   bool CallMethod(Request& request, absl::string_view rpc, const std::function<void(Response)>& respond, Response* out);
   bool Plot(Request& request, bool svg, const std::function<void(Response)>& respond, Response* out);
-  // Queues `work` on the pool (its answer goes to `respond`); false with a
-  // 429 in `out` when the queue is full.
-  bool RunOnPool(std::function<Response()> work, const std::function<void(Response)>& respond, Response* out);
+  // Queues `work` on `pool` (its answer goes to `respond`); when no worker
+  // starts it by `deadline`, `respond` gets 504 at the deadline. False with
+  // a 429 in `out` when the queue is full.
+  bool RunOnPool(WorkPool* pool, std::function<Response()> work, absl::Time deadline,
+                 const std::function<void(Response)>& respond, Response* out);
   // 401 / 403 for a request that may not use the API; nullptr when it may.
   bool Admit(const Request& request, Response* out) const;
 
   const RouterOptions options_;
   const std::string expected_authorization_;
-  WorkPool* const pool_;
+  const WorkLanes lanes_;
+  ClientLimits* const client_calls_;
   const std::function<bool()> serving_;
   McpSessions mcp_;
   std::atomic<bool> abandoned_{false};

@@ -19,8 +19,10 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "core/util/limits.h"
 #include "server/api/error_json.h"
+#include "server/client_limits.h"
 
 namespace parplan {
 namespace http {
@@ -36,11 +38,19 @@ constexpr std::chrono::seconds kWriteTimeout{30};
 
 // State every connection shares with the server.
 struct Shared {
+  explicit Shared(const ServerOptions& o)
+      : options(o),
+        client_connections(o.max_client_connections),
+        bodies(o.body_budget_bytes,
+               std::max<int64_t>(o.body_budget_bytes / 4, static_cast<int64_t>(o.max_body_bytes))) {}
   ServerOptions options;
   Router* router = nullptr;
   std::atomic<int> connections{0};
   std::atomic<int> in_flight{0};
-  std::atomic<bool> draining{false};
+  std::atomic<bool> closing{false};   // answers carry Connection: close
+  std::atomic<bool> draining{false};  // the acceptor is closed
+  ClientLimits client_connections;    // by address
+  ByteBudget bodies;                  // bodies being received, by address
 };
 
 void AccessLog(const Shared& shared, const Request& request, const Response& response,
@@ -68,8 +78,13 @@ void AccessLog(const Shared& shared, const Request& request, const Response& res
 template <class Derived>
 class Session {
  public:
-  Session(std::shared_ptr<Shared> shared, std::string peer) : shared_(std::move(shared)), peer_(std::move(peer)) {}
-  ~Session() { shared_->connections.fetch_sub(1); }
+  Session(std::shared_ptr<Shared> shared, std::string peer)
+      : shared_(std::move(shared)), peer_(std::move(peer)), address_(PeerAddress(peer_)) {}
+  ~Session() {
+    ReleaseBody();
+    shared_->client_connections.Release(address_);
+    shared_->connections.fetch_sub(1);
+  }
 
  protected:
   Derived& self() { return static_cast<Derived&>(*this); }
@@ -91,13 +106,52 @@ class Session {
         beast::get_lowest_layer(session->stream()).socket().cancel(ignored);
       }
     });
+    bhttp::async_read_header(
+        self().stream(), buffer_, *parser_,
+        [session = self().shared_from_this()](beast::error_code ec, std::size_t) { session->OnHeader(ec); });
+  }
+
+  // The head has arrived: reserve the body's bytes from the budget before
+  // reading any of it, then read the rest.
+  void OnHeader(beast::error_code ec) {
+    if (ec) return OnRead(ec);
+    int64_t bytes = 0;
+    if (parser_->chunked()) {
+      bytes = static_cast<int64_t>(shared_->options.max_body_bytes);
+    } else if (parser_->content_length().has_value()) {
+      bytes = static_cast<int64_t>(
+          std::min<std::uint64_t>(*parser_->content_length(), shared_->options.max_body_bytes + std::uint64_t{1}));
+    }
+    if (bytes > static_cast<int64_t>(shared_->options.max_body_bytes)) {
+      timer_->cancel();
+      return Reject(413, absl::ResourceExhaustedError(
+                             absl::StrCat("the body is over ", shared_->options.max_body_bytes, " bytes")));
+    }
+    if (bytes > 0) {
+      if (!shared_->bodies.TryReserve(address_, bytes)) {
+        timer_->cancel();
+        return Reject(503,
+                      absl::UnavailableError(
+                          absl::StrCat("server busy: request bodies being received already hold ",
+                                       shared_->bodies.held(), " bytes (budget ", shared_->bodies.max_total(), ", ",
+                                       shared_->bodies.max_per_client(), " for one address); retry shortly")),
+                      /*retry_after=*/true);
+      }
+      body_reserved_ = bytes;
+    }
     bhttp::async_read(
         self().stream(), buffer_, *parser_,
         [session = self().shared_from_this()](beast::error_code ec, std::size_t) { session->OnRead(ec); });
   }
 
+  void ReleaseBody() {
+    if (body_reserved_ > 0) shared_->bodies.Release(address_, body_reserved_);
+    body_reserved_ = 0;
+  }
+
   void OnRead(beast::error_code ec) {
     timer_->cancel();
+    if (ec) ReleaseBody();
     const bool got_some = parser_->got_some();
     if (timed_out_) {
       if (got_some) {
@@ -131,6 +185,7 @@ class Session {
     }
     request.body = std::move(message.body());
     request.peer = peer_;
+    request.received = absl::Now();
     keep_alive_ = message.keep_alive();
     version_ = message.version();
     head_ = message.method() == bhttp::verb::head;
@@ -144,6 +199,7 @@ class Session {
     shared_->router->Handle(std::move(request), [session, logged, start](Response response) {
       AccessLog(*session->shared_, *logged, response, start);
       asio::post(session->stream().get_executor(), [session, response = std::move(response)]() mutable {
+        session->ReleaseBody();  // answered: its body is gone
         session->Write(std::move(response), /*close=*/false, /*counted=*/true);
       });
     });
@@ -151,10 +207,11 @@ class Session {
 
   // Answers an unreadable request with HTTP `status` and `error`'s JSON,
   // and closes.
-  void Reject(int status, const absl::Status& error) {
+  void Reject(int status, const absl::Status& error, bool retry_after = false) {
     Response r;
     r.status = status;
     r.body = api::ErrorJsonText(error);
+    if (retry_after) r.headers.push_back({"retry-after", "1"});
     keep_alive_ = false;
     version_ = 11;
     head_ = false;
@@ -171,7 +228,7 @@ class Session {
     message->set(bhttp::field::server, "parplan");
     if (!r.content_type.empty()) message->set(bhttp::field::content_type, r.content_type);
     for (const auto& [name, value] : r.headers) message->set(name, value);
-    const bool keep = keep_alive_ && !close && !shared_->draining.load();
+    const bool keep = keep_alive_ && !close && !shared_->closing.load() && !shared_->draining.load();
     message->keep_alive(keep);
     if (head_) {  // the GET answer's headers, its length, no body
       message->content_length(r.body.size());
@@ -192,6 +249,8 @@ class Session {
 
   std::shared_ptr<Shared> shared_;
   const std::string peer_;
+  const std::string address_;  // the peer without its port: the fair-sharing key
+  int64_t body_reserved_ = 0;  // bytes of the body budget this request holds
   beast::flat_buffer buffer_;
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
   std::optional<asio::steady_timer> timer_;
@@ -280,8 +339,7 @@ std::string PeerOf(const tcp::socket& socket) {
 class Server::Impl {
  public:
   explicit Impl(const ServerOptions& options, Router* router) : work_(asio::make_work_guard(ioc_)), acceptor_(ioc_) {
-    shared_ = std::make_shared<Shared>();
-    shared_->options = options;
+    shared_ = std::make_shared<Shared>(options);
     shared_->router = router;
   }
 
@@ -338,13 +396,20 @@ class Server::Impl {
   }
 
   void Admit(tcp::socket socket) {
-    if (shared_->connections.fetch_add(1) >= shared_->options.max_connections || shared_->draining.load()) {
-      shared_->connections.fetch_sub(1);
+    std::string peer = PeerOf(socket);
+    const std::string address = PeerAddress(peer);
+    if (shared_->draining.load() || !shared_->client_connections.TryAcquire(address)) {
       beast::error_code ignored;
       socket.close(ignored);
       return;
     }
-    std::string peer = PeerOf(socket);
+    if (shared_->connections.fetch_add(1) >= shared_->options.max_connections) {
+      shared_->connections.fetch_sub(1);
+      shared_->client_connections.Release(address);
+      beast::error_code ignored;
+      socket.close(ignored);
+      return;
+    }
     if (ssl_) {
       std::make_shared<TlsSession>(std::move(socket), *ssl_, shared_, std::move(peer))->Run();
     } else {
@@ -386,6 +451,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
 
 int Server::port() const { return impl_->port_; }
 void Server::Drain(std::chrono::milliseconds grace) { impl_->Drain(grace); }
+void Server::StartDraining() { impl_->shared_->closing.store(true); }
+int Server::connections() const { return impl_->shared_->connections.load(); }
 int Server::in_flight() const { return impl_->shared_->in_flight.load(); }
 void Server::Stop() { impl_->Stop(); }
 

@@ -11,6 +11,7 @@
 #include "server/api/error_json.h"
 #include "server/api/json_codec.h"
 #include "server/api/tool_schemas.h"
+#include "server/client_limits.h"
 
 namespace parplan {
 namespace http {
@@ -42,47 +43,78 @@ bool AcceptsAnswer(const Request& request) {
 
 }  // namespace
 
-McpSessions::McpSessions(size_t max_sessions, std::chrono::seconds idle_expiry)
-    : max_sessions_(max_sessions), idle_expiry_(idle_expiry) {}
+McpSessions::McpSessions(Limits limits) : limits_(limits) {}
 
 size_t McpSessions::size() const {
   std::lock_guard<std::mutex> lock(mu_);
   return sessions_.size();
 }
 
-bool McpSessions::NeedsPool(absl::string_view body) {
-  if (!api::JsonNestedWithin(body, kMaxJsonDepth)) return false;
+api::CallCost McpSessions::LaneOf(absl::string_view body) {
+  constexpr api::CallCost kInline = api::CallCost::kInline;
+  if (!api::JsonNestedWithin(body, kMaxJsonDepth)) return kInline;
   const Json message = Json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
-  if (!message.is_object() || message.value("method", Json()) != "tools/call") return false;
+  if (!message.is_object() || message.value("method", Json()) != "tools/call") return kInline;
   const Json params = message.value("params", Json());
-  if (!params.is_object() || !params.contains("name") || !params["name"].is_string()) return false;
+  if (!params.is_object() || !params.contains("name") || !params["name"].is_string()) return kInline;
   const std::string name = params["name"].get<std::string>();
   for (const auto& tool : api::PlannerToolSchemas()) {
     if (tool.name != name) continue;
     const api::ApiMethod* method = api::FindApiMethod(tool.rpc);
-    return method != nullptr && method->cost == api::CallCost::kPool;
+    return method != nullptr ? method->cost : kInline;
   }
-  return false;
+  return kInline;
 }
 
-std::shared_ptr<mcp::McpSession> McpSessions::Start(std::string* id) {
+std::shared_ptr<mcp::McpSession> McpSessions::Start(const std::string& client, std::string* id, Response* refusal) {
   std::random_device random;
   id->clear();
   for (int i = 0; i < 4; ++i) absl::StrAppend(id, absl::StrFormat("%08x", random()));
-  auto session = std::make_shared<mcp::McpSession>();
   const auto now = std::chrono::steady_clock::now();
   std::lock_guard<std::mutex> lock(mu_);
+  size_t own = 0;
+  auto own_oldest = sessions_.end(), oldest = sessions_.end();
   for (auto it = sessions_.begin(); it != sessions_.end();) {
-    it = now - it->second.last_used > idle_expiry_ ? sessions_.erase(it) : std::next(it);
+    if (now - it->second.last_used > limits_.idle_expiry) {
+      it = sessions_.erase(it);
+      continue;
+    }
+    if (oldest == sessions_.end() || it->second.last_used < oldest->second.last_used) oldest = it;
+    if (it->second.client == client) {
+      ++own;
+      if (own_oldest == sessions_.end() || it->second.last_used < own_oldest->second.last_used) own_oldest = it;
+    }
+    ++it;
   }
-  if (sessions_.size() >= max_sessions_) {
-    auto oldest = sessions_.begin();
-    for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
-      if (it->second.last_used < oldest->second.last_used) oldest = it;
+  // Only a session idle for evictable_idle makes room; otherwise refuse.
+  auto evictable = [&](std::map<std::string, Entry>::iterator it) {
+    return it != sessions_.end() && now - it->second.last_used >= limits_.evictable_idle;
+  };
+  const auto idle_s = static_cast<long long>(limits_.evictable_idle.count());
+  if (own >= limits_.max_per_client) {
+    if (!evictable(own_oldest)) {
+      *refusal = RpcError(429, -32000,
+                          absl::StrCat("Too many sessions: this client has ", own,
+                                       " live MCP sessions (the most one client may hold); end one with DELETE /mcp "
+                                       "or reuse it, or wait until one has been idle ",
+                                       idle_s, " s"));
+      refusal->headers.push_back({"retry-after", "5"});
+      return nullptr;
+    }
+    if (oldest == own_oldest) oldest = sessions_.end();
+    sessions_.erase(own_oldest);
+  } else if (sessions_.size() >= limits_.max_sessions) {
+    if (!evictable(oldest)) {
+      *refusal = RpcError(503, -32000,
+                          absl::StrCat("Server busy: ", sessions_.size(),
+                                       " MCP sessions are live and none has been idle ", idle_s, " s; retry later"));
+      refusal->headers.push_back({"retry-after", "5"});
+      return nullptr;
     }
     sessions_.erase(oldest);
   }
-  sessions_[*id] = Entry{session, now};
+  auto session = std::make_shared<mcp::McpSession>();
+  sessions_[*id] = Entry{session, now, client};
   return session;
 }
 
@@ -96,7 +128,7 @@ std::shared_ptr<mcp::McpSession> McpSessions::Find(const std::string& id) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = sessions_.find(id);
   if (it == sessions_.end()) return nullptr;
-  if (now - it->second.last_used > idle_expiry_) {
+  if (now - it->second.last_used > limits_.idle_expiry) {
     sessions_.erase(it);
     return nullptr;
   }
@@ -143,7 +175,9 @@ Response McpSessions::Post(const Request& request) {
   std::string id(request.Header("mcp-session-id"));
   std::shared_ptr<mcp::McpSession> session;
   if (initialize) {
-    session = Start(&id);
+    Response refusal;
+    session = Start(ClientKey(request.peer, request.Header("authorization")), &id, &refusal);
+    if (session == nullptr) return refusal;
   } else {
     if (request.HasHeader("mcp-protocol-version")) {
       const absl::string_view version = request.Header("mcp-protocol-version");

@@ -13,6 +13,14 @@
 //                version (400 otherwise).
 //   GET /mcp     405: the server sends no messages of its own.
 //   DELETE /mcp  ends the session (204; 404 when unknown).
+//
+// Sessions end when idle for idle_expiry, or by DELETE; never because
+// others start. A new session is refused (429, Retry-After) when its client
+// (server/client_limits.h: address, and token when sent) already has
+// max_per_client live sessions, or (503) when the table holds max_sessions;
+// in either case a session idle for at least evictable_idle (the client's
+// own first, when it is the client that is full) is ended to make room
+// instead. So a flood of initialize calls cannot end a session in use.
 #ifndef PARPLAN_SERVER_MCP_HTTP_H_
 #define PARPLAN_SERVER_MCP_HTTP_H_
 
@@ -24,6 +32,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "server/api/api_methods.h"
 #include "server/http/http_message.h"
 #include "server/mcp/mcp_session.h"
 
@@ -32,16 +41,20 @@ namespace http {
 
 class McpSessions {
  public:
-  // At most `max_sessions` live sessions (the least recently used is ended
-  // to admit a new one); a session idle for `idle_expiry` ends.
-  McpSessions(size_t max_sessions, std::chrono::seconds idle_expiry);
+  struct Limits {
+    size_t max_sessions = 1024;  // live sessions, all clients
+    size_t max_per_client = 32;  // live sessions of one client
+    std::chrono::seconds idle_expiry{3600};
+    std::chrono::seconds evictable_idle{300};
+  };
+  explicit McpSessions(Limits limits);
 
   // Answers POST, GET or DELETE /mcp.
   Response Handle(const Request& request);
 
-  // True when the POST body is a tools/call of a tool whose RPC runs on the
-  // worker pool (a search or a large layout): the router runs it there.
-  static bool NeedsPool(absl::string_view body);
+  // The cost class of the POST body: a tools/call's RPC's (kSearch, kLight:
+  // the router runs it on that lane), else kInline.
+  static api::CallCost LaneOf(absl::string_view body);
 
   size_t size() const;
 
@@ -51,18 +64,18 @@ class McpSessions {
   // The session named by the request's Mcp-Session-Id, refreshed; nullptr
   // when unknown or expired.
   std::shared_ptr<mcp::McpSession> Find(const std::string& id);
-  // A new session (its id in `id`), ending the least recently used one when
-  // the table is full.
-  std::shared_ptr<mcp::McpSession> Start(std::string* id);
+  // A new session of `client` (its id in `id`), or the refusal (429 / 503)
+  // in `refusal` and nullptr (see the class comment).
+  std::shared_ptr<mcp::McpSession> Start(const std::string& client, std::string* id, Response* refusal);
   // Ends session `id`; false when there is none.
   bool End(const std::string& id);
 
   struct Entry {
     std::shared_ptr<mcp::McpSession> session;
     std::chrono::steady_clock::time_point last_used;
+    std::string client;
   };
-  const size_t max_sessions_;
-  const std::chrono::seconds idle_expiry_;
+  const Limits limits_;
   mutable std::mutex mu_;
   std::map<std::string, Entry> sessions_;
 };

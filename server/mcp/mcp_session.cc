@@ -86,7 +86,9 @@ std::string CallTool(const Json& id, const Json& params, absl::Duration budget, 
   }
   std::unique_ptr<google::protobuf::Message> request(method->request->New());
   std::unique_ptr<google::protobuf::Message> response(method->response->New());
-  absl::Status status = api::JsonToMessage(Dump(arguments), "arguments", request.get());
+  // Field paths are the request's own ("config.tp"), as on every door: the
+  // arguments object is the request.
+  absl::Status status = api::JsonToMessage(Dump(arguments), "", request.get());
   if (status.ok()) status = api::RunMethod(*method, *request, response.get(), absl::Now() + budget);
   absl::StrAppend(log_status, " status=", absl::StatusCodeToString(status.code()));
   if (!status.ok()) return Reply(id, ErrorResult(status));
@@ -108,6 +110,12 @@ std::optional<std::string> ReadMessage(absl::string_view text, Json* message, st
                 absl::StrCat("Invalid Request: JSON nested deeper than ", kMaxJsonDepth, " levels"));
   }
   *message = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (message->is_discarded()) {
+    // A number too large for a double becomes a marked string that the
+    // tool's argument check names with its field (api::QuoteOverflowingNumbers).
+    const std::string quoted = api::QuoteOverflowingNumbers(text);
+    if (quoted != text) *message = Json::parse(quoted, nullptr, /*allow_exceptions=*/false);
+  }
   if (message->is_discarded()) return fail(kParseError, "parse error", "Parse error: the message is not JSON");
   if (!message->is_object()) {
     return fail(kInvalidRequest, "invalid request",

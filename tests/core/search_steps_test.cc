@@ -132,6 +132,7 @@ TEST(SearchStepsTest, PlansReuseTheirCandidatesEstimates) {
 TEST(SearchStepsTest, SelectionStopsAtTheDeadlineAfterOnePlan) {
   const ModelSpec m = CatalogModel("llama3_8b");
   SearchRequest r = Request(&m, "h200-sxm", 68192, 8192);
+  r.base.gbs = 68192 * 8;  // given: the default batch would be over the 16M-token cap (scale_checks_test.cc)
   SearchResult out;
   Evaluated e = EvaluateCandidates(r, {68192}, &out);
   ASSERT_FALSE(out.truncated);

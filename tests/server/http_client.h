@@ -35,8 +35,20 @@ struct Reply {
 
 class Connection {
  public:
-  explicit Connection(int port) {
+  // Connects to 127.0.0.1:`port`; from `source` (another loopback address
+  // such as "127.0.0.2", to be a different client) when given.
+  explicit Connection(int port, const char* source = nullptr) {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (source != nullptr) {
+      sockaddr_in from{};
+      from.sin_family = AF_INET;
+      ::inet_pton(AF_INET, source, &from.sin_addr);
+      if (::bind(fd_, reinterpret_cast<sockaddr*>(&from), sizeof(from)) != 0) {
+        ::close(fd_);
+        fd_ = -1;
+        return;
+      }
+    }
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(static_cast<uint16_t>(port));

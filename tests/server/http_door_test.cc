@@ -94,7 +94,8 @@ TEST_F(HttpDoorTest, EveryMethodAnswersTheGrpcDoorsBytes) {
     call.request = request->SerializeAsString();
     call.timeout_ms = 30000;
     std::string bytes;
-    ASSERT_TRUE(cli::CallRemote(call, &bytes).ok());
+    const absl::Status remote = cli::CallRemote(call, &bytes);
+    ASSERT_TRUE(remote.ok()) << remote;
     std::unique_ptr<google::protobuf::Message> response(method.response->New());
     ASSERT_TRUE(response->ParseFromString(bytes));
     EXPECT_EQ(reply.body, api::MessageToJson(*response, /*pretty=*/false));
@@ -125,7 +126,7 @@ TEST_F(HttpDoorTest, KeepAliveAndChunkedBodies) {
   Start();
   Connection c(port_);
   // HEAD: the GET answer's length, no body; the connection stays usable.
-  ASSERT_TRUE(c.Send("HEAD /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n"));
+  ASSERT_TRUE(c.Send("HEAD /openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
   Reply head = c.Read(std::chrono::milliseconds(5000), /*head=*/true);
   EXPECT_EQ(head.status, 200);
   EXPECT_GT(std::stol(head.Header("content-length")), 10000);
@@ -136,7 +137,7 @@ TEST_F(HttpDoorTest, KeepAliveAndChunkedBodies) {
   }
   const std::string body = R"({"config":{"tp":8,"pp":2}})";
   std::ostringstream chunked;
-  chunked << "POST /v1/MinGpus HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+  chunked << "POST /v1/MinGpus HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
           << "Transfer-Encoding: chunked\r\n\r\n"
           << std::hex << 5 << "\r\n"
           << body.substr(0, 5) << "\r\n"
@@ -157,7 +158,7 @@ TEST_F(HttpDoorTest, HostileRequestsGetTheirStatusAndTheServerKeepsServing) {
   {  // A body over the limit: refused from its Content-Length.
     Connection c(port_);
     ASSERT_TRUE(
-        c.Send("POST /v1/MinGpus HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        c.Send("POST /v1/MinGpus HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                "Content-Length: 10485760\r\n\r\n{\"config\":"));
     Reply r = c.Read();
     EXPECT_EQ(r.status, 413);
@@ -167,7 +168,7 @@ TEST_F(HttpDoorTest, HostileRequestsGetTheirStatusAndTheServerKeepsServing) {
     Connection c(port_);
     std::string chunk(70 << 10, ' ');
     std::ostringstream bytes;
-    bytes << "POST /v1/MinGpus HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: "
+    bytes << "POST /v1/MinGpus HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: "
              "chunked\r\n\r\n"
           << std::hex << chunk.size() << "\r\n"
           << chunk << "\r\n";
@@ -191,7 +192,7 @@ TEST_F(HttpDoorTest, HostileRequestsGetTheirStatusAndTheServerKeepsServing) {
   {  // Slowloris: a header byte every 100 ms; the request is cut at the
      // read timeout (408) while another client is served.
     Connection slow(port_);
-    ASSERT_TRUE(slow.Send("POST /v1/MinGpus HTTP/1.1\r\nHost: x\r\n"));
+    ASSERT_TRUE(slow.Send("POST /v1/MinGpus HTTP/1.1\r\nHost: localhost\r\n"));
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < 4; ++i) {
       slow.Send("X");
@@ -206,7 +207,7 @@ TEST_F(HttpDoorTest, HostileRequestsGetTheirStatusAndTheServerKeepsServing) {
   }
   {  // A client that never stops trickling is cut off all the same.
     Connection slow(port_);
-    ASSERT_TRUE(slow.Send("POST /v1/MinGpus HTTP/1.1\r\nHost: x\r\n"));
+    ASSERT_TRUE(slow.Send("POST /v1/MinGpus HTTP/1.1\r\nHost: localhost\r\n"));
     bool cut = false;
     for (int i = 0; i < 60 && !cut; ++i) {
       cut = !slow.Send("X");

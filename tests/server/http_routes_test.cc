@@ -46,7 +46,8 @@ class RoutesTest : public ::testing::Test {
     options.auth_token = std::move(token);
     options.allowed_origins = {"https://chat.example.com"};
     options.max_mcp_sessions = 3;
-    router_ = std::make_unique<Router>(options, &pool_, [this] { return serving_.load(); });
+    router_ = std::make_unique<Router>(options, WorkLanes{&pool_, &light_}, &client_calls_,
+                                       [this] { return serving_.load(); });
   }
 
   // The router's answer, waiting for pool work.
@@ -69,6 +70,8 @@ class RoutesTest : public ::testing::Test {
   }
 
   WorkPool pool_{1, 1};
+  WorkPool light_{1, 4};
+  ClientLimits client_calls_{64};
   std::atomic<bool> serving_{true};
   std::unique_ptr<Router> router_;
 };
@@ -408,9 +411,23 @@ TEST_F(RoutesTest, HeadAndCors) {
   // Any other origin: no preflight, no CORS headers.
   preflight.headers = {{"origin", "http://evil.example"}};
   EXPECT_EQ(Answer(preflight).status, 403);
-  r = Answer(Post("/v1/MinGpus", "{}", {{"origin", "http://127.0.0.1:9999"}}));
-  EXPECT_EQ(r.status, 200);
+  r = Answer(Post("/v1/MinGpus", "{}", {{"origin", "http://evil.example"}}));
+  EXPECT_EQ(r.status, 403);
   EXPECT_EQ(HeaderOf(r, "access-control-allow-origin"), "");
+  // Loopback origins on any port, as the README allows: a page on a dev
+  // server (localhost:3000) gets its preflight and its CORS headers.
+  for (const char* origin : {"http://localhost:3000", "http://127.0.0.1:9999", "http://[::1]:8080"}) {
+    SCOPED_TRACE(origin);
+    preflight.headers = {{"origin", origin}, {"access-control-request-method", "POST"}};
+    r = Answer(preflight);
+    EXPECT_EQ(r.status, 204);
+    EXPECT_EQ(HeaderOf(r, "access-control-allow-origin"), origin);
+    r = Answer(Post("/v1/MinGpus", "{}", {{"origin", origin}}));
+    EXPECT_EQ(r.status, 200);
+    EXPECT_EQ(HeaderOf(r, "access-control-allow-origin"), origin);
+  }
+  preflight.headers = {{"origin", "http://localhost.evil.example:3000"}};
+  EXPECT_EQ(Answer(preflight).status, 403);
 }
 
 TEST_F(RoutesTest, AbandonedWorkAnswers503WithoutRunning) {
@@ -421,12 +438,50 @@ TEST_F(RoutesTest, AbandonedWorkAnswers503WithoutRunning) {
   EXPECT_EQ(Json::parse(r.body)["error"]["code"], "UNAVAILABLE");
 }
 
-TEST_F(RoutesTest, McpSessionsAreBounded) {
+// A full table refuses new sessions (503, Retry-After) instead of ending
+// one in use: a flood of initialize calls leaves the first session working.
+TEST_F(RoutesTest, McpSessionsAreBoundedWithoutEvictingLiveOnes) {
   const std::string first = Initialize();
-  for (int i = 0; i < 5; ++i) Initialize();
+  Initialize();
+  Initialize();
+  for (int i = 0; i < 5; ++i) {
+    Response r = Answer(
+        Post("/mcp", R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}})",
+             {{"accept", "application/json, text/event-stream"}}));
+    EXPECT_EQ(r.status, 503) << r.body;
+    EXPECT_EQ(HeaderOf(r, "retry-after"), "5");
+    EXPECT_NE(r.body.find("none has been idle"), std::string::npos) << r.body;
+  }
   EXPECT_EQ(router_->mcp_sessions().size(), 3u);
   EXPECT_EQ(Answer(Post("/mcp", R"({"jsonrpc":"2.0","id":2,"method":"ping"})", {{"mcp-session-id", first}})).status,
-            404);
+            200);
+}
+
+// The Host header on a loopback-bound server: loopback names only (DNS rebinding).
+TEST(RoutesHostTest, LoopbackServerRefusesOtherHosts) {
+  WorkPool pool{1, 1};
+  ClientLimits calls{8};
+  RouterOptions options;
+  options.loopback_only = true;
+  Router router(options, WorkLanes{&pool, &pool}, &calls, [] { return true; });
+  auto answer = [&router](const std::string& host) {
+    Request r = Post("/v1/MinGpus", R"({"config":{"tp":1}})", {{"host", host}});
+    std::promise<Response> promise;
+    router.Handle(std::move(r), [&promise](Response x) { promise.set_value(std::move(x)); });
+    return promise.get_future().get();
+  };
+  for (const char* host : {"127.0.0.1:8080", "localhost", "localhost:3000", "[::1]:8080", "127.1.2.3"}) {
+    EXPECT_EQ(answer(host).status, 200) << host;
+  }
+  for (const char* host :
+       {"evil.example", "evil.example:8080", "localhost.evil.example", "127.0.0.1.evil.example", "10.0.0.1:8080", ""}) {
+    const Response r = answer(host);
+    EXPECT_EQ(r.status, 403) << host;
+    EXPECT_NE(r.body.find("DNS-rebinding"), std::string::npos) << r.body;
+  }
+  EXPECT_TRUE(LoopbackHost("localhost:1"));
+  EXPECT_FALSE(LoopbackHost("localhost:"));
+  EXPECT_FALSE(LoopbackHost("127.0.0.1:80x"));
 }
 
 }  // namespace

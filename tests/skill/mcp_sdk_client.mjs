@@ -56,6 +56,6 @@ for (const tool of tools) {
 }
 console.log(`sdk client: ${tools.length} tools called, tools/list ${listed} bytes`);
 const bad = await client.callTool({ name: "validate", arguments: { config: { tp: "eight" } } });
-if (!bad.isError || !bad.content[0].text.includes("arguments.config.tp")) fail("bad arguments not reported");
+if (!bad.isError || !bad.content[0].text.includes('"field":"config.tp"')) fail("bad arguments not reported");
 await client.close();
 console.log("sdk client: ok");
