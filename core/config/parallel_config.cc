@@ -223,8 +223,8 @@ absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& c, const Mode
                                      " default when EP > 1); Megatron-LM, Megatron-Core and Bridge up to 0.5.x ",
                                      "would use ETP = TP = ", r.tp, " (pass etp=", r.tp, " to plan that)"));
     } else {
-      r.notes.push_back(
-          "etp not given: ETP=1 (Megatron Bridge default when EP > 1; Megatron-Core's ETP = TP is 1 too)");
+      r.notes.push_back(absl::StrCat("etp not given: ETP=1 (Megatron Bridge ", BridgeVersionName(r.bridge_version),
+                                     " default when EP > 1; Megatron-Core's ETP = TP is 1 too)"));
     }
   } else {
     // Megatron-Core: expert_tensor_parallel_size = tp when unset

@@ -8,6 +8,7 @@
 // agreement (gRPC, JSON, MCP) is tested on one sample in
 // plan_consistency_doors_test.cc.
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
@@ -171,6 +172,8 @@ TEST(PlanConsistencyTest, EveryMethodAnswersTheSameForEveryRecommendedPlan) {
       }
     }
   }
+  std::printf("%zu questions, %d plans checked, %d on part of each NVLink rack\n", questions.size(), plans_checked,
+              rack_plans);
   EXPECT_GE(plans_checked, 200);
   EXPECT_GE(rack_plans, 20);  // NVL72 plans placed on part of each rack
 }
