@@ -307,7 +307,10 @@ absl::Status RenderConfig(const v1::RenderConfigRequest& request, v1::RenderConf
   const std::vector<ResolvedSetting> settings =
       FillResolvedPlan(config, r.placement, r.model_ptr(), v.world.has_value() ? v.world->dp : 0,
                        v.world.has_value() ? v.world->edp : 0, SettingsScope::kConfig, response);
-  for (const auto& w : EffectWarnings(settings)) response->add_notes(absl::StrCat("Warning: ", w, "."));
+  // Forced balancing's warning is render's own note (core/render), in its words.
+  for (const auto& w : EffectWarnings(settings)) {
+    if (w.rfind("moe_router_force_load_balancing", 0) != 0) response->add_notes(absl::StrCat("Warning: ", w, "."));
+  }
   response->set_valid(v.valid);
   for (const auto& violation : v.violations) {
     if (violation.severity != Severity::kInfo) ToViolation(violation, response->add_violations());
