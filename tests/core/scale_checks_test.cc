@@ -16,20 +16,12 @@ namespace parplan {
 namespace {
 
 using testing_util::CatalogModel;
-
-SearchRequest Request(const ModelSpec* model, const char* system, int64_t gpus, int64_t seq) {
-  SearchRequest r;
-  r.model = model;
-  r.system = *Catalog::Get().FindSystem(system);
-  r.gpus = gpus;
-  r.base.seq_length = seq;
-  return r;
-}
+using testing_util::SearchRequestFor;
 
 TEST(ScaleChecksTest, DefaultBatchNeverAboveTheCap) {
   const ModelSpec m = CatalogModel("llama3_8b");
   // 68,192 = 32 x 2,131 (a prime): at least 2,131 DP ranks x 8,192 tokens.
-  auto none = Recommend(Request(&m, "h200-sxm", 68192, 8192));
+  auto none = Recommend(SearchRequestFor(&m, "h200-sxm", 68192, 8192));
   ASSERT_TRUE(none.ok()) << none.status();
   EXPECT_FALSE(none->feasible);
   EXPECT_TRUE(none->plans.empty());
@@ -38,7 +30,7 @@ TEST(ScaleChecksTest, DefaultBatchNeverAboveTheCap) {
       << none->infeasible_reason;
   EXPECT_NE(none->infeasible_reason.find("give config.gbs"), std::string::npos);
   // 65,536 GPUs: plans exist, each within the cap.
-  auto some = Recommend(Request(&m, "h200-sxm", 65536, 8192));
+  auto some = Recommend(SearchRequestFor(&m, "h200-sxm", 65536, 8192));
   ASSERT_TRUE(some.ok()) << some.status();
   ASSERT_TRUE(some->feasible) << some->infeasible_reason;
   for (const PlanEval& p : some->plans) EXPECT_LE(p.config.gbs * 8192, int64_t{1} << 24) << PlanLabel(p.config);
@@ -97,7 +89,7 @@ TEST(ScaleChecksTest, BubbleAndOneMicrobatchAreWarnings) {
 
 TEST(ScaleChecksTest, SearchCutBeforeEvaluatingSaysNotSearched) {
   const ModelSpec m = CatalogModel("llama3_8b");
-  SearchRequest r = Request(&m, "h100-sxm", 8, 8192);
+  SearchRequest r = SearchRequestFor(&m, "h100-sxm", 8, 8192);
   r.deadline = absl::Now() - absl::Seconds(1);
   auto result = Recommend(r);
   ASSERT_TRUE(result.ok());

@@ -10,20 +10,11 @@ namespace parplan {
 namespace {
 
 using testing_util::CatalogModel;
-
-SearchRequest Request(const ModelSpec* model, const char* system, int64_t gpus, int64_t seq) {
-  SearchRequest r;
-  r.model = model;
-  r.system = *Catalog::Get().FindSystem(system);
-  r.gpus = gpus;
-  r.base.seq_length = seq;
-  r.base.mtp_num_layers = model->mtp_num_layers;
-  return r;
-}
+using testing_util::SearchRequestFor;
 
 TEST(SearchStepsTest, WorldsToSearch) {
   const ModelSpec m = CatalogModel("llama3_70b");
-  SearchRequest r = Request(&m, "h100-sxm", 64, 8192);
+  SearchRequest r = SearchRequestFor(&m, "h100-sxm", 64, 8192);
   EXPECT_EQ(*WorldsToSearch(r), std::vector<int64_t>({64}));
   r.gpus = 0;
   r.min_gpus = 2;
@@ -80,7 +71,7 @@ TEST(SearchStepsTest, EstimateStoreKeepsWhatARankingCanShow) {
 
 TEST(SearchStepsTest, RankingPutsFittingFirstAndSimplerFirstAmongTies) {
   const ModelSpec m = CatalogModel("llama3_8b");
-  SearchRequest r = Request(&m, "h100-sxm", 8, 4096);
+  SearchRequest r = SearchRequestFor(&m, "h100-sxm", 8, 4096);
   std::vector<Scored> s = {Candidate(0, false, 900, 0), Candidate(1, true, 500, 0.2), Candidate(2, true, 502, 0.2),
                            Candidate(3, true, 600, 0.1)};
   s[2].dims = 3;
@@ -108,7 +99,7 @@ TEST(SearchStepsTest, RankingPutsFittingFirstAndSimplerFirstAmongTies) {
 TEST(SearchStepsTest, PlansReuseTheirCandidatesEstimates) {
   for (const char* id : {"llama3_70b", "qwen3_30b_a3b"}) {
     const ModelSpec m = CatalogModel(id);
-    SearchRequest r = Request(&m, "h100-sxm", 64, 8192);
+    SearchRequest r = SearchRequestFor(&m, "h100-sxm", 64, 8192);
     SearchResult out;
     const Evaluated e = EvaluateCandidates(r, {64}, &out);
     EXPECT_EQ(out.estimates, static_cast<int64_t>(e.scored.size())) << id;
@@ -131,7 +122,7 @@ TEST(SearchStepsTest, PlansReuseTheirCandidatesEstimates) {
 // first plan and says it was cut (68K ranks made each explanation O(world)).
 TEST(SearchStepsTest, SelectionStopsAtTheDeadlineAfterOnePlan) {
   const ModelSpec m = CatalogModel("llama3_8b");
-  SearchRequest r = Request(&m, "h200-sxm", 68192, 8192);
+  SearchRequest r = SearchRequestFor(&m, "h200-sxm", 68192, 8192);
   r.base.gbs = 68192 * 8;  // given: the default batch would be over the 16M-token cap (scale_checks_test.cc)
   SearchResult out;
   Evaluated e = EvaluateCandidates(r, {68192}, &out);
@@ -147,7 +138,7 @@ TEST(SearchStepsTest, SelectionStopsAtTheDeadlineAfterOnePlan) {
 
 TEST(SearchStepsTest, OutcomeSaysWhyNothingFits) {
   const ModelSpec m = CatalogModel("llama31_405b");
-  SearchRequest r = Request(&m, "h100-sxm", 8, 8192);
+  SearchRequest r = SearchRequestFor(&m, "h100-sxm", 8, 8192);
   auto result = Recommend(r);
   ASSERT_TRUE(result.ok());
   EXPECT_FALSE(result->feasible);

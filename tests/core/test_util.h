@@ -10,6 +10,7 @@
 #include "core/catalog/catalog.h"
 #include "core/config/parallel_config.h"
 #include "core/rules/validate.h"
+#include "core/search/search_types.h"
 #include "gtest/gtest.h"
 
 namespace parplan {
@@ -19,6 +20,18 @@ inline ModelSpec CatalogModel(const std::string& id) {
   auto m = Catalog::Get().FindModel(id);
   EXPECT_TRUE(m.ok()) << m.status();
   return m.ok() ? *m : ModelSpec{};
+}
+
+// A search for `model` on `gpus` GPUs of catalog `system` at `seq` tokens,
+// with the model's MTP depth.
+inline SearchRequest SearchRequestFor(const ModelSpec* model, const char* system, int64_t gpus, int64_t seq) {
+  SearchRequest r;
+  r.model = model;
+  r.system = *Catalog::Get().FindSystem(system);
+  r.gpus = gpus;
+  r.base.seq_length = seq;
+  r.base.mtp_num_layers = model->mtp_num_layers;
+  return r;
 }
 
 // Validates `config` for `model` (may be absent) on `system` with `gpus`.
