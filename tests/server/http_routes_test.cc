@@ -6,6 +6,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <future>
+#include <memory>
 #include <mutex>
 
 #include "gtest/gtest.h"
@@ -244,12 +245,17 @@ TEST_F(TokenRoutesTest, TheTokenGuardsTheApiButNotThePageOrHealth) {
 }
 
 TEST_F(RoutesTest, AFullPoolAnswers429) {
-  std::mutex mu;
-  std::condition_variable cv;
-  bool release = false;
-  auto block = [&] {
-    std::unique_lock<std::mutex> lock(mu);
-    cv.wait(lock, [&] { return release; });
+  // Shared with the blocked tasks, which may still run after the test body
+  // returns (the queued one starts once the worker is released).
+  struct Gate {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool release = false;
+  };
+  auto gate = std::make_shared<Gate>();
+  auto block = [gate] {
+    std::unique_lock<std::mutex> lock(gate->mu);
+    gate->cv.wait(lock, [&] { return gate->release; });
   };
   ASSERT_TRUE(pool_.TrySubmit(block));  // the worker
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -262,10 +268,10 @@ TEST_F(RoutesTest, AFullPoolAnswers429) {
   // Short calls do not queue behind searches.
   EXPECT_EQ(Answer(Post("/v1/MinGpus", "{}")).status, 200);
   {
-    std::lock_guard<std::mutex> lock(mu);
-    release = true;
+    std::lock_guard<std::mutex> lock(gate->mu);
+    gate->release = true;
   }
-  cv.notify_all();
+  gate->cv.notify_all();
 }
 
 TEST_F(RoutesTest, PlotAnswersPicturesAndSvg) {
