@@ -1,7 +1,5 @@
 #include "core/config/front_end.h"
 
-#include <cstdlib>
-
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -30,10 +28,6 @@ bool BridgeVersion::operator<(const BridgeVersion& o) const {
   if (major != o.major) return major < o.major;
   if (minor != o.minor) return minor < o.minor;
   return patch < o.patch;
-}
-
-bool BridgeVersion::operator==(const BridgeVersion& o) const {
-  return major == o.major && minor == o.minor && patch == o.patch;
 }
 
 std::string BridgeVersionName(const BridgeVersion& v) { return absl::StrCat(v.major, ".", v.minor, ".", v.patch); }

@@ -30,7 +30,6 @@ absl::StatusOr<FrontEnd> ParseFrontEnd(const std::string& text, const std::strin
 struct BridgeVersion {
   int major = 0, minor = 0, patch = 0;
   bool operator<(const BridgeVersion& o) const;
-  bool operator==(const BridgeVersion& o) const;
 };
 
 // "0.6.0".
@@ -43,7 +42,7 @@ BridgeVersion NewestKnownBridge();
 
 // Accepts "0.6.0", "v0.5.1", "0.6" (patch 0), with an optional pre-release
 // suffix ("0.6.0rc1" reads as 0.6.0); "" = NewestKnownBridge(). Versions
-// older than 0.1 or newer than NewestKnownBridge(): INVALID_ARGUMENT
+// outside KnownBridgeReleases()' range: INVALID_ARGUMENT
 // naming `field`, the value and the known range (a newer release may change
 // defaults parplan has not read).
 absl::StatusOr<BridgeVersion> ParseBridgeVersion(const std::string& text, const std::string& field);

@@ -388,6 +388,22 @@ std::string GlobalBatchNote(const ResolvedConfig& c, int64_t dp, int64_t gbs) {
   return absl::StrCat(note, ".");
 }
 
+namespace {
+
+// Not given: the even split of p->gpus (core/system/racks.h ChooseDomainUse),
+// the one placement every method uses, with its reason in p's notes. True
+// when it chose one.
+bool ChooseDomainUseOf(ResolvedPlacement* p) {
+  if (!p->system.has_value() || p->gpus_per_nvlink_domain_given) return false;
+  p->domain_use_reason = ChooseDomainUse(p->gpus, &*p->system);
+  if (p->domain_use_reason.empty()) return false;
+  p->gpus_per_nvlink_domain = p->system->nvlink_domain_used;
+  p->notes.push_back(p->domain_use_reason);
+  return true;
+}
+
+}  // namespace
+
 absl::StatusOr<ResolvedPlacement> ResolvePlacement(const Placement& p, const std::string& prefix) {
   FieldErrors errors;
   errors.CheckRange(absl::StrCat(prefix, ".gpus"), p.gpus, 0, kMaxGpus);
@@ -427,18 +443,12 @@ absl::StatusOr<ResolvedPlacement> ResolvePlacement(const Placement& p, const std
   r.gpus_per_nvlink_domain = p.gpus_per_nvlink_domain > 0 ? p.gpus_per_nvlink_domain : r.nvlink_domain_size;
   if (r.system.has_value()) {
     r.system->nvlink_domain_used = static_cast<int>(p.gpus_per_nvlink_domain);
-    // Not given: the even split, the one placement every method uses
-    // (core/system/racks.h ChooseDomainUse).
-    r.domain_use_reason = ChooseDomainUse(r.gpus, &*r.system);
-    if (!r.domain_use_reason.empty()) {
-      r.gpus_per_nvlink_domain = r.system->nvlink_domain_used;
-      r.notes.push_back(r.domain_use_reason);
-    } else {
-      const std::string use = DescribeDomainUse(*r.system, r.gpus);
-      if (!use.empty()) r.notes.push_back(use);
-    }
   }
   r.gpus_per_nvlink_domain_given = p.gpus_per_nvlink_domain > 0;
+  if (r.system.has_value() && !ChooseDomainUseOf(&r)) {
+    const std::string use = DescribeDomainUse(*r.system, r.gpus);
+    if (!use.empty()) r.notes.push_back(use);
+  }
   return r;
 }
 
@@ -470,13 +480,7 @@ int64_t ResolveWorldAndBatch(ResolvedConfig* c, ResolvedPlacement* p) {
   const MeshDims dims = MeshOf(*c);
   if (p->gpus <= 0) {
     p->gpus = ComputeMinGpus(dims).min_gpus;
-    if (p->system.has_value() && !p->gpus_per_nvlink_domain_given) {
-      p->domain_use_reason = ChooseDomainUse(p->gpus, &*p->system);
-      if (!p->domain_use_reason.empty()) {
-        p->gpus_per_nvlink_domain = p->system->nvlink_domain_used;
-        p->notes.push_back(p->domain_use_reason);
-      }
-    }
+    ChooseDomainUseOf(p);
   }
   const int64_t dp = SizeWorld(dims, p->gpus, 0, 0, 0).dp;  // 0 when the world does not divide
   if (c->gbs == 0 && c->seq_length > 0 && dp > 0) {

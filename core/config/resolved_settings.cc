@@ -108,7 +108,6 @@ std::vector<ResolvedSetting> ListResolvedSettings(const ResolvedConfig& c, const
   const bool search = scope == SettingsScope::kSearch;
   const bool moe = (model != nullptr && model->is_moe()) || c.ep > 1;
   const SettingSource fe_default = bridge ? SettingSource::kBridgeDefault : SettingSource::kMegatronLmDefault;
-  const std::string fe_name = bridge ? Bridge(c) : std::string("Megatron-LM");
   std::vector<ResolvedSetting> out;
   SettingList s(&out);
 

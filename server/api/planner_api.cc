@@ -307,10 +307,12 @@ absl::Status RenderConfig(const v1::RenderConfigRequest& request, v1::RenderConf
   const std::vector<ResolvedSetting> settings =
       FillResolvedPlan(config, r.placement, r.model_ptr(), v.world.has_value() ? v.world->dp : 0,
                        v.world.has_value() ? v.world->edp : 0, SettingsScope::kConfig, response);
-  // Forced balancing's warning is render's own note (core/render), in its words.
-  for (const auto& w : EffectWarnings(settings)) {
-    if (w.rfind("moe_router_force_load_balancing", 0) != 0) response->add_notes(absl::StrCat("Warning: ", w, "."));
+  // Benchmark-only settings are warned by render's own notes (core/render), in its words.
+  std::vector<ResolvedSetting> beyond_benchmark;
+  for (const auto& s : settings) {
+    if (s.effect != EffectClass::kBenchmark) beyond_benchmark.push_back(s);
   }
+  for (const auto& w : EffectWarnings(beyond_benchmark)) response->add_notes(absl::StrCat("Warning: ", w, "."));
   response->set_valid(v.valid);
   for (const auto& violation : v.violations) {
     if (violation.severity != Severity::kInfo) ToViolation(violation, response->add_violations());

@@ -37,7 +37,7 @@ absl::Status Resolve(const v1::ModelRef* model_ref, const v1::Placement& placeme
 // Fills an answer's `resolved` (every setting of the resolved plan with its
 // source and effect class) and `assumes` (the front end and Bridge release)
 // from `config` on `placement`; dp/edp of 0 are left out. Returns the
-// settings (for the answer's `defaults` lines).
+// settings (for the answer's EffectWarnings).
 template <typename Response>
 std::vector<ResolvedSetting> FillResolvedPlan(const ResolvedConfig& config, const ResolvedPlacement& placement,
                                               const ModelSpec* model, int64_t dp, int64_t edp, SettingsScope scope,
