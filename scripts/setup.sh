@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 packages=(
   g++ cmake make pkg-config
   libgrpc++-dev libgrpc-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  libabsl-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libabsl-dev nlohmann-json3-dev libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
   golang-github-gogo-googleapis-dev grpc-proto
   libboost-dev libssl-dev
   python3 python3-grpcio python3-protobuf python3-yaml openssl clang-format

@@ -51,6 +51,11 @@ struct PerfParams {
   // Share of the overlapping compute that can hide communication: a
   // collective is exposed by max(fraction * time, time - window * compute).
   double overlap_window = 1.0;
+  // A cluster calibration's factors (core/calibrate/calibration.h): the
+  // compute terms (compute, bubble, optimizer) and the exposed
+  // communication of the step are multiplied by them. 1 = uncalibrated.
+  double compute_scale = 1.0;
+  double network_scale = 1.0;
 };
 
 // The calibrated parameters (core/perf/perf_params.cc).

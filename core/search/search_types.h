@@ -54,6 +54,13 @@ struct SearchRequest {
   // with room that is as fast within the model's between-config error.
   double memory_reserve = kDefaultMemoryReserve;
   absl::Time deadline = absl::InfiniteFuture();
+  // The plan the user runs now (`recommend --from`): evaluated beside the
+  // search's plans, each plan lists what it changes from it, and among plans
+  // the model cannot tell apart the one changing the fewest settings ranks first.
+  std::optional<ResolvedConfig> current;
+  // Step-time parameters (a cluster calibration, core/calibrate); null =
+  // CalibratedPerfParams().
+  const PerfParams* params = nullptr;
 };
 
 struct PlanEval {
@@ -67,6 +74,9 @@ struct PlanEval {
   bool tight = false;                 // fits inside the memory reserve (set by Recommend)
   std::vector<Violation> violations;  // errors when invalid, else warnings
   std::vector<std::string> reasons;
+  // With SearchRequest::current: the settings this plan changes, in
+  // resolved-setting names ("tp 4 -> 8", "recompute_granularity none -> selective").
+  std::vector<std::string> changes;
 };
 
 struct RejectedSummary {
@@ -83,6 +93,8 @@ struct SearchResult {
   std::vector<PlanEval> plans;             // best first
   std::optional<PlanEval> starting_point;  // the rule-of-thumb config, evaluated
   std::string starting_point_comparison;   // why the top plan differs (or agrees)
+  std::optional<PlanEval> current;         // SearchRequest::current, evaluated
+  std::string current_comparison;          // what the first plan changes from it and gains
   RejectedSummary rejected;
   int64_t candidates = 0;  // configurations enumerated
   int64_t evaluated = 0;   // memory (+ performance) evaluations
