@@ -6,9 +6,11 @@
 #include "absl/time/clock.h"
 #include "core/util/limits.h"
 #include "parplan/v1/planner.pb.h"
+#include "server/api/import_api.h"
 #include "server/api/planner_api.h"
 #include "server/api/recommend_api.h"
 #include "server/api/request_budget.h"
+#include "server/api/run_api.h"
 #include "server/api/utf8.h"
 
 namespace parplan {

@@ -4,7 +4,7 @@
 // (skill/cli: the row's in-process call and a text formatter per row). A row
 // is the RPC's name and cost class; its request and response types are
 // v1::<Name>Request / v1::<Name>Response and its call api::<Name>
-// (server/api/planner_api.h, server/api/recommend_api.h). Adding an RPC: the proto,
+// (server/api/planner_api.h, recommend_api.h, import_api.h, run_api.h). Adding an RPC: the proto,
 // one row here, the api:: function (and the CLI's Format<Name> and command);
 // CONTRIBUTING.md walks through it.
 #ifndef PARPLAN_SERVER_API_METHODS_H_
@@ -32,7 +32,10 @@
   X(RenderConfig, kInline)        \
   X(EstimateMemory, kInline)      \
   X(EstimatePerformance, kInline) \
-  X(Recommend, kSearch)
+  X(Recommend, kSearch)           \
+  X(ImportConfig, kInline)        \
+  X(CompareRun, kLight)           \
+  X(Calibrate, kLight)
 
 namespace parplan {
 namespace api {

@@ -26,6 +26,12 @@ namespace parplan {
 ModelSource ToModelSource(const v1::ModelRef& ref);
 bool HasModel(const v1::ModelRef& ref);
 ParallelConfig ToParallelConfig(const v1::ParallelConfig& config);
+// The inverse of ToParallelConfig (server/api/convert_given.cc): what the
+// caller would send to give exactly `config`.
+void FromParallelConfig(const ParallelConfig& config, v1::ParallelConfig* out);
+// `top`'s set fields over `base`: scalars and messages merge (a proto3 zero
+// is "not given"), a repeated field `top` sets replaces `base`'s.
+void OverlayParallelConfig(const v1::ParallelConfig& top, v1::ParallelConfig* base);
 // The figures of a v1::SystemSpec (unset optional fields stay unset). A
 // figure may be given under SystemInfo's printed name (hbm_gb,
 // nvlink_gbps_unidirectional, ...): it is converted to SystemSpec's

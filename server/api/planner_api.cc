@@ -22,6 +22,7 @@
 #include "core/util/field_error.h"
 #include "core/util/text.h"
 #include "server/api/answer_defaults.h"
+#include "server/api/calibration_convert.h"
 #include "server/api/convert.h"
 #include "server/api/resolve_request.h"
 #include "core/util/limits.h"
@@ -498,8 +499,14 @@ absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
   }
   ResolvedConfig effective = split.repair.has_value() ? split.repair->config : r.config;
   effective.vpp = a.validation.stages->vpp;
-  const PerfEstimate p = parplan::EstimatePerformance(*r.model, effective, *a.validation.stages, a.world,
-                                                      *r.placement.system, CalibratedPerfParams());
+  std::string calibration_said;
+  const PerfParams params = ParamsForRequest(request.calibration(), *r.placement.system, &calibration_said);
+  const PerfEstimate p =
+      parplan::EstimatePerformance(*r.model, effective, *a.validation.stages, a.world, *r.placement.system, params);
+  if (!calibration_said.empty()) {
+    response->set_calibration(calibration_said);
+    response->add_reasons(calibration_said);
+  }
   if (!split.repair.has_value()) response->mutable_resolved_config()->set_vpp(static_cast<int32_t>(effective.vpp));
   response->set_step_time_s(p.step_time_s);
   ToPerformanceBreakdown(p.breakdown, response->mutable_breakdown());

@@ -15,6 +15,7 @@
 #include "core/util/text.h"
 #include "server/api/answer_defaults.h"
 #include "core/system/racks.h"
+#include "server/api/calibration_convert.h"
 #include "server/api/convert.h"
 #include "server/api/resolve_request.h"
 #include "core/util/limits.h"
@@ -58,6 +59,7 @@ void ToPlanSummary(const PlanEval& p, int rank, const ModelSpec& model, const Sy
   out->set_valid(p.valid);
   for (const auto& v : p.violations) ToViolation(v, out->add_violations());
   for (const auto& r : p.reasons) out->add_reasons(r);
+  for (const auto& c : p.changes) out->add_changes(c);
   if (!p.valid) return;
   out->set_fits(p.memory.fits);
   out->set_tight(p.tight);
@@ -154,6 +156,17 @@ absl::Status Recommend(const v1::RecommendRequest& request, v1::RecommendRespons
   q.max_candidates = request.max_candidates() > 0 ? request.max_candidates() : kDefaultCandidates;
   q.deadline = deadline;
   q.memory_reserve = reserve;
+  std::string calibration_said;
+  const PerfParams params = ParamsForRequest(request.calibration(), q.system, &calibration_said);
+  if (HasCalibration(request.calibration())) q.params = &params;
+  if (request.has_current()) {
+    // The user's plan: the same model and placement, its own settings.
+    Resolved current;
+    if (absl::Status st = Resolve(&request.model(), request.placement(), request.current(), &current); !st.ok()) {
+      return FieldError("current", absl::StrCat("the current plan: ", st.message()));
+    }
+    q.current = current.config;
+  }
 
   auto result = parplan::Recommend(q);
   if (!result.ok()) return result.status();
@@ -218,6 +231,13 @@ absl::Status Recommend(const v1::RecommendRequest& request, v1::RecommendRespons
     ToPlanSummary(*s.starting_point, 0, *r.model, q.system, context, response->mutable_starting_point());
   }
   response->set_starting_point_comparison(s.starting_point_comparison);
+  if (s.current.has_value()) ToPlanSummary(*s.current, 0, *r.model, q.system, context, response->mutable_current());
+  response->set_current_comparison(s.current_comparison);
+  if (!s.current_comparison.empty()) response->add_reasons(s.current_comparison);
+  if (!calibration_said.empty()) {
+    response->set_calibration(calibration_said);
+    response->add_reasons(calibration_said);
+  }
   auto* rej = response->mutable_rejected();
   rej->set_invalid(s.rejected.invalid);
   rej->set_does_not_fit(s.rejected.does_not_fit);

@@ -255,6 +255,51 @@ std::string SummarizeRecommend(const v1::RecommendResponse& r) {
   return out;
 }
 
+std::string SummarizeImportConfig(const v1::ImportConfigResponse& r) {
+  std::string out = absl::StrCat("Read as ", r.format(), r.recipe().empty() ? "" : absl::StrCat(" (", r.recipe(), ")"),
+                                 ": ", r.mapped(), " mapped, ", r.not_modelled(), " not modelled, ", r.no_effect(),
+                                 " without effect; ", r.valid() ? "VALID" : "INVALID", "\n");
+  if (r.has_model_summary()) absl::StrAppend(&out, ModelLine(r.model_summary()), "\n");
+  for (const auto& w : r.warnings()) absl::StrAppend(&out, "warning: ", Short(w), "\n");
+  out += Findings(r.violations());
+  out += "Pass model, config and placement to any other tool (they are the imported plan).\n";
+  return out;
+}
+
+std::string SummarizeCompareRun(const v1::CompareRunResponse& r) {
+  std::string out = absl::StrCat("log ", r.log_format(), "; ", Short(r.window().reason()), "\n");
+  if (r.has_measured_step_s()) {
+    absl::StrAppend(&out, absl::StrFormat("measured step %.3f s", r.measured_step_s()));
+    if (r.has_prediction()) {
+      absl::StrAppend(&out, absl::StrFormat(", predicted %.3f s (%+.1f%%, %s the p90 band)", r.predicted_step_s(),
+                                            100 * r.step_error(), r.within_uncertainty() ? "inside" : "outside"));
+    }
+    absl::StrAppend(&out, "\n");
+  }
+  absl::StrAppend(&out, "gate: ", r.valid_measurement() ? "PASS" : "FAIL");
+  for (const auto& g : r.gate()) {
+    if (!g.ok()) absl::StrAppend(&out, "; ", g.name(), ": ", Short(g.detail()));
+  }
+  absl::StrAppend(&out, "\n");
+  if (r.has_ab()) absl::StrAppend(&out, "A/B: ", Short(r.ab().verdict()), "\n");
+  for (const auto& f : r.failures()) {
+    absl::StrAppend(&out, "failure: ", Short(f.message()), f.rule_id().empty() ? "" : absl::StrCat(" -> rule ", f.rule_id()),
+                    "\n");
+  }
+  if (r.changes_size() > 0) {
+    absl::StrAppend(&out, "best change: ", r.changes(0).change(),
+                    absl::StrFormat(" (%.1f%% faster, %s)\n", 100 * r.changes(0).predicted_gain(), r.changes(0).effect()));
+  }
+  return out;
+}
+
+std::string SummarizeCalibrate(const v1::CalibrateResponse& r) {
+  std::string out = absl::StrCat(r.summary(), "\n");
+  for (const auto& n : r.calibration().notes()) absl::StrAppend(&out, "  - ", Short(n), "\n");
+  out += "Pass calibration to estimate_performance / recommend / compare_run.\n";
+  return out;
+}
+
 template <typename Resp, std::string (*F)(const Resp&)>
 std::string SummarizeAs(const google::protobuf::Message& m) {
   return F(static_cast<const Resp&>(m));

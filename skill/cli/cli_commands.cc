@@ -15,9 +15,11 @@
 #include "core/util/limits.h"
 #include "parplan/v1/planner.pb.h"
 #include "server/api/api_methods.h"
+#include "server/api/convert.h"
 #include "server/api/json_codec.h"
 #include "server/api/plan_plot.h"
 #include "server/api/tool_schemas.h"
+#include "skill/cli/cli_import.h"
 #include "skill/cli/cli_table.h"
 #include "skill/cli/remote_call.h"
 
@@ -73,7 +75,7 @@ absl::Status FillRemoteSecurity(const Flags& flags, RemoteRequest* call) {
 // --server, through the server's method of the same name (the gRPC client
 // is loaded only then), and prints the response with the row's formatter.
 int Invoke(const Flags& flags, const google::protobuf::Message& request, const char* rpc, std::string* out,
-           std::string* err) {
+           std::string* err, std::unique_ptr<google::protobuf::Message>* kept = nullptr) {
   const api::ApiMethod* method = api::FindApiMethod(rpc);
   std::unique_ptr<google::protobuf::Message> response(method->response->New());
   absl::Status status;
@@ -105,6 +107,7 @@ int Invoke(const Flags& flags, const google::protobuf::Message& request, const c
     return ExitCodeFor(status);
   }
   *out = flags.Has("json") ? api::MessageToJson(*response, /*pretty=*/true) : FormatAnswer(rpc, *response);
+  if (kept != nullptr) *kept = std::move(response);
   return 0;
 }
 
@@ -151,12 +154,30 @@ int Fail(const absl::Status& status, std::string* err) {
   return ExitCodeFor(status);
 }
 
-// Model (optional), config and placement flags of a config-shaped request.
+// Model (optional), config and placement flags of a config-shaped request,
+// on top of --from's import when given. With `imported` non-null the
+// import's config is handed back there instead of under the flags (recommend:
+// the user's current plan, while the flags pin the search).
 template <typename Req>
-absl::Status FillPlanFlags(const Flags& flags, Req* req, bool model_required = false) {
-  if (absl::Status s = FillModel(flags, req->mutable_model(), model_required); !s.ok()) return s;
+absl::Status FillPlanFlags(const Flags& flags, Req* req, bool model_required = false,
+                           v1::ParallelConfig* imported = nullptr) {
+  auto from = ImportFromFlag(flags);
+  if (!from.ok()) return from.status();
+  const bool model_flag = flags.Has("model") || flags.Has("size") || flags.Has("model-file");
+  const bool model_from_import = from->has_value() && HasModel((*from)->model);
+  if (absl::Status s = FillModel(flags, req->mutable_model(), model_required && !model_from_import); !s.ok()) return s;
   if (absl::Status s = FillConfig(flags, req->mutable_config()); !s.ok()) return s;
-  return FillPlacement(flags, req->mutable_placement());
+  if (absl::Status s = FillPlacement(flags, req->mutable_placement()); !s.ok()) return s;
+  if (!from->has_value()) return absl::OkStatus();
+  if (imported != nullptr) {
+    *imported = (*from)->config;
+    v1::ParallelConfig pins = *req->mutable_config();
+    ApplyImport(**from, model_flag, req->mutable_model(), req->mutable_config(), req->mutable_placement());
+    *req->mutable_config() = std::move(pins);
+    return absl::OkStatus();
+  }
+  ApplyImport(**from, model_flag, req->mutable_model(), req->mutable_config(), req->mutable_placement());
+  return absl::OkStatus();
 }
 
 absl::Status BuildListModels(const Flags& flags, v1::ListModelsRequest* req) {
@@ -225,11 +246,15 @@ absl::Status BuildEstimateMemory(const Flags& flags, v1::EstimateMemoryRequest* 
 }
 
 absl::Status BuildEstimatePerformance(const Flags& flags, v1::EstimatePerformanceRequest* req) {
-  return FillPlanFlags(flags, req, /*model_required=*/true);
+  if (absl::Status s = FillPlanFlags(flags, req, /*model_required=*/true); !s.ok()) return s;
+  return FillCalibrationFlag(flags, req->mutable_calibration());
 }
 
 absl::Status BuildRecommend(const Flags& flags, v1::RecommendRequest* req) {
-  if (absl::Status s = FillPlanFlags(flags, req, true); !s.ok()) return s;
+  v1::ParallelConfig current;
+  if (absl::Status s = FillPlanFlags(flags, req, true, &current); !s.ok()) return s;
+  if (flags.Has("from")) *req->mutable_current() = current;
+  if (absl::Status s = FillCalibrationFlag(flags, req->mutable_calibration()); !s.ok()) return s;
   return FillRecommendFlags(flags, req);
 }
 
@@ -249,7 +274,8 @@ const std::vector<CliCommand>& CliCommands() {
       PARPLAN_CLI_ROW("min-gpus", MinGpus),      PARPLAN_CLI_ROW("validate", Validate),
       PARPLAN_CLI_ROW("layout", ExplainLayout),  PARPLAN_CLI_ROW("render", RenderConfig),
       PARPLAN_CLI_ROW("memory", EstimateMemory), PARPLAN_CLI_ROW("perf", EstimatePerformance),
-      PARPLAN_CLI_ROW("recommend", Recommend)};
+      PARPLAN_CLI_ROW("recommend", Recommend),  PARPLAN_CLI_ROW("import", ImportConfig),
+      PARPLAN_CLI_ROW("compare", CompareRun),    PARPLAN_CLI_ROW("calibrate", Calibrate)};
 #undef PARPLAN_CLI_ROW
   return *commands;
 }
@@ -279,6 +305,19 @@ int Plot(const Flags& flags, std::string* out, std::string* err) {
   if (!file) return Fail(absl::UnavailableError(absl::StrCat("--out: cannot write '", path, "'")), err);
   *out = absl::StrCat("wrote ", path, " (", svg->size(), " bytes): ", plot->figure.title, "\n");
   for (const std::string& reason : plot->reasons) absl::StrAppend(out, "  ", reason, "\n");
+  return 0;
+}
+
+// `calibrate --out FILE`: the calibration's file form, for --calibration.
+int WriteCalibration(const Flags& flags, const google::protobuf::Message& response, std::string* out,
+                     std::string* err) {
+  const auto& answer = static_cast<const v1::CalibrateResponse&>(response);
+  const std::string path = flags.Get("out");
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file << answer.calibration_json();
+  file.close();
+  if (!file) return Fail(absl::UnavailableError(absl::StrCat("--out: cannot write '", path, "'")), err);
+  absl::StrAppend(out, "wrote ", path, " (use it with --calibration ", path, ")\n");
   return 0;
 }
 
@@ -312,6 +351,16 @@ commands:
              [--max-pp N] [--no-cp] [--no-recompute] [--nvlink-only] [--max-candidates N]
              [--memory-reserve F (share of HBM kept free; less is "tight") [0.05]]
                                                   the best plans, the rule-of-thumb start, what was rejected
+  import     FILE | - | recipe:NAME [--overrides "a.b=1 c.d=2"] [--from-format F] [--system ..] [--gpus N]
+                                                  a Megatron-LM script / args block / MODEL_ARGS YAML, a Bridge
+                                                  recipe + overrides or YAML, an HF config.json: every argument
+                                                  mapped or listed, the resolved plan, its validation
+  compare    --log FILE [--from CONFIG] [--system ..] [--baseline-log FILE [--baseline-from CONFIG]]
+             [--min-steady N] [--calibration FILE]
+                                                  a training log: steady window, measured vs predicted, gap by
+                                                  term, gate, A/B verdict, failures mapped to rules
+  calibrate  --runs LOG:CONFIG[,LOG:CONFIG...] --system .. [--out calibration.json]
+                                                  compute / network factors of your cluster, leave-one-out
   plot       --model .. --system .. [--gpus N] [config flags] [--figure all|ranks|memory|time] [--groups tp|cp|ep|dp|pp] [--out F.svg]
                                                   the plan as SVG: rank map, memory per stage, step time
   tools      [--format mcp|openai|json-schema]      every command as a tool schema (from the proto)
@@ -346,6 +395,11 @@ system figures (override --system's, or describe your own with --gpu-arch):
          --hbm-gib X  --hbm-tbps X  --bf16-tflops X  --fp8-tflops X  --fp4-tflops X (dense, per GPU)
          --nvlink-gbps X (GB/s per GPU, both directions as marketed; 0 = none)  --nvlink-domain N
          --scaleout-gbps X (Gb/s per GPU) | --nics-per-node N --nic-gbps X   --pcie-gbps X (GB/s per direction)
+from:    --from FILE | - | recipe:NAME (any method: the model, config and placement of a launch script,
+         recipe or YAML, with the command's flags on top; recommend keeps it as the current plan and
+         changes the least)  --overrides "a.b=1 ..."  --from-format megatron-lm-script|megatron-lm-args|
+         megatron-lm-yaml|bridge-recipe|bridge-overrides|bridge-yaml|hf-config
+         --calibration FILE (from `parplan calibrate --out`; perf, recommend and compare use it)
 output:  --json (proto3 JSON, snake_case)   --server HOST:PORT [--timeout-ms MS]
          [--tls-ca PEM [--tls-server-name NAME]] [--token-file FILE | env PARPLAN_AUTH_TOKEN]
 
@@ -364,7 +418,20 @@ int RunCommand(const Flags& flags, std::string* out, std::string* err) {
     if (cmd != command.name) continue;
     std::unique_ptr<google::protobuf::Message> request(api::FindApiMethod(command.rpc)->request->New());
     if (absl::Status s = command.build(flags, request.get()); !s.ok()) return Fail(s, err);
-    return Invoke(flags, *request, command.rpc, out, err);
+    // A calibration changes step times only; other methods check the file and say so.
+    const bool uses_calibration = cmd == "perf" || cmd == "recommend" || cmd == "compare";
+    std::string calibration_note;
+    if (flags.Has("calibration") && !uses_calibration) {
+      v1::Calibration unused;
+      if (absl::Status s = FillCalibrationFlag(flags, &unused); !s.ok()) return Fail(s, err);
+      calibration_note = absl::StrCat("calibration: not used by `", cmd,
+                                      "` (a calibration changes step times: perf, recommend, compare)\n");
+    }
+    std::unique_ptr<google::protobuf::Message> response;
+    const int code = Invoke(flags, *request, command.rpc, out, err, &response);
+    if (code == 0 && !flags.Has("json")) *out += calibration_note;
+    if (code == 0 && cmd == "calibrate" && flags.Has("out")) return WriteCalibration(flags, *response, out, err);
+    return code;
   }
   if (cmd == "plot") return Plot(flags, out, err);
   if (cmd == "tools") {
@@ -375,7 +442,7 @@ int RunCommand(const Flags& flags, std::string* out, std::string* err) {
   }
   *err = absl::StrCat("parplan: unknown command '", cmd.substr(0, 64),
                       "'; commands: models model systems system min-gpus validate layout render memory perf "
-                      "recommend plot tools mcp\n");
+                      "recommend import compare calibrate plot tools mcp\n");
   return 2;
 }
 

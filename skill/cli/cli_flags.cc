@@ -25,6 +25,15 @@ namespace cli {
 
 const std::vector<std::string>& KnownFlags() {
   static const auto* flags = new std::vector<std::string>{"model",
+                                                          "from",
+                                                          "from-format",
+                                                          "overrides",
+                                                          "calibration",
+                                                          "log",
+                                                          "baseline-log",
+                                                          "baseline-from",
+                                                          "min-steady",
+                                                          "runs",
                                                           "size",
                                                           "model-file",
                                                           "system",
@@ -162,6 +171,11 @@ absl::StatusOr<Flags> ParseFlags(const std::vector<std::string>& args) {
   const auto& known = KnownFlags();
   for (; i < args.size(); ++i) {
     const std::string& arg = args[i];
+    // `parplan import FILE`: the one positional argument, the source.
+    if (flags.command == "import" && arg.rfind("--", 0) != 0 && !flags.Has("from")) {
+      flags.values["from"] = arg;
+      continue;
+    }
     if (arg.rfind("--", 0) != 0 || arg.size() < 3) {
       return FieldError(arg, absl::StrCat("unexpected argument '", arg, "'; flags look like --tp 8"));
     }

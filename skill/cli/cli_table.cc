@@ -12,7 +12,6 @@
 
 namespace parplan {
 namespace cli {
-namespace {
 
 std::string Violations(const google::protobuf::RepeatedPtrField<v1::Violation>& vs) {
   std::string out;
@@ -32,6 +31,8 @@ std::string Reasons(const google::protobuf::RepeatedPtrField<std::string>& reaso
   for (const auto& r : reasons) absl::StrAppend(&out, "  - ", r, "\n");
   return out;
 }
+
+namespace {
 
 // Expert dimensions apply: an MoE model, or EP set anyway.
 bool HasExperts(const v1::ModelSummary& m, const v1::ParallelConfig& c) {

@@ -25,6 +25,15 @@ std::string FormatRenderConfig(const v1::RenderConfigResponse& r);
 std::string FormatEstimateMemory(const v1::EstimateMemoryResponse& r);
 std::string FormatEstimatePerformance(const v1::EstimatePerformanceResponse& r);
 std::string FormatRecommend(const v1::RecommendResponse& r);
+// skill/cli/cli_table_runs.cc:
+std::string FormatImportConfig(const v1::ImportConfigResponse& r);
+std::string FormatCompareRun(const v1::CompareRunResponse& r);
+std::string FormatCalibrate(const v1::CalibrateResponse& r);
+
+// Shared pieces: one line per violation (with its fix and upstream source
+// for errors), one "  - " line per reason.
+std::string Violations(const google::protobuf::RepeatedPtrField<v1::Violation>& vs);
+std::string Reasons(const google::protobuf::RepeatedPtrField<std::string>& reasons);
 
 // The text of `response` (of `rpc`'s response type) by the row's formatter;
 // "" for an unknown RPC.
