@@ -1,4 +1,5 @@
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/import/imported_config.h"
@@ -28,6 +29,15 @@ const char* ImportFormatName(ImportFormat format) {
   for (const auto& f : kFormats)
     if (f.format == format) return f.name;
   return "auto";
+}
+
+const std::vector<std::string>& ImportFormatNames() {
+  static const auto* names = [] {
+    auto* v = new std::vector<std::string>();
+    for (const auto& f : kFormats) v->push_back(f.name);
+    return v;
+  }();
+  return *names;
 }
 
 absl::StatusOr<ImportFormat> ParseImportFormat(const std::string& name, const std::string& field) {

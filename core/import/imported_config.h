@@ -32,6 +32,8 @@ enum class ImportFormat {
   kHfConfig,             // a Hugging Face config.json
 };
 const char* ImportFormatName(ImportFormat format);  // "megatron-lm-script", ...
+// Every name ParseImportFormat takes, "auto" first.
+const std::vector<std::string>& ImportFormatNames();
 // INVALID_ARGUMENT naming `field` and the allowed names for an unknown name.
 absl::StatusOr<ImportFormat> ParseImportFormat(const std::string& name, const std::string& field);
 

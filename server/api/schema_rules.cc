@@ -8,11 +8,13 @@
 #include "core/config/front_end.h"
 #include "core/config/parallel_config.h"
 #include "core/config/precision.h"
+#include "core/import/imported_config.h"
 #include "core/memory/memory_margin.h"
 #include "core/model/hf_config.h"
 #include "core/model/model_checks.h"
 #include "core/search/search_types.h"
 #include "core/resolve/system_resolve.h"
+#include "core/runlog/run_log.h"
 #include "core/util/limits.h"
 
 namespace parplan {
@@ -154,6 +156,20 @@ const RuleTable& Rules() {
     add("RecommendRequest", "top_k", Range(0, kMaxTopK));
     add("RecommendRequest", "max_candidates", Range(0, kMaxCandidates));
     add("RecommendRequest", "memory_reserve", Range(0, kMaxMemoryReserve));
+    // Issue 34's doors: server/api/import_api.cc, run_api.cc.
+    add("ImportConfigRequest", "text", Chars(kMaxImportBytes));
+    add("ImportConfigRequest", "format", OneOf(ImportFormatNames()));
+    add("ImportConfigRequest", "overrides", Chars(512));
+    add("CompareRunRequest", "log", Chars(kMaxLogBytes));
+    add("CompareRunRequest", "baseline_log", Chars(kMaxLogBytes));
+    add("CompareRunRequest", "config_text", Chars(kMaxImportBytes));
+    add("CompareRunRequest", "baseline_config_text", Chars(kMaxImportBytes));
+    add("CompareRunRequest", "config_format", OneOf(ImportFormatNames()));
+    add("CompareRunRequest", "min_steady_iterations", Range(0, 100000));
+    add("CalibrateRequest", "runs", Chars(64));
+    add("CalibrateRunInput", "log", Chars(kMaxLogBytes));
+    add("CalibrateRunInput", "config_text", Chars(kMaxImportBytes));
+    add("CalibrateRunInput", "config_format", OneOf(ImportFormatNames()));
     add("SearchConstraints", "max_pp", Range(0, kMaxSearchPp));
     return t;
   }();
@@ -177,6 +193,10 @@ std::vector<std::string> RequiredFields(absl::string_view rpc, absl::string_view
       {{"Recommend", ""}, {"model", "placement"}},
       {{"ExplainLayout", ""}, {"placement"}},
       {{"ExplainLayout", "placement"}, {"gpus"}},
+      {{"ImportConfig", ""}, {"text"}},
+      {{"CompareRun", ""}, {"log"}},
+      {{"Calibrate", ""}, {"runs"}},
+      {{"Calibrate", "runs"}, {"log", "config_text"}},
   };
   const auto it = table->find({std::string(rpc), std::string(path)});
   return it == table->end() ? std::vector<std::string>{} : it->second;
@@ -209,7 +229,7 @@ const std::vector<std::string>* ConfigFieldsRead(absl::string_view rpc) {
 }
 
 bool CollapsedInLeanSchemas(absl::string_view message) {
-  return message == "SystemSpec" || message == "ParallelConfig";
+  return message == "SystemSpec" || message == "ParallelConfig" || message == "Calibration";
 }
 
 LeanHome LeanHomeOf(absl::string_view message) {
@@ -219,6 +239,7 @@ LeanHome LeanHomeOf(absl::string_view message) {
   if (message == "ModelArchitecture")
     return {"get_model", "answer, model.arch (print a catalog model and edit it)", false};
   if (message == "SystemSpec") return {"get_system", "system_spec"};
+  if (message == "Calibration") return {"calibrate", "answer, calibration (pass it back unchanged)", false};
   return {};
 }
 
