@@ -169,6 +169,13 @@ class Reader {
   int64_t last_iteration_ = -1;
   int64_t cut_lines_ = 0, wrapped_joined_ = 0, duplicates_dropped_ = 0, step_lines_attached_ = 0;
   int64_t records_dropped_ = 0, failure_repeats_ = 0;
+  // A config dump's profiling settings ("use_nsys_profiler: true",
+  // "profile_step_start: 10"): true when `t` is one.
+  bool ReadProfilingSetting(absl::string_view t);
+  void SetProfileRange();
+
+  bool yaml_profiler_on_ = false;
+  int64_t yaml_profile_start_ = -1, yaml_profile_end_ = -1;
   bool saw_bridge_marker_ = false;
   bool have_step_line_ = false;
   StepTimeLine step_line_;
@@ -358,6 +365,10 @@ ParsedLog Reader::Run() {
       ++log_.lines_read;
       continue;
     }
+    if (ReadProfilingSetting(t)) {
+      ++log_.lines_read;
+      continue;
+    }
     if (const Phase p = PhaseOf(t); p != Phase::kNone) {
       phase_ = std::max(phase_, p);
       continue;
@@ -374,7 +385,53 @@ ParsedLog Reader::Run() {
   return std::move(log_);
 }
 
+bool Reader::ReadProfilingSetting(absl::string_view t) {
+  for (absl::string_view key : {"use_nsys_profiler:", "use_pytorch_profiler:"}) {
+    if (absl::StartsWith(t, key)) {
+      const absl::string_view value = absl::StripAsciiWhitespace(t.substr(key.size()));
+      if (value == "true" || value == "True") yaml_profiler_on_ = true;
+      return true;
+    }
+  }
+  for (absl::string_view key : {"profile_step_start:", "profile_step_end:"}) {
+    if (!absl::StartsWith(t, key)) continue;
+    size_t used = 0;
+    const absl::string_view value = absl::StripAsciiWhitespace(t.substr(key.size()));
+    const std::optional<int64_t> n = LeadingInteger(value, &used);
+    if (!n || used != value.size()) return false;
+    (key == "profile_step_start:" ? yaml_profile_start_ : yaml_profile_end_) = *n;
+    return true;
+  }
+  return false;
+}
+
+void Reader::SetProfileRange() {
+  auto arg = [&](const std::string& name) -> const std::string* {
+    for (const auto& [k, v] : log_.arguments) {
+      if (k == name) return &v;
+    }
+    return nullptr;
+  };
+  const std::string* profile = arg("profile");
+  const std::string* start = arg("profile_step_start");
+  const std::string* end = arg("profile_step_end");
+  std::optional<int64_t> s, e;
+  size_t used_s = 0, used_e = 0;
+  if (profile != nullptr && *profile == "True" && start != nullptr && end != nullptr &&
+      (s = LeadingInteger(*start, &used_s)) && (e = LeadingInteger(*end, &used_e))) {
+    log_.profile_step_start = *s;
+    log_.profile_step_end = *e;
+    log_.notes.push_back(absl::StrCat("profiling range ", *s, "-", *e, " (argument block: --profile)"));
+  } else if (yaml_profiler_on_ && yaml_profile_start_ >= 0 && yaml_profile_end_ >= 0) {
+    log_.profile_step_start = yaml_profile_start_;
+    log_.profile_step_end = yaml_profile_end_;
+    log_.notes.push_back(
+        absl::StrCat("profiling range ", yaml_profile_start_, "-", yaml_profile_end_, " (config dump: profiler on)"));
+  }
+}
+
 void Reader::Summarise() {
+  SetProfileRange();
   int counts[4] = {0, 0, 0, 0};
   for (IterationRecord& r : log_.iterations) {
     if (saw_bridge_marker_ && r.format == LogFormat::kMegatronLm) r.format = LogFormat::kBridge;

@@ -99,6 +99,11 @@ struct ParsedLog {
   int64_t lines_read = 0;           // lines that gave a record
   std::vector<std::string> unread;  // what could not be read, summarised ("12 wrapped lines joined", ...)
   std::vector<std::string> notes;   // what the reader decided (ranks dropped, duplicate iterations, ...)
+  // Added: the profiled iterations when the log declares them (Megatron-LM's
+  // argument block with profile True, or a Bridge/Megatron-Core config dump
+  // with use_nsys_profiler / use_pytorch_profiler true); -1 when not.
+  int64_t profile_step_start = -1;
+  int64_t profile_step_end = -1;
 };
 
 // Reads `text` (at most kMaxLogBytes). INVALID_ARGUMENT naming `field` for
@@ -129,6 +134,8 @@ struct SteadyWindow {
 };
 
 // nullopt-like: records == 0 and `reason` saying why when no window exists.
+// The exclusion rules and their thresholds are listed at the top of
+// steady_window.cc.
 SteadyWindow ChooseSteadyWindow(const ParsedLog& log);
 
 // Two runs' windows set side by side: the difference and whether it is
@@ -144,6 +151,9 @@ struct AbVerdict {
   double peak_noise_bytes = kNotLogged;  // added: the allocator granularity / print rounding used as memory noise
   std::string verdict;                   // one sentence with the numbers
 };
+// The noise model (standard error of the medians from the windows' MAD, a
+// 3x margin; the allocator's 20 MiB segment for memory) is described at the
+// top of ab_compare.cc.
 AbVerdict CompareWindows(const ParsedLog& a, const SteadyWindow& wa, const ParsedLog& b, const SteadyWindow& wb);
 
 }  // namespace parplan

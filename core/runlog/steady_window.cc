@@ -2,8 +2,9 @@
 //
 // Order of the exclusions: batch-size ramp-up (keep the final batch),
 // intervals with skipped/NaN iterations, the warm-up at the start, a logged
-// profiling range (Megatron-LM --profile --profile-step-start/-end, read from
-// the argument block), then isolated outliers. Thresholds:
+// profiling range (ParsedLog::profile_step_start/end: Megatron-LM --profile
+// --profile-step-start/-end from the argument block, or a config dump with a
+// profiler on), then isolated outliers. Thresholds:
 //   warm-up   the first logged interval of a run (iteration <= the log
 //             interval) always, and further leading intervals while their
 //             step time is > 1.10x the median of the later half;
@@ -17,7 +18,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/runlog/run_log.h"
@@ -38,13 +38,6 @@ std::string Range(int64_t a, int64_t b) {
 }
 
 std::string Seconds(double s) { return absl::StrFormat("%.3g s", s); }
-
-const std::string* Argument(const ParsedLog& log, const std::string& name) {
-  for (const auto& [k, v] : log.arguments) {
-    if (k == name) return &v;
-  }
-  return nullptr;
-}
 
 class Exclusions {
  public:
@@ -157,13 +150,9 @@ SteadyWindow ChooseSteadyWindow(const ParsedLog& log) {
     }
   }
 
-  // 4. A profiling range the argument block declares.
-  const std::string* profile = Argument(log, "profile");
-  const std::string* p_start = Argument(log, "profile_step_start");
-  const std::string* p_end = Argument(log, "profile_step_end");
-  int64_t ps = 0, pe = 0;
-  if (profile != nullptr && *profile == "True" && p_start != nullptr && p_end != nullptr &&
-      absl::SimpleAtoi(*p_start, &ps) && absl::SimpleAtoi(*p_end, &pe)) {
+  // 4. A profiling range the log declares (ParsedLog::profile_step_*).
+  const int64_t ps = log.profile_step_start, pe = log.profile_step_end;
+  if (ps >= 0 && pe >= ps) {
     int64_t first = -1, last = -1;
     for (size_t i = 0; i < n; ++i) {
       const int64_t prev = i == 0 ? recs[i]->iteration - 1 : recs[i - 1]->iteration;
@@ -173,7 +162,7 @@ SteadyWindow ChooseSteadyWindow(const ParsedLog& log) {
       last = recs[i]->iteration;
     }
     if (first >= 0) {
-      excluded.Add(absl::StrCat(Range(first, last), ": profiling window (--profile with profile_step_start=", ps,
+      excluded.Add(absl::StrCat(Range(first, last), ": profiling window (profile_step_start=", ps,
                                 ", profile_step_end=", pe, ")"));
     }
   }

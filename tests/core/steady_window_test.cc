@@ -129,10 +129,29 @@ TEST(SteadyWindowTest, ProfilingWindowFromTheArgumentBlock) {
   const SteadyWindow w = ChooseSteadyWindow(ParseIntervals(iv, args));
   ASSERT_EQ(w.excluded.size(), 3u) << Joined(w.excluded);
   EXPECT_THAT(w.excluded[0], HasSubstr("iteration 10: warm-up"));
-  EXPECT_EQ(w.excluded[1],
-            "iteration 60: profiling window (--profile with profile_step_start=52, profile_step_end=60)");
+  EXPECT_EQ(w.excluded[1], "iteration 60: profiling window (profile_step_start=52, profile_step_end=60)");
   EXPECT_THAT(w.excluded[2], HasSubstr("iteration 50: outlier 5.6 s"));
   EXPECT_EQ(w.records, 9);
+}
+
+TEST(SteadyWindowTest, ProfilingWindowFromABridgeConfigDump) {
+  const std::string config =
+      "profiling:\n"
+      "  use_nsys_profiler: true\n"
+      "  profile_step_start: 25\n"
+      "  profile_step_end: 35\n";
+  const ParsedLog log = ParseIntervals(Steady(10, 10, 5000, 10), config);
+  EXPECT_EQ(log.profile_step_start, 25);
+  EXPECT_EQ(log.profile_step_end, 35);
+  const SteadyWindow w = ChooseSteadyWindow(log);
+  ASSERT_EQ(w.excluded.size(), 2u) << Joined(w.excluded);
+  EXPECT_EQ(w.excluded[1], "iterations 30-40: profiling window (profile_step_start=25, profile_step_end=35)");
+}
+
+TEST(SteadyWindowTest, ProfilerOffLeavesTheRangeUnset) {
+  const ParsedLog log = ParseIntervals(
+      Steady(10, 4, 5000, 10), "  use_nsys_profiler: false\n  profile_step_start: 25\n  profile_step_end: 35\n");
+  EXPECT_EQ(log.profile_step_start, -1);
 }
 
 TEST(SteadyWindowTest, SkippedAndNanIntervalsAreExcluded) {
