@@ -28,24 +28,29 @@ constexpr size_t kMaxFrames = 64;
 constexpr int kMaxJoinedLines = 8;
 constexpr size_t kExamplesPerKind = 3;
 
-// Start-up milestones Megatron-LM (training.py print_datetime calls:
-// 1777, 1833, 1961, 4373) and Bridge (setup.py:422) print, in order.
-enum class Phase { kNone, kInit, kModel, kBuilt, kTraining };
+// Start-up milestones, in order: Megatron-LM training.py print_datetime
+// (1777, 1833, 1961, 4373), megatron/core/optimizer/__init__.py:1052
+// ("Setting up optimizer with config"), Bridge setup.py (314, 359, 422, 507,
+// 533) and train.py:337 ("Starting training loop at iteration").
+enum class Phase { kNone, kInit, kModel, kOptimizer, kBuilt, kTraining };
 
 Phase PhaseOf(absl::string_view s) {
   if (absl::StrContains(s, "before the start of training step") || absl::StrContains(s, "Starting training loop")) {
     return Phase::kTraining;
   }
   if (absl::StrContains(s, "after model, optimizer, and learning rate scheduler are built") ||
-      absl::StrContains(s, "after dataloaders are built")) {
+      absl::StrContains(s, "after dataloaders are built") || absl::StrContains(s, "done with setup")) {
     return Phase::kBuilt;
+  }
+  if (absl::StrContains(s, "Setting up optimizer") || absl::StrContains(s, "setting up optimizer")) {
+    return Phase::kOptimizer;
   }
   if ((absl::StrContains(s, "building ") && absl::StrContains(s, " model")) ||
       absl::StrContains(s, "number of parameters on (tensor, pipeline) model parallel rank")) {
     return Phase::kModel;
   }
   if (absl::StrContains(s, "after megatron is initialized") || absl::StrContains(s, "initializing torch distributed") ||
-      absl::StrContains(s, "initializing tensor model parallel")) {
+      absl::StrContains(s, "initializing tensor model parallel") || absl::StrContains(s, "after tokenizer is built")) {
     return Phase::kInit;
   }
   return Phase::kNone;
@@ -68,7 +73,8 @@ std::string Moment(int64_t last_iteration, Phase phase, const std::vector<std::s
     return absl::StrCat("after iteration ", last_iteration, in_step ? " (in a training step)" : "");
   }
   if (FramesMention(frames, {"get_megatron_optimizer", "_get_megatron_optimizer_based_on_param_groups",
-                             "setup_optimizer", "_init_optimizer"})) {
+                             "setup_optimizer", "_init_optimizer"}) ||
+      (phase == Phase::kOptimizer && !in_step)) {
     return "start-up: optimizer initialisation (before the first logged iteration)";
   }
   if (in_step || phase == Phase::kTraining) {

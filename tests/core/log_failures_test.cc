@@ -215,6 +215,12 @@ TEST(LogFailuresTest, MomentFollowsTheStartUpMilestones) {
             "start-up: configuration and parallel-state initialisation (before the model was built)");
   EXPECT_EQ(OnlyFailure("building GPT model ...\n" + error + "\n").moment,
             "start-up: model build (before the first logged iteration)");
+  EXPECT_EQ(
+      OnlyFailure("building GPT model ...\nSetting up optimizer with config OptimizerConfig(...)\n" + error + "\n")
+          .moment,
+      "start-up: optimizer initialisation (before the first logged iteration)");
+  EXPECT_EQ(OnlyFailure("Starting training loop at iteration 0\n" + error + "\n").moment,
+            "the first iteration (training had started; no iteration logged yet)");
   EXPECT_EQ(OnlyFailure("[after model, optimizer, and learning rate scheduler are built] datetime: 2026-01-01\n" +
                         error + "\n")
                 .moment,
