@@ -27,6 +27,8 @@ constexpr size_t kMaxArguments = 4000;
 constexpr size_t kMaxFrames = 64;
 constexpr int kMaxJoinedLines = 8;
 constexpr size_t kExamplesPerKind = 3;
+// A traceback cut before its exception line stops swallowing lines here.
+constexpr int kMaxTracebackLines = 400;
 
 // Start-up milestones, in order: Megatron-LM training.py print_datetime
 // (1777, 1833, 1961, 4373), megatron/core/optimizer/__init__.py:1052
@@ -282,6 +284,7 @@ ParsedLog Reader::Run() {
   log_.lines = static_cast<int64_t>(lines_.size());
   bool in_arguments = false;
   bool in_traceback = false;  // between "Traceback" and the exception line: source lines are read
+  int traceback_lines = 0;
   for (size_t i = 0; i < lines_.size(); ++i) {
     int rank = -1;
     const absl::string_view s = Line(i, &rank, /*count_cut=*/true);
@@ -309,6 +312,7 @@ ParsedLog Reader::Run() {
     if (absl::StartsWith(t, "Traceback (most recent call last)")) {
       frames_.clear();
       in_traceback = true;
+      traceback_lines = 0;
       ++log_.lines_read;
       continue;
     }
@@ -355,10 +359,9 @@ ParsedLog Reader::Run() {
     if (auto memory = ParseMemoryLine(s, &complete)) {
       ++log_.lines_read;
       const size_t start = i;
-      if (!complete) {
-        const std::string joined = JoinWrapped(&i, rank, std::string(absl::StripTrailingAsciiWhitespace(s)), true);
-        if (i != start) memory = ParseMemoryLine(joined, &complete);
-      }
+      const std::string joined =
+          JoinWrapped(&i, rank, std::string(absl::StripTrailingAsciiWhitespace(s)), /*need_bar=*/!complete);
+      if (i != start) memory = ParseMemoryLine(joined, &complete);
       if (absl::StrContains(s, "memory (GB)")) saw_bridge_marker_ = true;
       if (memory) {
         if (memory->rank < 0) memory->rank = rank;
@@ -367,10 +370,11 @@ ParsedLog Reader::Run() {
       }
       continue;
     }
-    if (in_traceback) {
+    if (in_traceback && ++traceback_lines <= kMaxTracebackLines) {
       ++log_.lines_read;
       continue;
     }
+    in_traceback = false;
     if (ReadProfilingSetting(t)) {
       ++log_.lines_read;
       continue;

@@ -201,6 +201,26 @@ TEST(RunLogTest, MessyPasteWrappedInterleavedGapsProse) {
   EXPECT_EQ(log.lines, 15);
 }
 
+TEST(RunLogTest, BridgeMemoryLineWrappedAtASeparator) {
+  const ParsedLog log = Parse(
+      "[Rank 0] (after 2 iterations) memory (GB) | mem-allocated-gigabytes: 52.581 | mem-reserved-gigabytes: 71.\n"
+      "34 | mem-max-allocated-gigabytes: 65.731 |\n"
+      " mem-max-reserved-gigabytes: 71.34 | mem-alloc-retires: 3\n");
+  ASSERT_EQ(log.memory.size(), 1u);
+  EXPECT_NEAR(log.memory[0].reserved_bytes, 71.34e9, 1.0);
+  EXPECT_NEAR(log.memory[0].max_reserved_bytes, 71.34e9, 1.0);
+  EXPECT_EQ(log.memory[0].alloc_retries, 3);
+  EXPECT_TRUE(log.unread.empty()) << Joined(log.unread);
+}
+
+TEST(RunLogTest, ATracebackCutBeforeItsExceptionStopsSwallowingLines) {
+  std::string text = "Traceback (most recent call last):\n";
+  for (int i = 0; i < 500; ++i) text += "    some_call()\n";
+  const ParsedLog log = Parse(text);
+  EXPECT_TRUE(log.failures.empty());
+  EXPECT_THAT(Joined(log.unread), HasSubstr("100 other lines"));
+}
+
 TEST(RunLogTest, OomInTheFirstIteration) {
   const ParsedLog log = Parse(Fixture("oom_first_iteration.log"));
   EXPECT_TRUE(log.iterations.empty());
