@@ -49,17 +49,11 @@ std::optional<size_t> FindCounter(absl::string_view s) {
   return std::nullopt;
 }
 
-std::optional<double> ValueOf(absl::string_view value) {
-  size_t used = 0;
-  std::optional<double> v = LeadingNumber(value, &used);
-  return v;
-}
-
 // Applies one "key: value" field to `r`. Keys compared compacted (a hard wrap
 // may have removed a blank).
 void ApplyField(absl::string_view key_raw, absl::string_view value, IterationRecord* r) {
   const std::string key = CompactKey(key_raw);
-  const std::optional<double> v = ValueOf(value);
+  const std::optional<double> v = LeadingNumber(value);
   if (!v) return;
   if (key == "consumedsamples" || key == "consumed_samples") {
     r->consumed_samples = static_cast<int64_t>(*v);

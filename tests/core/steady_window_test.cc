@@ -99,6 +99,29 @@ TEST(SteadyWindowTest, DropsWarmUpAndAnIsolatedOutlier) {
   EXPECT_THAT(w.reason, HasSubstr("iterations 20-200: 18 logged interval(s) at global batch 512"));
 }
 
+ParsedLog ParseFixture(const std::string& name) {
+  std::ifstream in(std::string(PARPLAN_TEST_DATA_DIR) + "/runlog/" + name, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return Parse(text.str());
+}
+
+TEST(SteadyWindowTest, BridgeAndNemoFirstIterationsAreWarmUp) {
+  const SteadyWindow bridge = ChooseSteadyWindow(ParseFixture("bridge.log"));
+  ASSERT_EQ(bridge.excluded.size(), 1u) << Joined(bridge.excluded);
+  EXPECT_THAT(bridge.excluded[0], HasSubstr("iteration 1: warm-up"));
+  EXPECT_EQ(bridge.first_iteration, 2);
+  EXPECT_EQ(bridge.last_iteration, 15);
+  EXPECT_NEAR(bridge.median_step_s, 4.2, 0.02);
+  EXPECT_EQ(bridge.global_batch_size, 256);
+  const SteadyWindow nemo = ChooseSteadyWindow(ParseFixture("nemo.log"));
+  ASSERT_EQ(nemo.excluded.size(), 1u) << Joined(nemo.excluded);
+  EXPECT_THAT(nemo.excluded[0], HasSubstr("iteration 0: warm-up"));
+  EXPECT_EQ(nemo.records, 11);
+  EXPECT_NEAR(nemo.median_step_s, 2.5, 0.01);
+  EXPECT_EQ(nemo.global_batch_size, 128);
+}
+
 TEST(SteadyWindowTest, LongerWarmUpWhileStepsStaySlow) {
   std::vector<Interval> iv = {{10, 15000}, {20, 7000}, {30, 6100}};
   for (const Interval& i : Steady(40, 12, 5000, 10)) iv.push_back(i);
