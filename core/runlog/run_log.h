@@ -32,8 +32,8 @@ struct IterationRecord {
   int64_t iteration = -1;
   int64_t train_iters = -1;  // the "/ 5000" part
   LogFormat format = LogFormat::kUnknown;
-  double step_s = kNotLogged;             // elapsed time per iteration (Megatron ms, Bridge "Step Time", NeMo s)
-  double tflops_per_gpu = kNotLogged;     // throughput per GPU (TFLOP/s/GPU) or Bridge's MODEL_TFLOP/s/GPU
+  double step_s = kNotLogged;                // elapsed time per iteration (Megatron ms, Bridge "Step Time", NeMo s)
+  double tflops_per_gpu = kNotLogged;        // throughput per GPU (TFLOP/s/GPU) or Bridge's MODEL_TFLOP/s/GPU
   double tokens_per_s_per_gpu = kNotLogged;  // forks that print it
   int64_t global_batch_size = -1;
   int64_t consumed_samples = -1;
@@ -43,7 +43,7 @@ struct IterationRecord {
   double grad_norm = kNotLogged;
   int64_t skipped_iterations = -1;  // in this interval
   int64_t nan_iterations = -1;
-  int rank = -1;    // when the line names one
+  int rank = -1;     // when the line names one
   int64_t line = 0;  // 1-based line of the log where the record starts
 };
 
@@ -78,17 +78,25 @@ struct LogFailure {
   // its fix in words.
   std::string rule_id;
   std::string fix;
+  // Added: where the upstream template is (file:line at the pinned commit),
+  // the innermost traceback frame ("megatron/core/parallel_state.py:823 in
+  // initialize_model_parallel"), the rank that printed it, and how many
+  // times the same message appeared (other ranks print it too).
+  std::string rule_source;
+  std::string raised_at;
+  int rank = -1;
+  int64_t repeats = 1;
 };
 
 struct ParsedLog {
-  LogFormat format = LogFormat::kUnknown;  // the format of most iteration lines
+  LogFormat format = LogFormat::kUnknown;   // the format of most iteration lines
   std::vector<IterationRecord> iterations;  // in log order, one per iteration (rank 0 / first rank kept)
   std::vector<MemoryReport> memory;
   std::vector<LogFailure> failures;
   // Megatron-LM's "-------- arguments --------" block: (name, value) as printed.
   std::vector<std::pair<std::string, std::string>> arguments;
-  int64_t lines = 0;         // lines in the text
-  int64_t lines_read = 0;    // lines that gave a record
+  int64_t lines = 0;                // lines in the text
+  int64_t lines_read = 0;           // lines that gave a record
   std::vector<std::string> unread;  // what could not be read, summarised ("12 wrapped lines joined", ...)
   std::vector<std::string> notes;   // what the reader decided (ranks dropped, duplicate iterations, ...)
 };
@@ -104,16 +112,17 @@ absl::StatusOr<ParsedLog> ParseRunLog(std::string_view text, const std::string& 
 // outliers left out, each exclusion said with its reason.
 struct SteadyWindow {
   int64_t first_iteration = -1, last_iteration = -1;
-  int64_t records = 0;               // iteration records inside the window with a step time
+  int64_t records = 0;  // iteration records inside the window with a step time
   double median_step_s = kNotLogged;
   double mean_step_s = kNotLogged;
   double stddev_step_s = kNotLogged;  // across records
+  double mad_step_s = kNotLogged;     // added: median absolute deviation (the noise estimate's input)
   double min_step_s = kNotLogged, max_step_s = kNotLogged;
-  double spread = kNotLogged;         // (p90 - p10) / median
+  double spread = kNotLogged;  // (p90 - p10) / median
   double median_tflops_per_gpu = kNotLogged;
   double median_tokens_per_s_per_gpu = kNotLogged;  // as logged by forks; NaN otherwise
-  int64_t global_batch_size = -1;    // the batch the window ran (-1 when not logged)
-  int64_t skipped_iterations = 0;    // inside the window
+  int64_t global_batch_size = -1;                   // the batch the window ran (-1 when not logged)
+  int64_t skipped_iterations = 0;                   // inside the window
   int64_t nan_iterations = 0;
   std::vector<std::string> excluded;  // "iterations 1-10: warm-up (first 10 lines 2.1x the median)"
   std::string reason;                 // why this window
@@ -132,7 +141,8 @@ struct AbVerdict {
   double peak_a_bytes = kNotLogged, peak_b_bytes = kNotLogged;  // max reserved (else max allocated)
   double peak_change_bytes = kNotLogged;
   bool peak_real = false;
-  std::string verdict;  // one sentence with the numbers
+  double peak_noise_bytes = kNotLogged;  // added: the allocator granularity / print rounding used as memory noise
+  std::string verdict;                   // one sentence with the numbers
 };
 AbVerdict CompareWindows(const ParsedLog& a, const SteadyWindow& wa, const ParsedLog& b, const SteadyWindow& wb);
 
