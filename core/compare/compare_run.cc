@@ -14,12 +14,14 @@
 #include "core/compare/run_gate.h"
 #include "core/compare/suggest_changes.h"
 #include "core/compare/term_gap.h"
+#include "core/util/field_error.h"
 #include "core/util/text.h"
 
 namespace parplan {
 namespace {
 
 constexpr int kMaxSuggestedChanges = 5;
+constexpr int64_t kMaxMinSteadyIterations = 100000;
 
 bool Known(double x) { return std::isfinite(x); }
 
@@ -150,20 +152,18 @@ std::string GapSentence(const RunComparison& r) {
 }  // namespace
 
 absl::StatusOr<RunComparison> CompareRun(const CompareInputs& in) {
-  if (in.log == nullptr) return absl::InvalidArgumentError("log: a parsed training log is required");
-  if (in.min_steady_iterations < 1 || in.min_steady_iterations > 100000) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("min_steady_iterations = ", in.min_steady_iterations, " is out of range; allowed 1..100000"));
-  }
+  FieldErrors errors;
+  if (in.log == nullptr) errors.Add("log", "a parsed training log is required");
+  errors.CheckRange("min_steady_iterations", in.min_steady_iterations, 1, kMaxMinSteadyIterations);
   if (!(in.memory_headroom >= 0 && in.memory_headroom < 1)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("memory_headroom = ", in.memory_headroom, " is out of range; allowed a share of HBM in [0, 1)"));
+    errors.Add("memory_headroom", absl::StrCat("memory_headroom = ", in.memory_headroom,
+                                               " is out of range; allowed a share of HBM in [0, 1)"));
   }
   const bool with_config = in.model != nullptr && in.config != nullptr && in.placement != nullptr;
   if ((in.model != nullptr || in.config != nullptr) && !with_config) {
-    return absl::InvalidArgumentError(
-        "config: a comparison with a prediction needs the model, the config and the placement together");
+    errors.Add("config", "a comparison with a prediction needs the model, the config and the placement together");
   }
+  if (!errors.empty()) return errors.ToStatus();
   const PerfParams& params = in.params != nullptr ? *in.params : CalibratedPerfParams();
   RunComparison out;
   out.compute_scale = params.compute_scale;

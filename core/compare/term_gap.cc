@@ -22,6 +22,7 @@ std::string ZeroByConfig(const std::string& key, const ModelSpec& m, const Resol
   if ((key == "bubble" || key == "pp_comm") && c.pp == 1) return "PP = 1";
   if (key == "tp_comm" && c.tp == 1) return "TP = 1";
   if (key == "cp_comm" && c.cp == 1) return "CP = 1";
+  if (key == "ep_comm" && !m.is_moe()) return "a dense model";
   if (key == "ep_comm" && c.ep * c.etp == 1) return "EP x ETP = 1";
   if (key == "dp_comm" && dp == 1 && !c.fsdp) return "DP = 1";
   if (key == "fsdp_comm" && !c.fsdp) return "Megatron FSDP is off";

@@ -7,6 +7,8 @@
 #include "core/compare/compare_run.h"
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -25,7 +27,7 @@ using testing_util::CatalogModel;
 constexpr double kMiB = 1024.0 * 1024.0;
 
 // Llama 3 8B on 8 H100 (TP 2, PP 2, DP 2), 128 sequences of 8192 tokens.
-struct Run {
+struct TestRun {
   ModelSpec model = CatalogModel("llama3_8b");
   ResolvedConfig config;
   ResolvedPlacement placement;
@@ -42,8 +44,8 @@ ParallelConfig LlamaConfig(int64_t gbs = 128) {
   return pc;
 }
 
-Run MakeRun(const ParallelConfig& pc) {
-  Run r;
+TestRun MakeRun(const ParallelConfig& pc) {
+  TestRun r;
   auto config = ResolveConfig(pc, &r.model, "config");
   EXPECT_TRUE(config.ok()) << config.status();
   r.config = *config;
@@ -56,7 +58,7 @@ Run MakeRun(const ParallelConfig& pc) {
   return r;
 }
 
-double PredictedStep(const Run& r) {
+double PredictedStep(const TestRun& r) {
   const RunPrediction p = PredictRun(r.model, r.config, r.placement, CalibratedPerfParams());
   EXPECT_TRUE(p.ok) << p.unavailable_reason;
   return p.perf.step_time_s;
@@ -117,7 +119,7 @@ const TermGap& Term(const RunComparison& c, const std::string& term) {
   return none;
 }
 
-CompareInputs Inputs(const Run& r, const ParsedLog& log) {
+CompareInputs Inputs(const TestRun& r, const ParsedLog& log) {
   CompareInputs in;
   in.log = &log;
   in.model = &r.model;
@@ -127,7 +129,7 @@ CompareInputs Inputs(const Run& r, const ParsedLog& log) {
 }
 
 TEST(CompareRunTest, PredictsExactlyAsEstimatePerformance) {
-  const Run r = MakeRun(LlamaConfig());
+  const TestRun r = MakeRun(LlamaConfig());
   v1::EstimatePerformanceRequest req;
   req.mutable_model()->set_id("llama3_8b");
   req.mutable_placement()->set_system("h100-sxm");
@@ -150,7 +152,7 @@ TEST(CompareRunTest, PredictsExactlyAsEstimatePerformance) {
 }
 
 TEST(CompareRunTest, TenPercentSlowerRun) {
-  const Run r = MakeRun(LlamaConfig());
+  const TestRun r = MakeRun(LlamaConfig());
   const RunPrediction p = PredictRun(r.model, r.config, r.placement, CalibratedPerfParams());
   ASSERT_TRUE(p.ok);
   const double measured = 1.1 * p.perf.step_time_s;
@@ -207,7 +209,9 @@ TEST(CompareRunTest, TenPercentSlowerRun) {
     EXPECT_GT(s.predicted_gain, 0) << s.change;
     EXPECT_LT(s.predicted_step_s, c->predicted_step_s) << s.change;
     EXPECT_FALSE(s.effect.empty());
-    if (i > 0) EXPECT_GE(c->changes[i - 1].predicted_gain, s.predicted_gain);
+    if (i > 0) {
+      EXPECT_GE(c->changes[i - 1].predicted_gain, s.predicted_gain);
+    }
     if (s.change == "tp_comm_overlap = true") {
       tp_overlap = true;
       EXPECT_EQ(s.effect, "execution");
@@ -227,7 +231,7 @@ TEST(CompareRunTest, TenPercentSlowerRun) {
 }
 
 TEST(CompareRunTest, NanIterationFailsTheGate) {
-  const Run r = MakeRun(LlamaConfig());
+  const TestRun r = MakeRun(LlamaConfig());
   ParsedLog log = SyntheticLog(1.1 * PredictedStep(r), 300);
   log.iterations[20].nan_iterations = 1;
   auto c = CompareRun(Inputs(r, log));
@@ -240,7 +244,7 @@ TEST(CompareRunTest, NanIterationFailsTheGate) {
 }
 
 TEST(CompareRunTest, TooFewSteadyRecordsFailTheGate) {
-  const Run r = MakeRun(LlamaConfig());
+  const TestRun r = MakeRun(LlamaConfig());
   const ParsedLog log = SyntheticLog(1.1 * PredictedStep(r), 300);
   CompareInputs in = Inputs(r, log);
   in.min_steady_iterations = 100;
@@ -252,7 +256,7 @@ TEST(CompareRunTest, TooFewSteadyRecordsFailTheGate) {
 }
 
 TEST(CompareRunTest, MemoryOverTheHeadroomFailsTheGate) {
-  const Run r = MakeRun(LlamaConfig());
+  const TestRun r = MakeRun(LlamaConfig());
   ParsedLog log = SyntheticLog(1.1 * PredictedStep(r), 300);
   log.memory[0].max_reserved_bytes = 79000 * kMiB;  // of 81,559 MiB: under 5% free
   auto c = CompareRun(Inputs(r, log));
@@ -263,8 +267,8 @@ TEST(CompareRunTest, MemoryOverTheHeadroomFailsTheGate) {
 }
 
 TEST(CompareRunTest, BenchmarkOrSemanticsSettingChangedFromBaselineFailsTheGate) {
-  const Run a = MakeRun(LlamaConfig(256));
-  const Run b = MakeRun(LlamaConfig(128));
+  const TestRun a = MakeRun(LlamaConfig(256));
+  const TestRun b = MakeRun(LlamaConfig(128));
   const ParsedLog log_a = SyntheticLog(2 * PredictedStep(b), 300, 256);
   const ParsedLog log_b = SyntheticLog(PredictedStep(b), 300, 128);
   CompareInputs in = Inputs(b, log_b);
@@ -283,7 +287,7 @@ TEST(CompareRunTest, BenchmarkOrSemanticsSettingChangedFromBaselineFailsTheGate)
   // An execution-only change (TP overlap) keeps the gate.
   ParallelConfig overlap = LlamaConfig(128);
   overlap.tp_comm_overlap = true;
-  const Run o = MakeRun(overlap);
+  const TestRun o = MakeRun(overlap);
   CompareInputs same = Inputs(o, log_b);
   same.baseline_config = &b.config;
   auto d = CompareRun(same);
@@ -325,7 +329,7 @@ TEST(CompareRunTest, LogAloneGivesTheMeasuredSide) {
 }
 
 TEST(CompareRunTest, CalibratedParametersPredictTheScaledStep) {
-  const Run r = MakeRun(LlamaConfig());
+  const TestRun r = MakeRun(LlamaConfig());
   const ParsedLog log = SyntheticLog(1.1 * PredictedStep(r), 300);
   PerfParams params = CalibratedPerfParams();
   params.compute_scale = 1.1;
@@ -340,6 +344,27 @@ TEST(CompareRunTest, CalibratedParametersPredictTheScaledStep) {
   EXPECT_TRUE(c->within_uncertainty);
 }
 
+// The whole path: a log file in Megatron-LM's format, read by ParseRunLog, compared.
+TEST(CompareRunTest, MegatronLmLogFile) {
+  std::ifstream file(std::string(PARPLAN_TEST_DATA_DIR) + "/compare/llama3_8b_tp2_pp2_h100.log");
+  ASSERT_TRUE(file.good());
+  std::stringstream text;
+  text << file.rdbuf();
+  auto log = ParseRunLog(text.str(), "log");
+  ASSERT_TRUE(log.ok()) << log.status();
+  const TestRun r = MakeRun(LlamaConfig());
+  auto c = CompareRun(Inputs(r, *log));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->window.first_iteration, 20);  // the first interval (30.1 s) is warm-up
+  EXPECT_EQ(c->window.last_iteration, 120);
+  EXPECT_NEAR(c->measured_step_s, 14.861, 0.005);
+  EXPECT_NEAR(c->measured_max_reserved_bytes, 54016.0 * kMiB, 1);
+  ASSERT_TRUE(c->has_prediction);
+  EXPECT_NEAR(c->step_error, (PredictedStep(r) - c->measured_step_s) / c->measured_step_s, 1e-12);
+  EXPECT_LT(c->step_error, -0.05);
+  EXPECT_TRUE(c->valid_measurement);
+}
+
 TEST(CompareRunTest, BadInputsAreRefused) {
   CompareInputs none;
   EXPECT_EQ(CompareRun(none).status().code(), absl::StatusCode::kInvalidArgument);
@@ -351,14 +376,14 @@ TEST(CompareRunTest, BadInputsAreRefused) {
   in.min_steady_iterations = 5;
   in.memory_headroom = 1.5;
   EXPECT_EQ(CompareRun(in).status().code(), absl::StatusCode::kInvalidArgument);
-  const Run r = MakeRun(LlamaConfig());
+  const TestRun r = MakeRun(LlamaConfig());
   in.memory_headroom = 0.05;
   in.model = &r.model;  // without config and placement
   EXPECT_EQ(CompareRun(in).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(CompareRunTest, EmptyLogHasNoWindowAndNoValidMeasurement) {
-  const Run r = MakeRun(LlamaConfig());
+  const TestRun r = MakeRun(LlamaConfig());
   ParsedLog log;
   auto c = CompareRun(Inputs(r, log));
   ASSERT_TRUE(c.ok()) << c.status();
