@@ -39,6 +39,7 @@ RunPrediction PredictRun(const ModelSpec& model, const ResolvedConfig& config, c
   if (split.repair.has_value()) {
     out.notes.push_back(RepairReason(*split.repair, split.as_given));
     out.config = split.repair->config;
+    out.split_repaired = true;
   }
   out.config.vpp = a.validation.stages->vpp;
   out.world = a.world;

@@ -30,6 +30,7 @@ struct RunPrediction {
   // The allocator slack the memory model adds on the peak stage (3% of its
   // other terms, core/memory/memory_steps.cc); 0 when overhead is fixed.
   double fragmentation_allowance_bytes = 0;
+  bool split_repaired = false;     // estimated for the nearest valid split (NearestValidSplit)
   std::vector<std::string> notes;  // gbs chosen, split repaired, world assumed
 };
 

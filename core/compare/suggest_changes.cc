@@ -24,6 +24,12 @@ int RecomputeWeight(RecomputeGranularity g) {
   return g == RecomputeGranularity::kNone ? 0 : g == RecomputeGranularity::kSelective ? 1 : 2;
 }
 
+// "full", "selective (mlp)", "none".
+std::string RecomputeWords(const ResolvedConfig& c) {
+  if (c.recompute != RecomputeGranularity::kSelective) return RecomputeName(c.recompute);
+  return absl::StrCat("selective (", absl::StrJoin(c.recompute_modules, ", "), ")");
+}
+
 std::vector<Candidate> Candidates(const ModelSpec& m, const ResolvedConfig& c) {
   std::vector<Candidate> out;
   auto add = [&](std::string change, std::string field, ResolvedConfig changed) {
@@ -52,7 +58,7 @@ std::vector<Candidate> Candidates(const ModelSpec& m, const ResolvedConfig& c) {
     if (!lighter) continue;
     x.recompute_method_given = false;
     x.recompute_num_layers_given = false;
-    add(DescribeConfigChange(c, x), "recompute_granularity", x);
+    add(absl::StrCat("recompute ", RecomputeWords(c), " -> ", RecomputeWords(x)), "recompute_granularity", x);
   }
   // Other interleaving: twice and half the VPP, and 2 when there is none
   // (a pipeline layout fixes VPP itself).
@@ -118,7 +124,9 @@ std::vector<SuggestedChange> SuggestFasterChanges(const ModelSpec& model, const 
   if (!base.ok || step <= 0) return out;
   for (const Candidate& cand : Candidates(model, base.config)) {
     const RunPrediction p = PredictRun(model, cand.config, base.placement, params);
-    if (!p.ok || !p.memory.fits) continue;
+    // A change whose layers no longer split would be estimated with another
+    // split too: not a single change, left out.
+    if (!p.ok || !p.memory.fits || p.split_repaired) continue;
     const double gain = (step - p.perf.step_time_s) / step;
     if (gain <= 1e-3) continue;
     SuggestedChange s;

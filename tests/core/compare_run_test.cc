@@ -365,6 +365,40 @@ TEST(CompareRunTest, MegatronLmLogFile) {
   EXPECT_TRUE(c->valid_measurement);
 }
 
+// A MoE run: the dispatcher and EP-overlap changes are tried too; every
+// change kept is valid, fits and is faster.
+TEST(CompareRunTest, MoeRunSuggestsOnlyValidFasterChanges) {
+  TestRun r;
+  r.model = CatalogModel("qwen3_30b_a3b");
+  ParallelConfig pc;
+  pc.tp = 1;
+  pc.pp = 2;
+  pc.ep = 8;
+  pc.gbs = 256;
+  pc.seq_length = 4096;
+  pc.recompute_granularity = "full";
+  auto config = ResolveConfig(pc, &r.model, "config");
+  ASSERT_TRUE(config.ok()) << config.status();
+  r.config = *config;
+  Placement placement;
+  placement.system = "h100-sxm";
+  placement.gpus = 16;
+  r.placement = *ResolvePlacement(placement, "placement");
+  const RunPrediction p = PredictRun(r.model, r.config, r.placement, CalibratedPerfParams());
+  ASSERT_TRUE(p.ok) << p.unavailable_reason;
+  const ParsedLog log = SyntheticLog(1.2 * p.perf.step_time_s, 200, 256);
+  auto c = CompareRun(Inputs(r, log));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->has_prediction);
+  EXPECT_GT(Term(*c, "ep_comm").predicted_s, 0);
+  bool lighter_recompute = false;
+  for (const SuggestedChange& s : c->changes) {
+    EXPECT_LT(s.predicted_step_s, c->predicted_step_s) << s.change;
+    lighter_recompute = lighter_recompute || absl::StrContains(s.change, "recompute");
+  }
+  EXPECT_TRUE(lighter_recompute);  // full recompute of a 30B MoE on 16 GPUs leaves room for less
+}
+
 TEST(CompareRunTest, BadInputsAreRefused) {
   CompareInputs none;
   EXPECT_EQ(CompareRun(none).status().code(), absl::StatusCode::kInvalidArgument);
