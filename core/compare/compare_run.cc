@@ -63,8 +63,9 @@ std::string WindowSentence(const SteadyWindow& w) {
       "Steady window: iterations %d-%d, %d records, median step %.3f s (min %.3f, max %.3f; p10-p90 spread %.1f%% of "
       "the median)",
       w.first_iteration, w.last_iteration, w.records, w.median_step_s, w.min_step_s, w.max_step_s, 100 * w.spread);
-  if (!w.reason.empty()) absl::StrAppend(&s, "; ", w.reason);
-  if (!w.excluded.empty()) absl::StrAppend(&s, "; left out: ", absl::StrJoin(w.excluded, "; "));
+  // The exclusions carry their reasons; the window's own summary repeats the numbers above.
+  absl::StrAppend(
+      &s, w.excluded.empty() ? "; nothing left out" : absl::StrCat("; left out: ", absl::StrJoin(w.excluded, "; ")));
   return s + ".";
 }
 

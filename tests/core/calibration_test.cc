@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "core/compare/compare_run.h"
 #include "core/compare/predict_run.h"
 #include "gtest/gtest.h"
 #include "tests/core/test_util.h"
@@ -285,6 +286,71 @@ TEST(CalibrationTest, CalibratedParamsScaleEstimatePerformance) {
   EXPECT_EQ(p1.network_scale, 1.0);
   const RunPrediction s1 = PredictRun(plan.model, plan.config, plan.placement, p1);
   EXPECT_NEAR(s1.perf.step_time_s, 1.2 * compute + comm, 1e-9 * s1.perf.step_time_s);
+}
+
+// A synthetic Megatron-LM log whose steady steps are `step` (30 lines, the
+// first 3 warm-up), as training.py training_log prints them at d98e8a64.
+ParsedLog SteadyLog(double step, int64_t gbs) {
+  ParsedLog log;
+  log.format = LogFormat::kMegatronLm;
+  for (int64_t i = 1; i <= 30; ++i) {
+    IterationRecord r;
+    r.iteration = i;
+    r.format = LogFormat::kMegatronLm;
+    r.step_s = i <= 3 ? 3 * step : step;
+    r.global_batch_size = gbs;
+    r.skipped_iterations = 0;
+    r.nan_iterations = 0;
+    r.line = i;
+    log.iterations.push_back(r);
+  }
+  return log;
+}
+
+// Two runs of one cluster, compared and fitted: Llama 3 8B with data
+// parallelism inside one node (little exposed communication) and with TP 16
+// across two nodes (much), both measured at compute x1.08 and network x1.30.
+TEST(CalibrationTest, TwoComparedRunsOfOneClusterDetermineBothFactors) {
+  const ModelSpec model = CatalogModel("llama3_8b");
+  const SystemSpec h100 = *Catalog::Get().FindSystem("h100-sxm");
+  std::vector<CalibrationRun> runs;
+  std::vector<double> shares;
+  for (const auto& [tp, gpus] : {std::pair<int64_t, int64_t>{1, 8}, {16, 16}}) {
+    ParallelConfig pc;
+    pc.tp = tp;
+    pc.gbs = 64;
+    pc.seq_length = 8192;
+    pc.recompute_granularity = "full";
+    const ResolvedConfig config = *ResolveConfig(pc, &model, "config");
+    Placement placement;
+    placement.system = "h100-sxm";
+    placement.gpus = gpus;
+    const ResolvedPlacement resolved = *ResolvePlacement(placement, "placement");
+    const RunPrediction p = PredictRun(model, config, resolved, CalibratedPerfParams());
+    ASSERT_TRUE(p.ok) << p.unavailable_reason;
+    const PerfBreakdown& b = p.perf.breakdown;
+    const double compute = b.compute_s + b.bubble_s + b.optimizer_s;
+    const double comm = p.perf.step_time_s - compute;
+    shares.push_back(comm / p.perf.step_time_s);
+    const ParsedLog log = SteadyLog(1.08 * compute + 1.30 * comm, 64);
+    CompareInputs in;
+    in.log = &log;
+    in.model = &model;
+    in.config = &config;
+    in.placement = &resolved;
+    auto c = CompareRun(in);
+    ASSERT_TRUE(c.ok()) << c.status();
+    auto run = CalibrationRunOf(*c, absl::StrCat("tp", tp, ".log"), "llama3_8b", absl::StrCat("TP ", tp), h100);
+    ASSERT_TRUE(run.ok()) << run.status();
+    runs.push_back(*run);
+  }
+  ASSERT_GE(std::fabs(shares[1] - shares[0]), kMinCommShareSpread) << shares[0] << " " << shares[1];
+  auto cal = FitCalibration(runs, /*require_network=*/true);
+  ASSERT_TRUE(cal.ok()) << cal.status();
+  EXPECT_NEAR(cal->compute_factor, 1.08, 1e-6);
+  EXPECT_NEAR(cal->network_factor, 1.30, 1e-6);
+  // Either run alone determines compute only, and asked for the network is refused.
+  EXPECT_EQ(FitCalibration({runs[0]}, true).status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
 TEST(CalibrationTest, CalibrationAppliesOnlyToItsGpuAndItsFabric) {
