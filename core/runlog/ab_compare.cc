@@ -58,7 +58,11 @@ double PeakBytes(const ParsedLog& log, double* rounding) {
   return peak;
 }
 
-std::string Gib(double bytes) { return absl::StrFormat("%.2f GiB", bytes / 1073741824.0); }
+// GiB with two decimals, or MiB below 1 GiB (differences are often small).
+std::string Gib(double bytes) {
+  if (std::fabs(bytes) < 1073741824.0) return absl::StrFormat("%.0f MiB", bytes / 1048576.0);
+  return absl::StrFormat("%.2f GiB", bytes / 1073741824.0);
+}
 
 }  // namespace
 
@@ -75,7 +79,7 @@ AbVerdict CompareWindows(const ParsedLog& a, const SteadyWindow& wa, const Parse
     v.step_real = enough && std::fabs(v.step_change) > kStepMargin * v.step_noise;
     const std::string direction = v.step_change > 0 ? "slower" : "faster";
     step_text =
-        absl::StrFormat("median step %.3g s (A) vs %.3g s (B), %+.1f%%", v.step_a_s, v.step_b_s, 100.0 * v.step_change);
+        absl::StrFormat("median step %.3f s (A) vs %.3f s (B), %+.1f%%", v.step_a_s, v.step_b_s, 100.0 * v.step_change);
     if (!enough) {
       absl::StrAppend(&step_text, absl::StrFormat(": too few steady intervals to tell (%d and %d; at least %d each)",
                                                   wa.records, wb.records, kMinRecords));

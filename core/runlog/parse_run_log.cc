@@ -145,11 +145,13 @@ class Reader {
   ParsedLog Run();
 
  private:
-  absl::string_view Line(size_t i, int* rank) {
+  // Line i without its launcher prefix, cut at kMaxLogLineBytes (counted
+  // once, by the main loop).
+  absl::string_view Line(size_t i, int* rank, bool count_cut = false) {
     absl::string_view raw = lines_[i];
     if (raw.size() > kMaxLogLineBytes) {
       raw = raw.substr(0, kMaxLogLineBytes);
-      ++cut_lines_;
+      if (count_cut) ++cut_lines_;
     }
     return StripRankPrefix(raw, rank);
   }
@@ -233,13 +235,16 @@ void Reader::AddIteration(IterationRecord r) {
 
 void Reader::AddFailure(LogFailure f, size_t* i) {
   f.line = static_cast<int64_t>(*i) + 1;
-  // Bridge's triple-quoted assert messages start on the next line.
-  for (int k = 0; f.message.empty() && k < 3 && *i + 1 < lines_.size(); ++k) {
+  // Bridge's triple-quoted assert messages start on the next, indented line
+  // (config.py:1024-1026) that no reader claims.
+  if (f.message.empty() && *i + 1 < lines_.size()) {
     int r = -1;
-    const absl::string_view next = absl::StripAsciiWhitespace(Line(*i + 1, &r));
-    ++*i;
-    ++log_.lines_read;
-    f.message = std::string(next.substr(0, 2000));
+    const absl::string_view next = Line(*i + 1, &r);
+    if (!next.empty() && (next[0] == ' ' || next[0] == '\t') && IsContinuation(*i + 1, f.rank)) {
+      ++*i;
+      ++log_.lines_read;
+      f.message = std::string(absl::StripAsciiWhitespace(next).substr(0, 2000));
+    }
   }
   if (f.kind == "oom") ReadOomSizes(&f);
   MapFailureToRule(&f);
@@ -266,7 +271,7 @@ ParsedLog Reader::Run() {
   bool in_traceback = false;  // between "Traceback" and the exception line: source lines are read
   for (size_t i = 0; i < lines_.size(); ++i) {
     int rank = -1;
-    const absl::string_view s = Line(i, &rank);
+    const absl::string_view s = Line(i, &rank, /*count_cut=*/true);
     const absl::string_view t = absl::StripAsciiWhitespace(s);
     const int64_t line_no = static_cast<int64_t>(i) + 1;
     if (t.empty()) continue;

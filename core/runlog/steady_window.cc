@@ -9,7 +9,8 @@
 //             step time is > 1.10x the median of the later half;
 //   outliers  |step - median| > max(5 * 1.4826 * MAD, 10% of the median),
 //             excluded only when at most a quarter of the intervals are
-//             (otherwise the run is noisy, and the spread says so).
+//             (otherwise the run is noisy, and the reason says so, as it
+//             does when the window's (p90 - p10) / median exceeds 10%).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -30,6 +31,7 @@ constexpr double kOutlierMads = 5.0;
 constexpr double kOutlierFraction = 0.10;
 constexpr double kMadToSigma = 1.4826;
 constexpr size_t kMaxExclusionLines = 12;
+constexpr double kNoisySpread = 0.10;
 
 std::string Range(int64_t a, int64_t b) {
   return a == b ? absl::StrCat("iteration ", a) : absl::StrCat("iterations ", a, "-", b);
@@ -205,6 +207,10 @@ SteadyWindow ChooseSteadyWindow(const ParsedLog& log) {
   w.excluded = excluded.Take();
   rest = kept_indices();
   if (rest.empty()) {
+    if (noisy.empty() && w.spread > kNoisySpread) {
+      noisy = absl::StrFormat("; step time varies widely (spread above %.0f%%): the median is uncertain",
+                              100.0 * kNoisySpread);
+    }
     w.reason = absl::StrCat("no window: all ", n, " logged intervals with a step time were excluded");
     return w;
   }
@@ -235,6 +241,14 @@ SteadyWindow ChooseSteadyWindow(const ParsedLog& log) {
     if (r->iteration < w.first_iteration || r->iteration > w.last_iteration) continue;
     w.skipped_iterations += std::max<int64_t>(r->skipped_iterations, 0);
     w.nan_iterations += std::max<int64_t>(r->nan_iterations, 0);
+  }
+  if (noisy.empty() && w.spread > kNoisySpread) {
+    noisy = absl::StrFormat("; step time varies widely (spread above %.0f%%): the median is uncertain",
+                            100.0 * kNoisySpread);
+  }
+  if (noisy.empty() && w.spread > kNoisySpread) {
+    noisy = absl::StrFormat("; step time varies widely (spread above %.0f%%): the median is uncertain",
+                            100.0 * kNoisySpread);
   }
   w.reason = absl::StrCat(
       Range(w.first_iteration, w.last_iteration), ": ", w.records, " logged interval(s)",

@@ -191,6 +191,16 @@ TEST(LogFailuresTest, UnknownErrorIsKeptWithoutARule) {
   EXPECT_EQ(f.message, "Error(s) in loading state_dict for GPTModel:");
 }
 
+TEST(LogFailuresTest, BareAssertionKeepsTheNextLineForTheReader) {
+  absl::StatusOr<ParsedLog> log =
+      ParseRunLog("AssertionError\n iteration       10/     100 | elapsed time per iteration (ms): 5000.0 |\n", "log");
+  ASSERT_TRUE(log.ok());
+  ASSERT_EQ(log->failures.size(), 1u);
+  EXPECT_EQ(log->failures[0].kind, "assertion");
+  EXPECT_EQ(log->failures[0].message, "");
+  ASSERT_EQ(log->iterations.size(), 1u);  // not swallowed as the message
+}
+
 TEST(LogFailuresTest, QuotedSourceLinesAreNotFailures) {
   absl::StatusOr<ParsedLog> log = ParseRunLog("    raise ValueError(\"num_attention_heads must\")\n", "log");
   ASSERT_TRUE(log.ok());

@@ -2,6 +2,8 @@
 // Megatron-LM d98e8a64, Megatron Bridge 067f987df0 and NeMo 2 (each fixture
 // under tests/data/runlog cites the printer it follows; values are made up).
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -285,6 +287,27 @@ TEST(RunLogTest, UnreadExamplesAndLineLengthAreBounded) {
   EXPECT_THAT(Joined(log.unread), HasSubstr("5001 other lines"));
   EXPECT_THAT(Joined(log.unread), HasSubstr("1 line(s) longer than 65536 bytes, cut"));
   EXPECT_LT(Joined(log.unread).size(), 1200u);
+}
+
+TEST(RunLogTest, LargestLogIsReadWhole) {
+  const std::string line =
+      " [2026-01-01 10:00:00.000001] iteration %8d/  100000 | consumed samples:      1024000 | elapsed time per "
+      "iteration (ms): 5123.4 | throughput per GPU (TFLOP/s/GPU): 401.2 | learning rate: 2.500000E-04 | global "
+      "batch size:   512 | lm loss: 2.345678E+00 | loss scale: 1.0 | grad norm: 0.812 | number of skipped "
+      "iterations:   0 | number of nan iterations:   0 |\n";
+  std::string text;
+  int count = 0;
+  char buf[512];
+  while (true) {
+    std::snprintf(buf, sizeof(buf), line.c_str(), count + 1);
+    if (text.size() + std::strlen(buf) > kMaxLogBytes) break;
+    text += buf;
+    ++count;
+  }
+  const ParsedLog log = Parse(text);
+  EXPECT_EQ(static_cast<int>(log.iterations.size()), count);
+  EXPECT_GT(count, 40000);
+  EXPECT_EQ(ChooseSteadyWindow(log).records, count - 1);
 }
 
 TEST(RunLogTest, LogFormatNames) {
