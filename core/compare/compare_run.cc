@@ -264,7 +264,9 @@ absl::StatusOr<RunComparison> CompareRun(const CompareInputs& in) {
   gate.memory_headroom = in.memory_headroom;
   gate.capacity_bytes = out.capacity_bytes;
   gate.model = in.model;
-  gate.config = prediction.ok ? &prediction.config : (with_config ? in.config : nullptr);
+  // The configs as given on both sides (the prediction's has its batch and
+  // VPP resolved, the baseline's does not).
+  gate.config = with_config ? in.config : nullptr;
   gate.baseline_config = in.baseline_config;
   gate.placement = in.placement;
   out.gate = CheckRunGate(gate);
