@@ -41,19 +41,31 @@ struct TermGap {
   double needed_s = 0;     // what it would have to be for the step to match (never below 0)
   double factor = 0;       // needed / predicted
   std::string note;        // why this term is (or is not) a plausible cause
+  // Added: StepParts's words for the term, whether the term alone can close
+  // the gap (it need not fall below 0 and the config does not make it
+  // zero), and whether the factor needed is inside the term's plausible range.
+  std::string label;
+  bool closes_alone = false;
+  bool plausible = false;
 };
 
 struct SuggestedChange {
-  std::string change;      // "tp_comm_overlap = true", "PP 4 -> 8, VPP 2"
+  std::string change;  // "tp_comm_overlap = true", "PP 4 -> 8, VPP 2"
   double predicted_step_s = 0;
   double predicted_gain = 0;  // fraction of the predicted step saved
   std::string effect;         // execution | numerics | semantics | benchmark (core/config/resolved_settings.h)
+  std::string note;           // added: the step and peak memory it is predicted to give
 };
 
 struct GateCheck {
-  std::string name;  // "optimizer_initialised" "steady_iterations" "no_nan_or_skipped" "memory_headroom" "baseline_settings"
+  std::string
+      name;  // "optimizer_initialised" "steady_iterations" "no_nan_or_skipped" "memory_headroom" "baseline_settings"
   bool ok = false;
   std::string detail;  // with the numbers
+  // Added: false when the inputs cannot tell (no capacity known, no memory
+  // report, no baseline config); ok is then false and the check does not
+  // count against valid_measurement.
+  bool checked = true;
 };
 
 struct RunComparison {
@@ -85,10 +97,20 @@ struct RunComparison {
   std::vector<TermGap> gap;
   std::vector<SuggestedChange> changes;
   std::vector<GateCheck> gate;
-  bool valid_measurement = false;
+  bool valid_measurement = false;  // every checked gate item ok (and at least the window's)
   std::optional<AbVerdict> ab;
   std::vector<LogFailure> failures;
   std::vector<std::string> reasons;  // the answer in sentences, with the numbers
+  // Added: how the measured tokens were counted, and the calibration factors
+  // of the parameters the prediction used (1 = uncalibrated;
+  // CalibrationRunOf divides them back out).
+  int64_t measured_gbs = -1;
+  std::string measured_gbs_source;
+  std::string measured_tokens_source;
+  int64_t world = 0;
+  int64_t seq_length = 0;
+  double compute_scale = 1.0;
+  double network_scale = 1.0;
 };
 
 // INVALID_ARGUMENT when `log` is null. A config that cannot be estimated

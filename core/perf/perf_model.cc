@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -32,6 +33,32 @@ double PeakTflops(const SystemSpec& s, Precision p) {
   if ((IsFp4(p) || IsFp8(p)) && s.fp8_dense_tflops > 0) return s.fp8_dense_tflops;
   return s.bf16_dense_tflops;
 }
+
+namespace {
+
+bool Scaled(const PerfParams& P) { return P.compute_scale != 1.0 || P.network_scale != 1.0; }
+
+// A cluster calibration (core/calibrate/calibration.h): what runs on the
+// GPU (the compute kinds, the bubble -- idle time the compute sets -- and the
+// optimizer step) times compute_scale, the exposed communication times
+// network_scale. Only called when a factor differs from 1, so uncalibrated
+// answers keep their exact bits.
+void ScaleStep(const PerfParams& P, PerfBreakdown* b, std::vector<LayerCompute>* layers) {
+  for (double* t : {&b->gemm_s, &b->attention_s, &b->moe_s, &b->elementwise_s, &b->recompute_s, &b->logits_s,
+                    &b->overhead_s, &b->compute_s, &b->bubble_s, &b->optimizer_s}) {
+    *t *= P.compute_scale;
+  }
+  for (double* t : {&b->tp_comm_s, &b->cp_comm_s, &b->ep_comm_s, &b->dp_comm_s, &b->pp_comm_s, &b->fsdp_comm_s}) {
+    *t *= P.network_scale;
+  }
+  for (LayerCompute& l : *layers) {
+    for (double* t : {&l.forward_s, &l.backward_s, &l.host_s, &l.gemm_s, &l.attention_s, &l.moe_s, &l.elementwise_s}) {
+      *t *= P.compute_scale;
+    }
+  }
+}
+
+}  // namespace
 
 PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, const StagePlan& plan, int64_t world,
                                  const SystemSpec& sys, const PerfParams& P) {
@@ -66,6 +93,8 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
   b.pp_comm_s = pipe.p2p_s;
   b.dp_comm_s = DataParallelSeconds(in, st.backward * mb);
   b.optimizer_s = OptimizerSeconds(in);
+  e.layers = LayerComputes(in, e.slowest_stage, &cache);
+  if (Scaled(P)) ScaleStep(P, &b, &e.layers);
   e.step_time_s = b.compute_s + b.tp_comm_s + b.cp_comm_s + b.ep_comm_s + b.dp_comm_s + b.pp_comm_s + b.fsdp_comm_s +
                   b.bubble_s + b.optimizer_s;
 
@@ -78,9 +107,15 @@ PerfEstimate EstimatePerformance(const ModelSpec& m, const ResolvedConfig& c, co
   int64_t layers = 0;
   for (int64_t v = 0; v < plan.vpp; ++v) layers += plan.decoder_layers[e.slowest_stage][v];
   const double gemm_flops = e.flops.dense_gemm / m.num_layers * layers * in.tokens / c.tp;
-  e.gemm_efficiency = st.dense_gemm_s > 0 ? std::min(1.0, gemm_flops / (st.dense_gemm_s * in.device.peak_flops)) : 0;
-  e.layers = LayerComputes(in, e.slowest_stage, &cache);
+  const double dense_gemm_s = Scaled(P) ? st.dense_gemm_s * P.compute_scale : st.dense_gemm_s;
+  e.gemm_efficiency = dense_gemm_s > 0 ? std::min(1.0, gemm_flops / (dense_gemm_s * in.device.peak_flops)) : 0;
   e.assumptions = PerfAssumptions(in, e);
+  if (Scaled(P)) {
+    e.assumptions.push_back(absl::StrFormat(
+        "Calibrated for this cluster (core/calibrate): compute, pipeline bubble and optimizer step x%.3f, exposed "
+        "communication x%.3f, as the cluster's own runs measured them.",
+        P.compute_scale, P.network_scale));
+  }
   const bool sinks = !m.softmax_type.empty() && m.softmax_type != "vanilla";
   if (sinks && !c.unfused_attention) {
     // Transformer Engine runs sinks only in cuDNN fused attention from cuDNN
