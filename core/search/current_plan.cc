@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <string_view>
 #include <utility>
 
@@ -135,6 +136,21 @@ std::vector<std::string> SettingChanges(const std::vector<ResolvedSetting>& from
 
 ResolvedConfig BaseFromCurrent(const ResolvedConfig& current, const ResolvedConfig& fallback) {
   ResolvedConfig base = current;
+  if (current.given != nullptr) {
+    // What the search varies is its choice in each plan, not the user's.
+    auto given = std::make_shared<ParallelConfig>(*current.given);
+    given->tp = given->pp = given->vpp = given->cp = given->ep = given->mbs = 0;
+    given->etp.reset();
+    given->sp.reset();
+    given->recompute_granularity.clear();
+    given->recompute_modules.clear();
+    given->recompute_method.clear();
+    given->recompute_num_layers = 0;
+    given->pipeline_layout.clear();
+    given->first_stage_layers = given->last_stage_layers = 0;
+    given->account_for_embedding = given->account_for_loss = false;
+    base.given = std::move(given);
+  }
   if (base.seq_length <= 0) base.seq_length = fallback.seq_length;
   if (base.gbs <= 0) base.gbs = fallback.gbs;
   return base;

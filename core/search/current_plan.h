@@ -36,7 +36,10 @@ std::vector<std::string> SettingChanges(const std::vector<ResolvedSetting>& from
                                         const std::vector<ResolvedSetting>& to);
 
 // The search's base with `current`: its settings, with `fallback`'s
-// sequence length and global batch where it has none (0).
+// sequence length and global batch where it has none (0). The settings the
+// search varies (mesh, MBS, SP, recompute, pipeline split) are no longer
+// marked given, so each plan's resolved settings name them as the
+// search's choice.
 ResolvedConfig BaseFromCurrent(const ResolvedConfig& current, const ResolvedConfig& fallback);
 
 // True when `config` keeps the request's pins and limits (TP, PP, VPP, CP,

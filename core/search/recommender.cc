@@ -52,6 +52,10 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& request) {
                                   ? out.truncated_reason
                                   : absl::StrCat("no valid config fits on ", worlds->front(), "..", worlds->back(),
                                                  " GPUs of ", HumanGiB(req.system.hbm_gb * kGiB), ".");
+      if (req.current.has_value()) {
+        out.current = EvaluateCurrent(req, CurrentWorld(req, *worlds), &out.estimates);
+        CompareWithCurrent(req, "", &out);
+      }
       return out;
     }
     const std::string reserve = absl::StrFormat("%.0f%% of HBM", 100 * req.memory_reserve);

@@ -8,6 +8,7 @@
 
 #include "core/config/resolved_settings.h"
 #include "core/perf/uncertainty.h"
+#include "core/search/candidate_space.h"
 #include "core/search/current_plan.h"
 #include "core/search/plan_explain.h"
 #include "core/search/recommender.h"
@@ -96,6 +97,29 @@ TEST(SettingChangesTest, NamesEachChangedSettingOnce) {
             (std::vector<std::string>{"tp 1 -> 2", "sp false -> true"}));
 }
 
+TEST(RecommendFromTest, TheCurrentRecomputeSettingIsACandidate) {
+  // Megatron-Core's default selective recompute (core_attn) is none of the
+  // search's own variants; with a current plan running it, it is tried.
+  const ModelSpec m = CatalogModel("llama3_8b");
+  const SystemSpec sys = *Catalog::Get().FindSystem("h100-sxm");
+  ParallelConfig given;
+  given.seq_length = 8192;
+  given.gbs = 64;
+  given.recompute_granularity = "selective";
+  const ResolvedConfig base = Resolved(m, given);
+  ASSERT_EQ(base.recompute_modules, std::vector<std::string>{"core_attn"});
+  auto core_attn = [](const std::vector<ResolvedConfig>& configs) {
+    return std::count_if(configs.begin(), configs.end(), [](const ResolvedConfig& c) {
+      return c.recompute == RecomputeGranularity::kSelective &&
+             c.recompute_modules == std::vector<std::string>{"core_attn"};
+    });
+  };
+  SearchConstraints k;
+  EXPECT_EQ(core_attn(EnumerateCandidates(m, base, 8, sys, k, false, CalibratedPerfParams())), 0);
+  k.keep_base_recompute = true;
+  EXPECT_GT(core_attn(EnumerateCandidates(m, base, 8, sys, k, false, CalibratedPerfParams())), 0);
+}
+
 TEST(RecommendFromTest, ACurrentPlanThatIsAlreadyTheBestIsKept) {
   const ModelSpec m = CatalogModel("llama3_8b");
   SearchRequest req = SearchRequestFor(&m, "h100-sxm", 8, 8192);
@@ -145,6 +169,12 @@ TEST(RecommendFromTest, ACurrentPlanThatDoesNotFitGetsTheLeastChangeThatFits) {
     EXPECT_EQ(p.config.gbs, 128);
     EXPECT_FALSE(Has(p.changes, "gbs")) << testing::PrintToString(p.changes);
   }
+  // The mesh is the search's choice in the plan's resolved settings, not the user's TP 1.
+  const std::vector<ResolvedSetting> listed =
+      ListResolvedSettings(top.config, PlacementOn(req.system, 8), &m, top.dp, top.edp, SettingsScope::kSearch);
+  const auto tp = std::find_if(listed.begin(), listed.end(), [](const ResolvedSetting& x) { return x.field == "tp"; });
+  ASSERT_NE(tp, listed.end());
+  EXPECT_EQ(tp->source, SettingSource::kParplan);
   EXPECT_NE(r.current_comparison.find("does not fit"), std::string::npos) << r.current_comparison;
   EXPECT_NE(r.current_comparison.find("least change"), std::string::npos) << r.current_comparison;
   EXPECT_NE(r.current_comparison.find(top.changes.front()), std::string::npos) << r.current_comparison;
