@@ -169,7 +169,7 @@ bool KeepsConstraints(const ResolvedConfig& c, const SearchConstraints& k, int64
   return true;
 }
 
-std::string CurrentComparison(const PlanEval& current, const PlanEval* top, double resolution) {
+std::string CurrentComparison(const PlanEval& current, const PlanEval* top, double resolution, Objective objective) {
   const std::string label = PlanLabel(current.config);
   const std::string error = absl::StrFormat("the model's ±%.0f%% between-config error", 100 * resolution);
   std::string problem;
@@ -194,7 +194,9 @@ std::string CurrentComparison(const PlanEval& current, const PlanEval* top, doub
   }
   if (top->changes.empty()) {
     return absl::StrCat("Keep your current plan (", label, "): it ranks first at ", now,
-                        "; no plan that changes it is better by more than ", error, ".");
+                        objective == Objective::kHeadroom
+                            ? "; no plan within 85% of the fastest leaves more memory free."
+                            : absl::StrCat("; no plan that changes it is better by more than ", error, "."));
   }
   const double gain = before > 0 ? top->perf.tokens_per_s_per_gpu / before - 1 : 0;
   std::string out =

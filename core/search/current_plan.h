@@ -54,7 +54,9 @@ bool KeepsConstraints(const ResolvedConfig& config, const SearchConstraints& con
 // current plan is as good within that error; for a current plan that is
 // invalid (its rule ids) or does not fit (peak vs HBM), why, and that plan 1
 // is the least change among the plans within the error of the fastest.
-std::string CurrentComparison(const PlanEval& current, const PlanEval* top, double resolution);
+// Under kHeadroom a current plan ranked first is said to leave the most
+// memory free instead.
+std::string CurrentComparison(const PlanEval& current, const PlanEval* top, double resolution, Objective objective);
 
 }  // namespace parplan
 

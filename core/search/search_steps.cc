@@ -664,7 +664,7 @@ void CompareWithCurrent(const SearchRequest& req, const std::string& excluded, S
     if (example->has_value()) fill(&**example);
   }
   out->current_comparison = CurrentComparison(current, out->feasible ? &out->plans.front() : nullptr,
-                                              CalibratedUncertainty().between_configs.median);
+                                              CalibratedUncertainty().between_configs.median, req.objective);
   if (!excluded.empty() && current.valid && current.memory.fits) {
     absl::StrAppend(&out->current_comparison, " Your current plan was not ranked with them: ", excluded, ".");
   }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "core/config/resolved_settings.h"
 #include "core/perf/uncertainty.h"
 #include "core/search/candidate_space.h"
@@ -278,6 +279,30 @@ TEST(RecommendFromTest, ACurrentPlanOutsideTheConstraintsIsComparedNotRanked) {
     EXPECT_TRUE(Has(p.changes, "tp 2 -> 4")) << testing::PrintToString(p.changes);
   }
   EXPECT_NE(r.current_comparison.find("breaks the request's constraints"), std::string::npos) << r.current_comparison;
+}
+
+TEST(RecommendFromTest, FewestGpusNamesTheWorldChange) {
+  // The current plan runs on 8 GPUs; the fewest that fit Llama 3 8B are
+  // fewer: each plan says so as a placement change.
+  const ModelSpec m = CatalogModel("llama3_8b");
+  SearchRequest req = SearchRequestFor(&m, "h100-sxm", 0, 8192);
+  req.find_min_gpus = true;
+  ParallelConfig given;
+  given.tp = 8;
+  given.seq_length = 8192;
+  given.gbs = 64;
+  req.current = Resolved(m, given);
+  req.current_gpus = 8;
+  const SearchResult r = Search(req);
+  ASSERT_TRUE(r.feasible) << r.infeasible_reason;
+  ASSERT_TRUE(r.current.has_value());
+  EXPECT_EQ(r.current->world, 8);
+  ASSERT_LT(r.plans.front().world, 8);
+  EXPECT_TRUE(Has(r.plans.front().changes, absl::StrCat("placement.gpus 8 -> ", r.plans.front().world)))
+      << testing::PrintToString(r.plans.front().changes);
+  EXPECT_NE(r.current_comparison.find("placement.gpus 8 -> "), std::string::npos) << r.current_comparison;
+  req.current_gpus = -1;
+  EXPECT_FALSE(Recommend(req).ok());
 }
 
 TEST(RecommendParamsTest, NullParamsAreTheCalibratedOnes) {
