@@ -44,6 +44,17 @@ std::vector<int64_t> Divisors(int64_t n, int64_t limit) {
 
 bool Allowed(int64_t value, int64_t pin) { return pin == 0 || value == pin; }
 
+// The same activation recomputation: granularity, the modules of selective,
+// the method and layer count of full.
+bool SameRecompute(const ResolvedConfig& a, const ResolvedConfig& b) {
+  if (a.recompute != b.recompute) return false;
+  if (a.recompute == RecomputeGranularity::kSelective) return a.recompute_modules == b.recompute_modules;
+  if (a.recompute == RecomputeGranularity::kFull) {
+    return a.recompute_method == b.recompute_method && a.recompute_num_layers == b.recompute_num_layers;
+  }
+  return true;
+}
+
 std::vector<int64_t> PowersOfTwo(int64_t limit) {
   std::vector<int64_t> out;
   for (int64_t v = 1; v <= limit; v *= 2) out.push_back(v);
@@ -139,8 +150,8 @@ struct CpCost {
   double working_bytes = 0;
 };
 
-CpCost AttentionCost(const ModelSpec& m, const ResolvedConfig& c, int64_t world, const SystemSpec& sys) {
-  const PerfParams& params = CalibratedPerfParams();
+CpCost AttentionCost(const ModelSpec& m, const ResolvedConfig& c, int64_t world, const SystemSpec& sys,
+                     const PerfParams& params) {
   const Device device = MakeDevice(sys, c.precision);
   const CpShape shape = CpShapeOf(c);
   const CpLinks links = CpLinksOf(c, shape, LinksOfGroups(MeshOf(c), world, sys).cp.spread, world, sys);
@@ -157,7 +168,7 @@ CpCost AttentionCost(const ModelSpec& m, const ResolvedConfig& c, int64_t world,
 }  // namespace
 
 std::vector<CpVariant> SearchedCpVariants(const ModelSpec& m, const ResolvedConfig& c, int64_t world,
-                                          const SystemSpec& sys) {
+                                          const SystemSpec& sys, const PerfParams& params) {
   std::vector<CpVariant> allowed = AllowedCpVariants(m, c);
   if (allowed.size() <= 1 || world % (c.tp * c.cp) != 0) return allowed;
   ResolvedConfig probe = c;
@@ -168,7 +179,7 @@ std::vector<CpVariant> SearchedCpVariants(const ModelSpec& m, const ResolvedConf
   size_t fastest = 0, leanest = 0;
   std::vector<CpCost> costs;
   for (size_t i = 0; i < allowed.size(); ++i) {
-    costs.push_back(AttentionCost(m, WithCpVariant(probe, allowed[i]), world, sys));
+    costs.push_back(AttentionCost(m, WithCpVariant(probe, allowed[i]), world, sys, params));
     if (costs[i].seconds < costs[fastest].seconds) fastest = i;
     if (costs[i].working_bytes < costs[leanest].working_bytes) leanest = i;
   }
@@ -339,7 +350,7 @@ void AppendMesh(const Space& s, int64_t tp, int64_t cp, int64_t pp, int64_t ep, 
 
 std::vector<ResolvedConfig> EnumerateCandidates(const ModelSpec& m, const ResolvedConfig& base, int64_t world,
                                                 const SystemSpec& sys, const SearchConstraints& k, bool memory_probe,
-                                                int64_t* pruned) {
+                                                const PerfParams& perf_params, int64_t* pruned) {
   const ParamCounts params = CountParams(m);
   Space s{m,
           base,
@@ -358,6 +369,11 @@ std::vector<ResolvedConfig> EnumerateCandidates(const ModelSpec& m, const Resolv
     s.recompute = {base};
   } else if (!k.allow_recompute) {
     s.recompute.resize(1);
+  } else if (k.keep_base_recompute && std::none_of(s.recompute.begin(), s.recompute.end(),
+                                                   [&](const ResolvedConfig& v) { return SameRecompute(v, base); })) {
+    // The user's own setting (recommend --from), before the strongest
+    // variant, which stays last for the memory probe.
+    s.recompute.insert(s.recompute.end() - 1, base);
   }
   if (memory_probe) {
     s.recompute.erase(s.recompute.begin(), s.recompute.end() - 1);
@@ -390,7 +406,7 @@ std::vector<ResolvedConfig> EnumerateCandidates(const ModelSpec& m, const Resolv
         probe.sp = tp > 1;
         probe.mbs = 1;
         if (long_context) {
-          cp_variants = SearchedCpVariants(m, probe, world, sys);
+          cp_variants = SearchedCpVariants(m, probe, world, sys, perf_params);
         } else {
           cp_variants = AllowedCpVariants(m, probe);
           if (!cp_variants.empty() && !base.cp_comm_type_given && cp_variants.front().type == "p2p") {

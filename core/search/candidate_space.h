@@ -13,6 +13,7 @@
 
 #include "core/config/parallel_config.h"
 #include "core/model/model_spec.h"
+#include "core/perf/perf_model.h"
 #include "core/search/search_types.h"
 #include "core/system/system_spec.h"
 
@@ -33,7 +34,10 @@ int64_t SearchGlobalBatch(int64_t seq_length, int64_t world);
 std::vector<ResolvedConfig> RecomputeVariants(const ModelSpec& model, const ResolvedConfig& config);
 
 // Preconditions: model complete, world >= 1, base.seq_length > 0; base.gbs
-// 0 = each candidate's DefaultGlobalBatch.
+// 0 = each candidate's DefaultGlobalBatch. `params` prices the CP
+// communication types compared at long context (SearchedCpVariants).
+// With constraints.keep_base_recompute the base's own recompute setting is
+// tried too when it is none of RecomputeVariants'.
 // `memory_probe` keeps only MBS=1 with the strongest recompute allowed (the
 // least memory each mesh can use) for feasibility scans. Meshes whose
 // weights and gradients alone (>= 3 bytes per local parameter) exceed the
@@ -43,7 +47,7 @@ std::vector<ResolvedConfig> RecomputeVariants(const ModelSpec& model, const Reso
 // Megatron's default p2p where the rules allow it. Deterministic order.
 std::vector<ResolvedConfig> EnumerateCandidates(const ModelSpec& model, const ResolvedConfig& base, int64_t world,
                                                 const SystemSpec& system, const SearchConstraints& constraints,
-                                                bool memory_probe, int64_t* pruned = nullptr);
+                                                bool memory_probe, const PerfParams& params, int64_t* pruned = nullptr);
 
 // Sequences from this length on are long context: the search keeps TP inside
 // the NVLink domain (CP splits the sequence instead) and names each plan's
@@ -74,9 +78,9 @@ std::vector<CpVariant> AllowedCpVariants(const ModelSpec& model, const ResolvedC
 // exposed CP communication of the first layers, core/perf/context_parallel.h;
 // the first allowed type, Megatron's default p2p where allowed, unless
 // another saves >= 5% of that time) and, when it holds >= 2% of HBM less, the one with the least attention
-// working memory. Empty when CP = 1.
+// working memory, each priced with `params`. Empty when CP = 1.
 std::vector<CpVariant> SearchedCpVariants(const ModelSpec& model, const ResolvedConfig& config, int64_t world,
-                                          const SystemSpec& system);
+                                          const SystemSpec& system, const PerfParams& params = CalibratedPerfParams());
 
 // Number of dimensions above 1 among TP, PP, VPP, CP, EP, ETP (simpler first).
 int DimensionsInUse(const ResolvedConfig& config);

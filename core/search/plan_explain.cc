@@ -79,11 +79,10 @@ std::string CpTraffic(const CpAttentionWork& w, const CpShape& cp) {
 
 // The plan's CP communication type, where its groups run, what it moves,
 // and what the other types the rules allow would cost on the same mesh.
-std::string CpReason(const ModelSpec& m, const SystemSpec& sys, const PlanEval& p) {
+std::string CpReason(const ModelSpec& m, const SystemSpec& sys, const PerfParams& params, const PlanEval& p) {
   const ResolvedConfig& c = p.config;
   const CpShape shape = CpShapeOf(c);
   const CpLinks links = CpLinksOf(c, shape, LinksOfGroups(MeshOf(c), p.world, sys).cp.spread, p.world, sys);
-  const PerfParams& params = CalibratedPerfParams();
   const LayerTime t = TimeLayer(m, c, KindOfLayer(m, 0), 0, false, false, MakeDevice(sys, c.precision), params);
   std::string out = absl::StrFormat(
       "Context parallelism CP=%d, cp_comm_type %s: %s; per attention layer and microbatch each GPU's %s; exposed CP "
@@ -127,7 +126,7 @@ std::string CpReason(const ModelSpec& m, const SystemSpec& sys, const PlanEval& 
 
 }  // namespace
 
-void AddPlanReasons(const ModelSpec& m, const SystemSpec& sys, PlanEval* p) {
+void AddPlanReasons(const ModelSpec& m, const SystemSpec& sys, const PerfParams& params, PlanEval* p) {
   const PerfEstimate& e = p->perf;
   const PerfBreakdown& b = e.breakdown;
   p->reasons.push_back(absl::StrFormat("%.0f tokens/s/GPU, MFU %.1f%%, step %.2f s (%d microbatches of %d).",
@@ -190,7 +189,8 @@ void AddPlanReasons(const ModelSpec& m, const SystemSpec& sys, PlanEval* p) {
         "TP=", p->config.tp, m.num_moe_experts > 0 ? absl::StrCat(" and EP*ETP=", expert_span, " stay") : " stays",
         " inside the ", domain_words, "."));
   }
-  if (p->config.cp > 1 && p->config.seq_length >= kLongContextTokens) p->reasons.push_back(CpReason(m, sys, *p));
+  if (p->config.cp > 1 && p->config.seq_length >= kLongContextTokens)
+    p->reasons.push_back(CpReason(m, sys, params, *p));
   if (p->config.optimizer_cpu_offload) {
     p->reasons.push_back(absl::StrFormat(
         "Optimizer CPU offload: %.0f%% of the distributed optimizer's state (fp32 master weights, Adam moments) in "

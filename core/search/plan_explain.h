@@ -7,6 +7,7 @@
 
 #include "core/config/parallel_config.h"
 #include "core/model/model_spec.h"
+#include "core/perf/perf_model.h"
 #include "core/search/search_types.h"
 #include "core/system/system_spec.h"
 
@@ -16,8 +17,10 @@ namespace parplan {
 std::string PlanLabel(const ResolvedConfig& config);
 
 // Appends 3-4 reasons to a valid, estimated plan: speed, memory, the largest
-// cost besides compute, and whether TP / EP*ETP stay inside NVLink.
-void AddPlanReasons(const ModelSpec& model, const SystemSpec& system, PlanEval* plan);
+// cost besides compute, and whether TP / EP*ETP stay inside NVLink. The
+// other CP types a long-context plan could run are priced with `params`
+// (the step-time parameters the plan was estimated with).
+void AddPlanReasons(const ModelSpec& model, const SystemSpec& system, const PerfParams& params, PlanEval* plan);
 
 // "Rule of thumb (<rule>): <label> predicts N tokens/s/GPU. The top plan
 // changes TP 8 -> 4: predicted 7.4% faster." `top` may be null (no plan).

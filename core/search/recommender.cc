@@ -19,19 +19,27 @@ const std::vector<std::string>& ObjectiveNames() {
   return *names;
 }
 
-PlanEval EvaluatePlan(const ModelSpec& m, const ResolvedConfig& config, int64_t world, const SystemSpec& sys) {
+PlanEval EvaluatePlan(const ModelSpec& m, const ResolvedConfig& config, int64_t world, const SystemSpec& sys,
+                      const PerfParams& params) {
   int64_t estimates = 0;
-  return EvaluatePlanWith(m, config, world, sys, nullptr, &estimates);
+  return EvaluatePlanWith(m, config, world, sys, params, nullptr, &estimates);
 }
 
-absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
-  if (req.model == nullptr || !req.model->complete()) {
+absl::StatusOr<SearchResult> Recommend(const SearchRequest& request) {
+  if (request.model == nullptr || !request.model->complete()) {
     return absl::InvalidArgumentError("model: Recommend needs a complete model architecture");
   }
+  // With a current plan its fixed settings are the base (recommend --from).
+  const SearchRequest with_current = WithCurrentAsBase(request);
+  const SearchRequest& req = with_current;
   if (req.base.seq_length <= 0) return absl::InvalidArgumentError("config.seq_length: no sequence length");
   if (req.top_k < 1 || req.top_k > kMaxTopK) {
     return absl::InvalidArgumentError(
         absl::StrCat("top_k: top_k = ", req.top_k, " is out of range; allowed 1..", kMaxTopK));
+  }
+  if (req.current_gpus < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("current_gpus: ", req.current_gpus, " is negative; allowed 0 (the request's GPUs) or more"));
   }
   absl::StatusOr<std::vector<int64_t>> worlds = WorldsToSearch(req);
   if (!worlds.ok()) return worlds.status();
@@ -44,6 +52,10 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
                                   ? out.truncated_reason
                                   : absl::StrCat("no valid config fits on ", worlds->front(), "..", worlds->back(),
                                                  " GPUs of ", HumanGiB(req.system.hbm_gb * kGiB), ".");
+      if (req.current.has_value()) {
+        out.current = EvaluateCurrent(req, CurrentWorld(req, *worlds), &out.estimates);
+        CompareWithCurrent(req, "", &out);
+      }
       return out;
     }
     const std::string reserve = absl::StrFormat("%.0f%% of HBM", 100 * req.memory_reserve);
@@ -64,11 +76,18 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
     *worlds = {found};
   }
   Evaluated evaluated = EvaluateCandidates(req, *worlds, &out);
+  // The current plan, evaluated once; it is a candidate like the others.
+  int64_t current_estimates = 0;
+  std::optional<PlanEval> current;
+  if (req.current.has_value()) current = EvaluateCurrent(req, CurrentWorld(req, *worlds), &current_estimates);
+  const bool current_fits = current.has_value() && current->valid && current->memory.fits &&
+                            current->memory.peak_bytes <= req.max_memory_fraction * current->memory.capacity_bytes;
   // Optimizer CPU offload only when nothing fits without it: it costs host
   // traffic and a CPU optimizer step every iteration (the memory and
   // performance estimates price both), so the search first looks without.
   std::optional<SearchRequest> offloaded;
-  if (!req.find_min_gpus && !AnyFits(evaluated) && !out.truncated && out.evaluated < req.max_candidates) {
+  if (!req.find_min_gpus && !AnyFits(evaluated) && !current_fits && !out.truncated &&
+      out.evaluated < req.max_candidates) {
     offloaded = WithOptimizerOffload(req);
   }
   if (offloaded.has_value()) {
@@ -90,10 +109,17 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& req) {
     }
   }
   const SearchRequest& search = offloaded.has_value() ? *offloaded : req;
+  if (current.has_value()) AddCurrentCandidate(search, *current, &evaluated);
   RankCandidates(search, &evaluated.scored);
+  if (current.has_value()) PreferFewerChanges(search, *current, &evaluated);
   SelectPlans(search, evaluated, &out);
-  ExplainRanking(&out);
   CompareWithStartingPoint(search, out.feasible ? out.plans.front().world : worlds->front(), &out);
+  if (current.has_value()) {
+    out.current = std::move(current);
+    out.estimates += current_estimates;
+    CompareWithCurrent(search, evaluated.current_excluded, &out);
+  }
+  ExplainRanking(&out);
   ExplainOutcome(search, &out);
   return out;
 }

@@ -15,6 +15,7 @@
 #include "core/pipeline/stage_plan.h"
 #include "core/rules/validate.h"
 #include "core/search/candidate_space.h"
+#include "core/search/current_plan.h"
 #include "core/search/plan_explain.h"
 #include "core/search/scale_checks.h"
 #include "core/search/starting_point.h"
@@ -175,8 +176,17 @@ const Estimates* EstimateStore::Find(const Scored& s) const {
   return it == kept_.end() ? nullptr : &it->second;
 }
 
+const Estimates* Evaluated::Known(const Scored& s) const {
+  if (const Estimates* kept = store.Find(s); kept != nullptr) return kept;
+  return s.space == current_space && current_estimates.has_value() ? &*current_estimates : nullptr;
+}
+
+const PerfParams& ParamsOf(const SearchRequest& req) {
+  return req.params != nullptr ? *req.params : CalibratedPerfParams();
+}
+
 PlanEval EvaluatePlanWith(const ModelSpec& m, const ResolvedConfig& config, int64_t world, const SystemSpec& sys,
-                          const Estimates* known, int64_t* estimates) {
+                          const PerfParams& params, const Estimates* known, int64_t* estimates) {
   PlanEval p;
   p.config = config;
   p.world = world;
@@ -201,10 +211,10 @@ PlanEval EvaluatePlanWith(const ModelSpec& m, const ResolvedConfig& config, int6
     p.perf = known->perf;
   } else {
     p.memory = EstimateMemory(m, p.config, *v.stages, world, &sys, MemoryOptions{});
-    p.perf = EstimatePerformance(m, p.config, *v.stages, world, sys, CalibratedPerfParams());
+    p.perf = EstimatePerformance(m, p.config, *v.stages, world, sys, params);
     ++*estimates;
   }
-  AddPlanReasons(m, sys, &p);
+  AddPlanReasons(m, sys, params, &p);
   AddScaleWarnings(&p);
   return p;
 }
@@ -242,7 +252,8 @@ FewestGpus FindFewestGpus(const SearchRequest& req, const std::vector<int64_t>& 
     }
     out->worlds_searched.push_back(w);
     bool tight_here = false;
-    for (const ResolvedConfig& c : EnumerateCandidates(m, BaseFor(req, w), w, sys, req.constraints, true)) {
+    for (const ResolvedConfig& c :
+         EnumerateCandidates(m, BaseFor(req, w), w, sys, req.constraints, true, ParamsOf(req))) {
       const auto plan = PlanStages(m, c);
       ++out->evaluated;
       if (!plan.has_value()) continue;
@@ -273,7 +284,8 @@ Evaluated EvaluateCandidates(const SearchRequest& req, const std::vector<int64_t
     const SystemSpec sys = SystemFor(req, w);
     if (!req.find_min_gpus) out->worlds_searched.push_back(w);
     int64_t pruned = 0;
-    WorldCandidates space{w, EnumerateCandidates(m, BaseFor(req, w), w, sys, req.constraints, false, &pruned)};
+    WorldCandidates space{
+        w, EnumerateCandidates(m, BaseFor(req, w), w, sys, req.constraints, false, ParamsOf(req), &pruned)};
     out->candidates += static_cast<int64_t>(space.configs.size()) + pruned;
     out->rejected.does_not_fit += pruned;
     out->pruned_by_memory += pruned;
@@ -311,7 +323,7 @@ Evaluated EvaluateCandidates(const SearchRequest& req, const std::vector<int64_t
       // Far over memory (past what "the fastest that nearly fits" looks at):
       // its speed ranks nothing, so it is not estimated.
       const bool timed = capacity <= 0 || est.memory.peak_bytes <= kNearlyFits * capacity;
-      if (timed) est.perf = EstimatePerformance(m, c, *plan, w, sys, CalibratedPerfParams());
+      if (timed) est.perf = EstimatePerformance(m, c, *plan, w, sys, ParamsOf(req));
       ++out->estimates;
       Scored s;
       s.space = space_index;
@@ -397,7 +409,8 @@ void RankCandidates(const SearchRequest& req, std::vector<Scored>* scored) {
 void SelectPlans(const SearchRequest& req, const Evaluated& e, SearchResult* out) {
   const ModelSpec& m = *req.model;
   auto evaluate = [&](const Scored& s) {
-    return EvaluatePlanWith(m, e.ConfigOf(s), s.world, SystemFor(req, s.world), e.store.Find(s), &out->estimates);
+    return EvaluatePlanWith(m, e.ConfigOf(s), s.world, SystemFor(req, s.world), ParamsOf(req), e.Known(s),
+                            &out->estimates);
   };
   if (const Scored* unfit = NotFittingExample(e.scored); unfit != nullptr) {
     out->rejected.best_not_fitting = evaluate(*unfit);
@@ -454,7 +467,7 @@ void SelectPlans(const SearchRequest& req, const Evaluated& e, SearchResult* out
       for (const ResolvedConfig& c : space.configs) {
         if (PlanStages(m, c).has_value()) continue;
         out->rejected.best_invalid =
-            EvaluatePlanWith(m, c, space.world, SystemFor(req, space.world), nullptr, &out->estimates);
+            EvaluatePlanWith(m, c, space.world, SystemFor(req, space.world), ParamsOf(req), nullptr, &out->estimates);
         break;
       }
       if (out->rejected.best_invalid.has_value()) break;
@@ -469,15 +482,24 @@ void ExplainRanking(SearchResult* out) {
   // prediction can tell.
   std::vector<PlanEval>& plans = out->plans;
   const ErrorSpread& resolution = CalibratedUncertainty().between_configs;
+  // With a current plan, ties rank the plan changing fewer of its settings first.
+  auto fewer_changes = [&](size_t a, size_t b) {
+    return out->current.has_value() && plans[a].changes.size() < plans[b].changes.size();
+  };
   for (size_t i = 1; i < plans.size() && plans[0].memory.fits; ++i) {
     const double behind = 1 - plans[i].perf.tokens_per_s_per_gpu / plans[0].perf.tokens_per_s_per_gpu;
     if (behind < 0 && plans[i].memory.fits) {
-      // Ranked below a slower plan: it is tight (or plan 1 is the simpler tie).
+      // Ranked below a slower plan: it is tight, plan 1 changes fewer of the
+      // current plan's settings, or plan 1 is the simpler tie.
       plans[i].reasons.push_back(absl::StrFormat(
           "%.1f%% faster than plan 1 but ranked below it: %s.", -100 * behind,
           plans[i].tight ? "it leaves less than the memory reserve free, and plan 1 has room within the model's "
                            "error"
-                         : "within the model's error the simpler config ranks first"));
+          : fewer_changes(0, i)
+              ? absl::StrFormat("within the model's error the plan changing fewer settings of your current plan "
+                                "ranks first (%d vs %d)",
+                                static_cast<int>(plans[0].changes.size()), static_cast<int>(plans[i].changes.size()))
+              : "within the model's error the simpler config ranks first"));
     } else if (behind <= resolution.median && plans[i].memory.fits) {
       plans[i].reasons.push_back(absl::StrFormat(
           "A tie with plan 1: %.1f%% behind it, inside the model's ±%.0f%% typical error between two configs of one "
@@ -487,17 +509,20 @@ void ExplainRanking(SearchResult* out) {
   }
   for (size_t i = 0; i + 1 < plans.size(); ++i) {
     const double gain = plans[i].perf.tokens_per_s_per_gpu / plans[i + 1].perf.tokens_per_s_per_gpu - 1;
+    const std::string next = std::to_string(i + 2);
     std::string reason;
     if (gain < 0) {
-      reason =
-          absl::StrCat("Ranked above plan ", i + 2, " though ", Percent(-gain), " slower: ",
-                       plans[i + 1].tight ? "plan " + std::to_string(i + 2) + " is tight (under the memory reserve)."
-                                          : "near-equal predictions rank the simpler config first.");
+      reason = absl::StrCat("Ranked above plan ", next, " though ", Percent(-gain), " slower: ",
+                            plans[i + 1].tight ? "plan " + next + " is tight (under the memory reserve)."
+                            : fewer_changes(i, i + 1)
+                                ? "it changes fewer settings of your current plan, within the model's error."
+                                : "near-equal predictions rank the simpler config first.");
     } else if (gain < kTieBand) {
-      reason = absl::StrCat("Within ", Percent(kTieBand), " of plan ", i + 2,
-                            ": near-equal predictions rank the simpler config first.");
+      reason = absl::StrCat(
+          "Within ", Percent(kTieBand), " of plan ", next, ": near-equal predictions rank the ",
+          fewer_changes(i, i + 1) ? "plan changing fewer settings of your current plan" : "simpler config", " first.");
     } else {
-      reason = absl::StrCat(Percent(gain), " faster than plan ", i + 2, ".");
+      reason = absl::StrCat(Percent(gain), " faster than plan ", next, ".");
     }
     plans[i].reasons.insert(plans[i].reasons.begin() + 1, reason);
   }
@@ -506,10 +531,143 @@ void ExplainRanking(SearchResult* out) {
 void CompareWithStartingPoint(const SearchRequest& req, int64_t world, SearchResult* out) {
   const SystemSpec sys = SystemFor(req, world);
   const StartingPoint start = RuleOfThumbConfig(*req.model, BaseFor(req, world), world, sys);
-  out->starting_point = EvaluatePlanWith(*req.model, start.config, world, sys, nullptr, &out->estimates);
+  out->starting_point = EvaluatePlanWith(*req.model, start.config, world, sys, ParamsOf(req), nullptr, &out->estimates);
   out->starting_point_comparison =
       CompareWithStartingPoint(start.rule, *out->starting_point, out->feasible ? &out->plans.front() : nullptr) +
       StartingPointBatchNote(req, *out->starting_point);
+}
+
+SearchRequest WithCurrentAsBase(const SearchRequest& req) {
+  if (!req.current.has_value()) return req;
+  SearchRequest with = req;
+  with.base = BaseFromCurrent(*req.current, req.base);
+  with.constraints.keep_base_recompute = true;
+  return with;
+}
+
+int64_t CurrentWorld(const SearchRequest& req, const std::vector<int64_t>& worlds) {
+  if (req.current_gpus > 0) return req.current_gpus;
+  if (req.gpus > 0) return req.gpus;
+  for (int64_t w : worlds) {
+    if (SizeWorld(MeshOf(*req.current), w, 0, 0, 0).valid) return w;
+  }
+  return worlds.empty() ? 1 : worlds.front();
+}
+
+PlanEval EvaluateCurrent(const SearchRequest& req, int64_t world, int64_t* estimates) {
+  ResolvedConfig c = *req.current;
+  if (c.gbs <= 0) c.gbs = req.base.gbs > 0 ? req.base.gbs : BaseFor(req, world).gbs;
+  if (c.gbs <= 0) c.gbs = DefaultGlobalBatch(c, std::max<int64_t>(1, SizeWorld(MeshOf(c), world, 0, 0, 0).dp));
+  PlanEval p = EvaluatePlanWith(*req.model, c, world, SystemFor(req, world), ParamsOf(req), nullptr, estimates);
+  p.tight = p.valid && IsTight(p.memory, req.memory_reserve);
+  return p;
+}
+
+void AddCurrentCandidate(const SearchRequest& req, const PlanEval& current, Evaluated* e) {
+  const SystemSpec sys = SystemFor(req, current.world);
+  if (!current.valid || !current.memory.fits) return;  // CompareWithCurrent says why
+  if (!FitsWithin(current.memory, req)) {
+    e->current_excluded = absl::StrFormat("its peak is above the request's max_memory_fraction (%.0f%% of HBM)",
+                                          100 * req.max_memory_fraction);
+    return;
+  }
+  const auto space = std::find_if(e->spaces.begin(), e->spaces.end(),
+                                  [&](const WorldCandidates& w) { return w.world == current.world; });
+  if (space == e->spaces.end()) {
+    e->current_excluded = absl::StrCat("it runs on ", current.world, " GPUs, which the search did not compare");
+    return;
+  }
+  if (!KeepsConstraints(current.config, req.constraints, std::max(1, sys.nvlink_domain_size))) {
+    e->current_excluded = "it breaks the request's constraints";
+    return;
+  }
+  // An enumerated candidate that is the same plan represents it.
+  const ResolvedConfig& c = current.config;
+  const std::vector<ResolvedSetting> settings = PlanSettings(*req.model, c, current.world, sys);
+  for (const ResolvedConfig& x : space->configs) {
+    if (x.tp != c.tp || x.pp != c.pp || x.cp != c.cp || x.ep != c.ep || x.etp != c.etp || x.mbs != c.mbs ||
+        x.recompute != c.recompute || x.pipeline_layout != c.pipeline_layout) {
+      continue;
+    }
+    if (SettingChanges(settings, PlanSettings(*req.model, x, current.world, sys)).empty()) return;
+  }
+  Scored s;
+  s.space = static_cast<int64_t>(e->spaces.size());
+  s.index = 0;
+  s.world = current.world;
+  s.fits = true;
+  s.tokens_per_gpu = current.perf.tokens_per_s_per_gpu;
+  const double capacity = current.memory.capacity_bytes;
+  s.headroom_fraction = capacity > 0 ? current.memory.headroom_bytes / capacity : 0;
+  s.peak_fraction = capacity > 0 ? current.memory.peak_bytes / capacity : 0;
+  s.tight = IsTight(current.memory, req.memory_reserve);
+  s.dims = DimensionsInUse(c);
+  s.changes = 0;
+  e->spaces.push_back({current.world, {c}});
+  e->current_space = s.space;
+  e->current_estimates = Estimates{current.memory, current.perf};
+  e->scored.push_back(s);
+}
+
+void PreferFewerChanges(const SearchRequest& req, const PlanEval& current, Evaluated* e) {
+  if (req.objective == Objective::kHeadroom) return;
+  const ModelSpec& m = *req.model;
+  const std::vector<ResolvedSetting> from =
+      PlanSettings(m, current.config, current.world, SystemFor(req, current.world));
+  std::map<int64_t, SystemSpec> systems;
+  auto count = [&](Scored& s) {
+    if (s.changes < 0) {
+      auto it = systems.find(s.world);
+      if (it == systems.end()) it = systems.emplace(s.world, SystemFor(req, s.world)).first;
+      s.changes = static_cast<int>(SettingChanges(from, PlanSettings(m, e->ConfigOf(s), s.world, it->second)).size());
+    }
+    return std::make_pair(s.tight, s.changes);
+  };
+  const double band_up = 1 + CalibratedUncertainty().between_configs.median;
+  std::vector<Scored>& r = e->scored;
+  for (size_t i = 0; i < std::min(r.size(), kChangeWindow) && r[i].fits; ++i) {
+    size_t best = i;
+    auto best_key = count(r[i]);
+    for (size_t j = i + 1; j < r.size() && j <= i + kChangeScan && r[j].fits; ++j) {
+      if (r[j].oversized_batch != r[i].oversized_batch) break;
+      if (req.objective == Objective::kFewestGpus && r[j].world != r[i].world) break;
+      // Ties are ordered by mesh, not speed: look past a slower plan while
+      // a tie band could still hide a faster one behind it.
+      if (r[j].tokens_per_gpu * band_up * (1 + kTieBand) < r[i].tokens_per_gpu) break;
+      if (r[j].tokens_per_gpu * band_up < r[i].tokens_per_gpu) continue;
+      const auto key = count(r[j]);
+      if (key < best_key) {
+        best = j;
+        best_key = key;
+      }
+    }
+    if (best != i) std::rotate(r.begin() + i, r.begin() + best, r.begin() + best + 1);
+  }
+}
+
+void CompareWithCurrent(const SearchRequest& req, const std::string& excluded, SearchResult* out) {
+  if (!out->current.has_value()) return;
+  const PlanEval& current = *out->current;
+  const ModelSpec& m = *req.model;
+  const std::vector<ResolvedSetting> from =
+      PlanSettings(m, current.config, current.world, SystemFor(req, current.world));
+  auto fill = [&](PlanEval* p) {
+    p->changes = SettingChanges(from, PlanSettings(m, p->config, p->world, SystemFor(req, p->world)));
+  };
+  for (PlanEval& p : out->plans) {
+    fill(&p);
+    if (p.changes.empty()) p.reasons.push_back("Your current plan: it changes nothing.");
+  }
+  if (out->starting_point.has_value()) fill(&*out->starting_point);
+  for (std::optional<PlanEval>* example :
+       {&out->rejected.best_invalid, &out->rejected.best_not_fitting, &out->rejected.best_dominated}) {
+    if (example->has_value()) fill(&**example);
+  }
+  out->current_comparison = CurrentComparison(current, out->feasible ? &out->plans.front() : nullptr,
+                                              CalibratedUncertainty().between_configs.median, req.objective);
+  if (!excluded.empty() && current.valid && current.memory.fits) {
+    absl::StrAppend(&out->current_comparison, " Your current plan was not ranked with them: ", excluded, ".");
+  }
 }
 
 void ExplainOutcome(const SearchRequest& req, SearchResult* out) {

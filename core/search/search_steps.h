@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -33,6 +34,9 @@ struct Scored {
   // rank already is): ranks below plans with a published batch size.
   bool oversized_batch = false;
   int dims = 0;  // parallel dimensions in use (simpler first among ties)
+  // Settings it changes from SearchRequest::current (-1 = not counted):
+  // counted by PreferFewerChanges for the candidates it compares.
+  int changes = -1;
 };
 
 // The candidate configs of one world size.
@@ -80,7 +84,15 @@ struct Evaluated {
   std::vector<WorldCandidates> spaces;
   std::vector<Scored> scored;  // every candidate whose layer split is valid
   EstimateStore store;
+  // SearchRequest::current as a candidate (AddCurrentCandidate): its space
+  // (-1 = not added), its estimates, and why it is not a candidate when it
+  // is not ("" = it is one, or an enumerated candidate is the same plan).
+  int64_t current_space = -1;
+  std::optional<Estimates> current_estimates;
+  std::string current_excluded;
   const ResolvedConfig& ConfigOf(const Scored& s) const { return spaces[s.space].configs[s.index]; }
+  // The estimates kept for `s` (the store's, or the current plan's), or null.
+  const Estimates* Known(const Scored& s) const;
 };
 
 // The world sizes to search: the request's GPU count, or the candidate
@@ -151,13 +163,53 @@ void ExplainRanking(SearchResult* out);
 // with the top plan.
 void CompareWithStartingPoint(const SearchRequest& req, int64_t world, SearchResult* out);
 
+// The request `recommend --from` searches with: `req` with
+// SearchRequest::current's settings as the base (BaseFromCurrent) and its
+// own recompute setting tried (keep_base_recompute); `req` itself without
+// a current plan.
+SearchRequest WithCurrentAsBase(const SearchRequest& req);
+
+// The GPUs the current plan runs on: req.current_gpus, else req.gpus, else
+// the smallest of `worlds` its mesh divides (else the first).
+int64_t CurrentWorld(const SearchRequest& req, const std::vector<int64_t>& worlds);
+
+// SearchRequest::current evaluated once on `world` GPUs (rules, memory,
+// performance with the request's params; tight set), counted in *estimates.
+PlanEval EvaluateCurrent(const SearchRequest& req, int64_t world, int64_t* estimates);
+
+// Adds the evaluated current plan to the candidates when it is valid, fits,
+// runs on a world searched and keeps the request's constraints (else
+// e->current_excluded says why), unless an enumerated candidate is already
+// the same plan. Shown, it reuses `current`'s estimates.
+void AddCurrentCandidate(const SearchRequest& req, const PlanEval& current, Evaluated* e);
+
+// After RankCandidates, with a current plan (throughput and fewest GPUs):
+// walking the first kChangeWindow places, each place takes, of the
+// candidates as fast as the one there within the model's between-config
+// error (same batch class; fewest GPUs: same world), the one with room that
+// changes the fewest settings from `current` (a tight plan still yields to
+// one with room; equal ones keep their order). Counts Scored::changes.
+void PreferFewerChanges(const SearchRequest& req, const PlanEval& current, Evaluated* e);
+inline constexpr size_t kChangeWindow = 256;
+inline constexpr size_t kChangeScan = 1024;  // candidates compared per place
+
+// Fills `changes` of every plan, the starting point and the rejected
+// examples from out->current, a reason on a plan that is the current one,
+// and out->current_comparison (with why the current plan was not a
+// candidate, `excluded`, when it was not).
+void CompareWithCurrent(const SearchRequest& req, const std::string& excluded, SearchResult* out);
+
 // Why nothing was found (when so) and the search's summary line.
 void ExplainOutcome(const SearchRequest& req, SearchResult* out);
 
 // EvaluatePlan with the estimates already made for this config (or null:
-// estimate now, counting it in *estimates).
+// estimate now with `params`, counting it in *estimates).
 PlanEval EvaluatePlanWith(const ModelSpec& model, const ResolvedConfig& config, int64_t world, const SystemSpec& system,
-                          const Estimates* known, int64_t* estimates);
+                          const PerfParams& params, const Estimates* known, int64_t* estimates);
+
+// The step-time parameters of the request: req.params, or
+// CalibratedPerfParams() when null.
+const PerfParams& ParamsOf(const SearchRequest& req);
 
 }  // namespace parplan
 

@@ -27,6 +27,10 @@ struct SearchConstraints {
   bool allow_recompute = true;    // false: no activation recomputation
   bool recompute_pinned = false;  // true: only the base config's recompute setting
   bool nvlink_only = false;       // TP and EP*ETP groups must stay inside one NVLink domain
+  // Also try the base config's own recompute setting when it is none of
+  // the search's variants (set by Recommend with SearchRequest::current, so
+  // the user's setting stays a candidate).
+  bool keep_base_recompute = false;
 };
 
 enum class Objective { kThroughput, kFewestGpus, kHeadroom };
@@ -57,7 +61,14 @@ struct SearchRequest {
   // The plan the user runs now (`recommend --from`): evaluated beside the
   // search's plans, each plan lists what it changes from it, and among plans
   // the model cannot tell apart the one changing the fewest settings ranks first.
+  // Its fixed settings (all but what the search varies: the mesh, MBS,
+  // recompute, the pipeline split, the CP type and optimizer offload) are
+  // the search's base in place of `base`: a caller applies its flags to
+  // `current` itself. Its gbs 0 = `base`'s.
   std::optional<ResolvedConfig> current;
+  // The GPUs the current plan runs on; 0 = `gpus`, else the smallest world
+  // searched that its mesh divides.
+  int64_t current_gpus = 0;
   // Step-time parameters (a cluster calibration, core/calibrate); null =
   // CalibratedPerfParams().
   const PerfParams* params = nullptr;
