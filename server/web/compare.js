@@ -165,7 +165,12 @@
   function failuresBlock(failures) {
     if (!Array.isArray(failures) || !failures.length) return null;
     const cards = el('div', 'rule-cards');
-    for (const f of failures) cards.appendChild(window.ParplanRules.card(R.failureCard(f)));
+    for (const f of failures) {
+      const v = R.failureCard(f);
+      const card = window.ParplanRules.card(v);
+      if (v.details) card.appendChild(el('p', 'rule-source muted', v.details));
+      cards.appendChild(card);
+    }
     return cards;
   }
 

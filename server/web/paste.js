@@ -43,7 +43,12 @@
   let answer = null;   // the last ImportConfig answer
   let seq = 0;         // drops stale answers
 
+  // The page's placement inputs a placement.* violation marks.
+  const PLACEMENT_INPUTS = { system: 'system', system_spec: 'system', gpus: 'gpus', gpus_per_node: 'gpus',
+    gpus_per_nvlink_domain: 'gpus-per-domain' };
+
   function clearErrors() {
+    for (const id of new Set(Object.values(PLACEMENT_INPUTS))) $(id).classList.remove('invalid');
     for (const b of Object.values(BOXES)) {
       $(b.error).hidden = true;
       $(b.error).textContent = '';
@@ -58,6 +63,10 @@
     const add = (target, v) => (byBox[target] = byBox[target] || []).push(v);
     for (const v of err.violations || []) {
       const t = R.fieldTarget(v.field);
+      if (t === 'placement') {
+        const input = PLACEMENT_INPUTS[String(v.field).split(/[.[]/)[1]];
+        if (input) $(input).classList.add('invalid');
+      }
       add(BOXES[t] ? t : fallback, v);
     }
     if (!Object.keys(byBox).length) byBox[fallback] = [];

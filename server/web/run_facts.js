@@ -32,7 +32,8 @@
 //   measuredRows(answer)        -> [{key, label, measured, predicted, error, band, inside}] as text
 //   windowFacts(window)         -> [{label, text}] of the steady window
 //   abRows(ab)                  -> [{label, a, b, change, real}] as text; [] without a verdict
-//   failureCard(failure)        -> a Violation-shaped object for rules.js's card
+//   failureCard(failure)        -> a Violation-shaped object for rules.js's card, with `details`
+//                                  (log line, iteration, moment, bytes) as one line
 //   fieldTarget(field)          -> "config" | "log" | "baseline" | "placement" | "" for an API field violation
 // }
 'use strict';
@@ -297,7 +298,7 @@
       message: (x.kind ? x.kind.toUpperCase() + ': ' : '') + (x.message || ''),
       fields: [],
       fix: x.fix || '',
-      source: facts.join(' · '),
+      details: facts.join(' · '),
     };
   }
 

@@ -195,8 +195,9 @@ assert.strictEqual(card.severity, 'error');
 assert.strictEqual(card.rule, 'memory.exceeds_hbm');
 assert.strictEqual(card.message, 'OOM: CUDA out of memory. Tried to allocate 2.00 GiB');
 assert.strictEqual(card.fix, 'recompute full or PP 8');
-assert.strictEqual(card.source, 'log line 812 · first iteration · tried to allocate 2.0 GiB · capacity 79.1 GiB · 1.5 GiB free');
-noJunk(R.failureCard({}).source + R.failureCard({}).message);
+assert.strictEqual(card.details, 'log line 812 · first iteration · tried to allocate 2.0 GiB · capacity 79.1 GiB · 1.5 GiB free');
+noJunk(R.failureCard({}).details + R.failureCard({}).message);
+assert.strictEqual(R.failureCard({}).details, '');
 
 // Which box a field violation goes beside.
 assert.strictEqual(R.fieldTarget('text'), 'config');
