@@ -244,6 +244,8 @@
     });
     $('log-file').addEventListener('change', () => Paste.readFile($('log-file'), $('log-text'), MAX_LOG_BYTES, 'log'));
     $('baseline-file').addEventListener('change', () => Paste.readFile($('baseline-file'), $('baseline-text'), MAX_LOG_BYTES, 'baseline'));
+    Paste.submitOnCtrlEnter($('log-text'), $('compare-form'));
+    Paste.submitOnCtrlEnter($('baseline-text'), $('compare-form'));
     Paste.dropTarget($('log-text'), MAX_LOG_BYTES, 'log');
     Paste.dropTarget($('baseline-text'), MAX_LOG_BYTES, 'baseline');
   }

@@ -19,6 +19,7 @@
 //   readFile(input, textarea, max, target) -> reads the chosen file into the box (at most max
 //                                     bytes; a file too large is an error beside box `target`)
 //   dropTarget(textarea, max, target) -> a file dropped on the box is read into it the same way
+//   submitOnCtrlEnter(textarea, form) -> Ctrl+Enter (Cmd+Enter) in the box submits the form
 //   showError(err, what, fallback) -> the API error beside its box(es); fallback: the box for
 //                                     violations of no box ("config" | "log" | "baseline")
 //   clearErrors()
@@ -333,11 +334,22 @@
     }
   }
 
+  // Ctrl+Enter (Cmd+Enter) in a box submits its form, as Enter does in an input.
+  function submitOnCtrlEnter(textarea, form) {
+    textarea.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+        e.preventDefault();
+        form.requestSubmit ? form.requestSubmit() : form.dispatchEvent(new Event('submit', { cancelable: true }));
+      }
+    });
+  }
+
   function init() {
     $('import-form').addEventListener('submit', (e) => {
       e.preventDefault();
       runImport();
     });
+    submitOnCtrlEnter($('import-text'), $('import-form'));
     $('import-file').addEventListener('change', () => readFile($('import-file'), $('import-text'), MAX_CONFIG_BYTES, 'config'));
     dropTarget($('import-text'), MAX_CONFIG_BYTES, 'config');
     $('args-filter').addEventListener('change', drawArguments);
@@ -345,5 +357,5 @@
     $('recommend-here-button').addEventListener('click', runRecommend);
   }
 
-  window.ParplanPaste = { init, imported: () => answer, placement, readFile, dropTarget, showError, clearErrors };
+  window.ParplanPaste = { init, imported: () => answer, placement, readFile, dropTarget, submitOnCtrlEnter, showError, clearErrors };
 })();
