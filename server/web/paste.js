@@ -212,8 +212,11 @@
     const box = $('import-summary');
     box.textContent = '';
     const errors = (a.violations || []).filter((v) => v && v.severity === 'error').length;
+    // Invalid without a broken rule: the plan could not be resolved (the reasons say why).
+    const unresolved = (a.reasons || []).find((r) => /^Not resolved/.test(r)) || '';
     box.appendChild(stat('Plan', badge(valid ? 'badge-ok' : 'badge-bad', valid ? 'VALID' : 'INVALID'),
-      valid ? 'no Megatron rule broken' : errors + ' rule' + (errors === 1 ? '' : 's') + ' broken: see the cards'));
+      valid ? 'no Megatron rule broken' : errors ? errors + ' rule' + (errors === 1 ? '' : 's') + ' broken: see the cards'
+        : unresolved || 'not checked: see the notes and reasons'));
     box.appendChild(stat('Format read', a.format || R.MISSING, a.recipe ? 'recipe ' + a.recipe : ''));
     const p = a.placement || {};
     box.appendChild(stat('Placement', (p.system || R.MISSING) + (R.value(p.gpus) > 0 ? ' · ' + R.value(p.gpus) + ' GPUs' : ''),
