@@ -34,6 +34,12 @@ extern const unsigned char kWebPlansJs[];
 extern const std::size_t kWebPlansJsSize;
 extern const unsigned char kWebPicturesJs[];
 extern const std::size_t kWebPicturesJsSize;
+extern const unsigned char kWebRunFactsJs[];
+extern const std::size_t kWebRunFactsJsSize;
+extern const unsigned char kWebPasteJs[];
+extern const std::size_t kWebPasteJsSize;
+extern const unsigned char kWebCompareJs[];
+extern const std::size_t kWebCompareJsSize;
 
 namespace http {
 namespace {
@@ -61,6 +67,9 @@ const WebAsset* FindWebAsset(absl::string_view path) {
       {"/resolved.js", "text/javascript; charset=utf-8", Bytes(kWebResolvedJs, kWebResolvedJsSize)},
       {"/plans.js", "text/javascript; charset=utf-8", Bytes(kWebPlansJs, kWebPlansJsSize)},
       {"/pictures.js", "text/javascript; charset=utf-8", Bytes(kWebPicturesJs, kWebPicturesJsSize)},
+      {"/run_facts.js", "text/javascript; charset=utf-8", Bytes(kWebRunFactsJs, kWebRunFactsJsSize)},
+      {"/paste.js", "text/javascript; charset=utf-8", Bytes(kWebPasteJs, kWebPasteJsSize)},
+      {"/compare.js", "text/javascript; charset=utf-8", Bytes(kWebCompareJs, kWebCompareJsSize)},
   };
   if (path == "/index.html") path = "/";
   for (const WebAsset& asset : assets) {

@@ -7,7 +7,9 @@
 // shows its rule cards (rules.js), not an error banner. The other files:
 // format.js (numbers), fields.js (field table), plan_facts.js (plan facts as
 // text), api.js (HTTP), status.js (page state), form.js (inputs), url.js
-// (address bar), resolved.js. Plain ES2017, no dependencies, no build step.
+// (address bar), resolved.js; paste.js and compare.js (the "Start from what
+// you run" panel: ImportConfig, CompareRun), which Recommend through
+// window.ParplanApp.recommend(req). Plain ES2017, no dependencies, no build step.
 //
 // document.body.dataset.state (mirrored on #status) is "loading" while a
 // request is in flight, "done" when everything asked for is drawn, and
@@ -63,6 +65,14 @@
     if (form.request.config.seq_length) config.seq_length = form.request.config.seq_length;
     if (form.request.config.precision) config.precision = form.request.config.precision;
     if (Object.keys(config).length) req.config = config;
+    await recommend(req);
+  }
+
+  // Sends a RecommendRequest (the form's, or paste.js's with `current`) and
+  // draws its plans; resolves when plan 1 (or the URL's plan) is drawn, with
+  // the ApiError when the server refused (also shown in #error), else null.
+  async function recommend(req) {
+    if (Form.mode() !== 'recommend') Form.setMode('recommend');
     const seq = ++state.planSeq;
     state.plotSeq++;  // drop any drawing still on its way
     state.request = req;
@@ -75,9 +85,9 @@
       answer = await post('/v1/Recommend', req);
     } catch (e) {
       if (seq === state.planSeq) showError(e, 'Recommend');
-      return;
+      return e;
     }
-    if (seq !== state.planSeq) return;
+    if (seq !== state.planSeq) return null;
     Plans.show(state, answer, onSelect);
     const uncertainty = Plans.fetchUncertainty(state, req, seq, onSelect);
     if (state.plans.length) {
@@ -88,6 +98,7 @@
       await uncertainty;
       setState('done', answer.feasible === false ? 'No feasible plan.' : 'No plans returned.');
     }
+    return null;
   }
 
   // Validate, EstimateMemory and EstimatePerformance for the form, then the pictures.
@@ -278,6 +289,8 @@
     window.ParplanPictures.init();
     $('mode-recommend').addEventListener('click', () => Form.setMode('recommend'));
     $('mode-check').addEventListener('click', () => Form.setMode('check'));
+    window.ParplanPaste.init();
+    window.ParplanCompare.init();
     $('system').addEventListener('change', Form.systemPlaceholders);
     $('model').addEventListener('change', () => {
       if ($('model').value === Form.CUSTOM) $('custom-model').open = true;
@@ -293,6 +306,9 @@
     Form.setMode('recommend');
     await loadCatalog();
   }
+
+  // For the "Start from what you run" panel (paste.js): Recommend from an imported plan.
+  window.ParplanApp = { recommend };
 
   start();
 })();

@@ -6,7 +6,10 @@
 // cp_comm_type when CP > 1 ("p2p (default)" when the config leaves it unset)
 // and its warnings. The answer's header (model, sequence, GBS, search size,
 // assumed versions) and notes (ties within the uncertainty) are drawn here
-// too. Missing uncertainties are asked of EstimatePerformance.
+// too. Missing uncertainties are asked of EstimatePerformance. A Recommend
+// from the user's plan (RecommendRequest.current, from the "Start from what
+// you run" panel) shows under each plan what it changes from that plan, and
+// that plan with its comparison in the notes.
 //
 // window.ParplanPlans = {
 //   show(state, answer, onSelect)          -> state.answer / plans / startingPoint from the answer, drawn
@@ -99,6 +102,13 @@
       box.appendChild(ul);
       box.addEventListener('click', (e) => e.stopPropagation());
       label.appendChild(box);
+    }
+    // With RecommendRequest.current: what this plan changes from the user's plan.
+    if (Array.isArray(plan.changes)) {
+      const line = el('div', 'plan-changes');
+      line.appendChild(el('span', 'plan-changes-label', plan.changes.length ? 'changes: ' : 'same as your plan'));
+      line.appendChild(document.createTextNode(plan.changes.join(', ')));
+      if (state.answer && state.answer.current) label.appendChild(line);
     }
     if (plan.reasons && plan.reasons.length) {
       const why = el('details', 'plan-why');
@@ -202,6 +212,13 @@
           'No other plan is within it of plan 1.'));
     }
     if (state.answer && state.answer.starting_point_comparison) notes.push(state.answer.starting_point_comparison);
+    const current = state.answer && state.answer.current;
+    if (current && current.label) {
+      notes.push('Your plan: ' + current.label + ', ' + fmt(current.tokens_per_s_per_gpu, 0) + ' tokens/s/GPU, ' +
+        gib(current.memory_peak_bytes) + ' / ' + gib(current.memory_capacity_bytes) + ' GiB' +
+        (current.valid === false ? ' (breaks a rule)' : current.fits === false ? ' (does not fit)' : '') + '.');
+    }
+    if (state.answer && state.answer.current_comparison) notes.push(state.answer.current_comparison);
     $('plans-note').textContent = notes.join(' ');
     $('plans-note').hidden = !notes.length;
   }

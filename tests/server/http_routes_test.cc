@@ -162,9 +162,18 @@ TEST_F(RoutesTest, StaticFilesAreExactPathsOnly) {
   EXPECT_NE(HeaderOf(page, "content-security-policy").find("default-src 'self'"), std::string::npos);
   EXPECT_EQ(Answer(Get("/index.html")).body, page.body);
   EXPECT_EQ(Answer(Get("/app.js")).content_type, "text/javascript; charset=utf-8");
-  for (const char* js : {"/fields.js", "/format.js", "/check.js"}) {
+  for (const char* js : {"/fields.js", "/format.js", "/check.js", "/run_facts.js", "/paste.js", "/compare.js"}) {
     EXPECT_EQ(Answer(Get(js)).content_type, "text/javascript; charset=utf-8") << js;
   }
+  // The "Start from what you run" panel: its boxes on the page, its scripts
+  // loaded and served, and the RPCs they call.
+  for (const char* part :
+       {"id=\"paste\"", "id=\"import-text\"", "id=\"import-format\"", "id=\"log-text\"", "id=\"baseline-text\"",
+        "<script src=\"/paste.js\">", "<script src=\"/compare.js\">", "<script src=\"/run_facts.js\">"}) {
+    EXPECT_NE(page.body.find(part), std::string::npos) << part;
+  }
+  EXPECT_NE(Answer(Get("/paste.js")).body.find("/v1/ImportConfig"), std::string::npos);
+  EXPECT_NE(Answer(Get("/compare.js")).body.find("/v1/CompareRun"), std::string::npos);
   EXPECT_EQ(Answer(Get("/style.css")).status, 200);
   for (const char* path :
        {"/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/app.js/../../../etc/passwd", "//etc/passwd",
