@@ -109,7 +109,9 @@ struct ParsedLog {
 // Reads `text` (at most kMaxLogBytes). INVALID_ARGUMENT naming `field` for
 // empty, oversized or binary text; otherwise OK even when nothing was read
 // (then `unread` says why).
-inline constexpr size_t kMaxLogBytes = 16u << 20;
+// The doors' default request size (gRPC and HTTP, core/util/limits.h
+// kDefaultMaxMessageBytes), so a log reads the same on every door.
+inline constexpr size_t kMaxLogBytes = 4u << 20;
 absl::StatusOr<ParsedLog> ParseRunLog(std::string_view text, const std::string& field);
 
 // The steady-state window of a log's iterations: the first iterations

@@ -107,6 +107,7 @@ absl::Status Recommend(const v1::RecommendRequest& request, v1::RecommendRespons
   errors.CheckRange("max_gpus", request.max_gpus(), 0, kMaxGpus);
   errors.CheckRange("top_k", request.top_k(), 0, kMaxTopK);
   errors.CheckRange("max_candidates", request.max_candidates(), 0, kMaxCandidates);
+  errors.CheckRange("current_gpus", request.current_gpus(), 0, kMaxGpus);
   errors.CheckRange("constraints.max_pp", request.constraints().max_pp(), 0, kMaxSearchPp);
   const double reserve =
       MemoryReserveOf(request.has_memory_reserve(), request.memory_reserve(), "memory_reserve", &errors);
@@ -166,6 +167,7 @@ absl::Status Recommend(const v1::RecommendRequest& request, v1::RecommendRespons
       return FieldError("current", absl::StrCat("the current plan: ", st.message()));
     }
     q.current = current.config;
+    q.current_gpus = request.current_gpus();
   }
 
   auto result = parplan::Recommend(q);

@@ -156,6 +156,7 @@ const RuleTable& Rules() {
     add("RecommendRequest", "top_k", Range(0, kMaxTopK));
     add("RecommendRequest", "max_candidates", Range(0, kMaxCandidates));
     add("RecommendRequest", "memory_reserve", Range(0, kMaxMemoryReserve));
+    add("RecommendRequest", "current_gpus", Range(0, kMaxGpus));
     // Issue 34's doors: server/api/import_api.cc, run_api.cc.
     add("ImportConfigRequest", "text", Chars(kMaxImportBytes));
     add("ImportConfigRequest", "format", OneOf(ImportFormatNames()));

@@ -24,7 +24,7 @@
   const { el, fillList } = window.ParplanFormat;
   const { post } = window.ParplanApi;
   const { setState, clearError } = window.ParplanStatus;
-  const MAX_LOG_BYTES = 16777216;  // CompareRunRequest.log: at most 16 MiB
+  const MAX_LOG_BYTES = 4194304;  // CompareRunRequest.log: at most 4 MiB
   let seq = 0;
 
   const badge = (cls, text) => el('span', 'badge ' + cls, text);

@@ -170,9 +170,10 @@ absl::Status FillPlanFlags(const Flags& flags, Req* req, bool model_required = f
   if (absl::Status s = FillPlacement(flags, req->mutable_placement()); !s.ok()) return s;
   if (!from->has_value()) return absl::OkStatus();
   if (imported != nullptr) {
-    *imported = (*from)->config;
+    // The current plan is the import with the flags on top; the flags alone pin the search.
     v1::ParallelConfig pins = *req->mutable_config();
     ApplyImport(**from, model_flag, req->mutable_model(), req->mutable_config(), req->mutable_placement());
+    *imported = *req->mutable_config();
     *req->mutable_config() = std::move(pins);
     return absl::OkStatus();
   }
@@ -253,7 +254,16 @@ absl::Status BuildEstimatePerformance(const Flags& flags, v1::EstimatePerformanc
 absl::Status BuildRecommend(const Flags& flags, v1::RecommendRequest* req) {
   v1::ParallelConfig current;
   if (absl::Status s = FillPlanFlags(flags, req, true, &current); !s.ok()) return s;
-  if (flags.Has("from")) *req->mutable_current() = current;
+  if (flags.Has("from")) {
+    *req->mutable_current() = current;
+    // A range or fewest-GPU search keeps the script's GPU count as the current plan's.
+    if (flags.Has("gpus-range") || flags.Has("min-gpus")) {
+      if (!flags.Has("gpus")) {
+        req->set_current_gpus(req->placement().gpus());
+        req->mutable_placement()->clear_gpus();
+      }
+    }
+  }
   if (absl::Status s = FillCalibrationFlag(flags, req->mutable_calibration()); !s.ok()) return s;
   return FillRecommendFlags(flags, req);
 }
