@@ -317,7 +317,6 @@ class Lexer {
         notes->push_back(absl::StrCat("line ", start, ": the heredoc <<", heredoc_, " (to line ", line_ - 1,
                                       ") is input to another program; not read"));
         heredoc_.clear();
-        --line_;  // the newline loop adds the terminator line's count
         return;
       }
     }
@@ -431,7 +430,8 @@ class Interpreter {
     // One piece of an expansion: appended whole when quoted or not
     // splitting, else split on blanks.
     auto piece = [&](const std::string& v, bool known, const std::string& note, bool quoted) {
-      if (quoted || !split) {
+      // An unknown value stays one word: what it would split into is unknown too.
+      if (quoted || !split || !known) {
         cur.text += v;
         started = true;
         if (!known) cur.expanded = false;
