@@ -1,10 +1,16 @@
 #include "core/render/render.h"
 
+#include <cctype>
+#include <optional>
+#include <string_view>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "core/config/precision.h"
+#include "core/import/field_map.h"
 #include "core/pipeline/layout_parser.h"
 
 namespace parplan {
@@ -48,6 +54,172 @@ std::string DecimalLiteral(double v) {
 
 Setting Int(const std::string& path, int64_t v, const std::string& flag) {
   return {path, absl::StrCat(v), absl::StrCat(v), flag.empty() ? "" : absl::StrCat(flag, " ", v)};
+}
+
+// A shell word: quoted when it holds anything beyond plain characters.
+std::string ShellWord(const std::string& s) {
+  for (char ch : s) {
+    if (!(std::isalnum(static_cast<unsigned char>(ch)) ||
+          std::string_view("._,:/=+-").find(ch) != std::string_view::npos)) {
+      return ShellQuote(s);
+    }
+  }
+  return s.empty() ? "''" : s;
+}
+
+// Settings whose Megatron-LM flag is written even at Megatron-LM's default,
+// so the launch states them.
+bool AlwaysWritten(const std::string& field) {
+  static const char* const kAlways[] = {"config.tp",
+                                        "config.pp",
+                                        "config.cp",
+                                        "config.mbs",
+                                        "config.ep",
+                                        "config.etp",
+                                        "config.cp_comm_type",
+                                        "config.moe_token_dispatcher_type",
+                                        "model.kv_channels",
+                                        "model.moe_router_topk",
+                                        "config.optimizer_offload_fraction"};
+  for (const char* f : kAlways) {
+    if (field == f) return true;
+  }
+  return false;
+}
+
+// The Megatron-LM arguments of the plan (and of the model, when it is
+// given): one per field-map entry whose value differs from Megatron-LM's
+// parser default (megatron/training/arguments.py at d98e8a64), through the
+// same table the Megatron-LM import reads, so importing these arguments
+// gives the plan back. Flags that only mean something together (precision,
+// GQA, activation) and the switches Megatron-LM asserts alongside others
+// are written here.
+std::vector<std::string> MegatronLmArgs(const ResolvedConfig& c, const ModelSpec* model, bool expert_dims,
+                                        std::vector<std::string>* notes) {
+  std::vector<std::string> lm;
+  auto add = [&lm](const std::vector<std::string>& words) {
+    if (words.empty()) return;
+    std::string line = words[0];
+    for (size_t i = 1; i < words.size(); ++i) absl::StrAppend(&line, " ", ShellWord(words[i]));
+    lm.push_back(line);
+  };
+  const bool moe = model != nullptr ? model->is_moe() : expert_dims;
+  for (const FieldEntry& e : FieldMap()) {
+    if (e.megatron.empty() || e.get == nullptr) continue;
+    const std::string& f = e.field;
+    const bool is_model = f.rfind("model.", 0) == 0;
+    if (is_model && model == nullptr) continue;
+    if ((f == "config.ep" || f == "config.etp" || f.rfind("config.moe_", 0) == 0) && !expert_dims) continue;
+    if (f == "config.overlap_moe_expert_parallel_comm" && !expert_dims) continue;
+    if (is_model && f.find("moe") != std::string::npos && !moe) continue;
+    if (f == "config.optimizer_state_dtype" || f == "config.offload_modules" ||
+        f == "config.cpu_offloading_num_layers" || f == "config.fp8_param_gather" || f == "model.gated_linear_unit" ||
+        f == "model.activation_func" || f == "model.num_query_groups" || f == "model.window_size" ||
+        f == "model.rope_scaling_factor") {
+      continue;  // written below
+    }
+    if (is_model && model != nullptr && !model->multi_latent_attention &&
+        (f == "model.q_lora_rank" || f == "model.kv_lora_rank" || f == "model.qk_head_dim" ||
+         f == "model.qk_pos_emb_head_dim" || f == "model.v_head_dim")) {
+      continue;
+    }
+    if (is_model && model != nullptr && !model->is_hybrid() && f.rfind("model.mamba_", 0) == 0) continue;
+    if (f == "config.precision") {
+      add(absl::StrSplit(MegatronLmPrecisionFlags(c.precision), ' '));
+      continue;
+    }
+    std::optional<std::string> value = e.get(c, model);
+    if (!value.has_value()) continue;
+    if (*value == e.megatron_default && !AlwaysWritten(f)) continue;
+    add(MegatronLmArguments(e, *value));
+  }
+  if (IsFp8(c.precision) && c.fp8_param_gather) add({"--fp8-param-gather"});
+  if (IsFp4(c.precision) && c.fp4_param_gather) add({"--fp4-param-gather"});
+  if (c.optimizer_bf16) {
+    add({"--use-precision-aware-optimizer"});
+    add({"--exp-avg-dtype", "bf16"});
+    add({"--exp-avg-sq-dtype", "bf16"});
+  } else if (c.optimizer_cpu_offload) {
+    // Megatron-LM asserts the precision-aware optimizer with offload (arguments.py:1885).
+    add({"--use-precision-aware-optimizer"});
+  }
+  if (c.cpu_offloading_num_layers > 0) {
+    add({"--cpu-offloading"});
+    add({"--cpu-offloading-num-layers", absl::StrCat(c.cpu_offloading_num_layers)});
+  }
+  if (!c.offload_modules.empty()) {
+    add({"--fine-grained-activation-offloading"});
+    std::vector<std::string> words = {"--offload-modules"};
+    for (const auto& m : c.offload_modules) words.push_back(m);
+    add(words);
+  }
+  if (c.fsdp) {
+    add({"--data-parallel-sharding-strategy", "optim_grads_params"});
+    add({"--ckpt-format", "fsdp_dtensor"});  // asserted under Megatron FSDP (arguments.py:1169)
+  }
+  if (c.cuda_graph_impl != "none") {
+    add({"--te-rng-tracker"});  // Megatron-LM turns it on for CUDA graphs anyway (arguments.py:1960)
+    if (c.cuda_graph_impl == "full_iteration") add({"--no-check-for-nan-in-loss-and-grad"});
+  }
+  if (expert_dims && c.use_transformer_engine_op_fuser && model != nullptr && model->is_moe() &&
+      !model->gated_linear_unit && model->ResolvedActivation() == "squared_relu") {
+    add({"--use-fused-weighted-squared-relu"});
+  }
+  if (model != nullptr) {
+    // Activation (argument_utils.py:310-326): --swiglu, --quick-geglu, --squared-relu; plain GELU is the default.
+    const std::string act = model->ResolvedActivation();
+    if (model->gated_linear_unit && act == "silu") {
+      add({"--swiglu"});
+    } else if (model->gated_linear_unit && act == "quick_gelu") {
+      add({"--quick-geglu"});
+    } else if (!model->gated_linear_unit && act == "squared_relu") {
+      add({"--squared-relu"});
+    } else if (!(act == "gelu" && !model->gated_linear_unit)) {
+      notes->push_back(absl::StrCat("the model's ", model->gated_linear_unit ? "gated " : "", act,
+                                    " MLP has no Megatron-LM flag (only --swiglu, --quick-geglu, --squared-relu and "
+                                    "the default GELU); set it in a custom spec"));
+    }
+    // Query groups (argument_utils.py:330-333): only with --group-query-attention.
+    if (model->num_query_groups > 0 && model->num_query_groups != model->num_attention_heads &&
+        !model->multi_latent_attention) {
+      add({"--group-query-attention"});
+      add({"--num-query-groups", absl::StrCat(model->num_query_groups)});
+    }
+    if (model->window_size > 0) add({"--window-size", absl::StrCat(model->window_size, ",0")});
+    if (model->rope_scaling_factor > 0 && !model->rope_scaling_type.empty()) {
+      add({model->multi_latent_attention ? "--rotary-scaling-factor" : "--rope-scaling-factor",
+           absl::StrCat(model->rope_scaling_factor)});
+    }
+    if (model->vocab_size <= 0) {
+      notes->push_back(
+          "the model states no vocabulary size: Megatron-LM takes it from the tokenizer (--tokenizer-type and "
+          "--tokenizer-model)");
+    }
+  }
+  return lm;
+}
+
+// A Python literal and a CLI override value for a model field's canonical value.
+std::pair<std::string, std::string> BridgeModelValue(const FieldEntry& e, const std::string& value) {
+  switch (e.kind) {
+    case FieldKind::kBool:
+      return {value == "true" ? "True" : "False", value};
+    case FieldKind::kInt:
+    case FieldKind::kDouble:
+      return {value, value};
+    default:
+      break;
+  }
+  if (e.field == "model.moe_layer_freq" || e.field == "model.window_attn_skip_freq") {
+    std::vector<int> list;
+    int64_t n = 0;
+    if (absl::SimpleAtoi(value, &n)) return {value, value};
+    if (EvalLayerPattern(value, e.field, 4096, &list).ok()) {
+      const std::string joined = absl::StrCat("[", absl::StrJoin(list, ","), "]");
+      return {value, joined};
+    }
+  }
+  return {Quote(value), ShellQuote(value)};
 }
 
 }  // namespace
@@ -303,16 +475,31 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model, con
     s.push_back({"mixed_precision", Quote(recipe), recipe, lm_precision});
   }
 
-  std::vector<std::string> python, cli, lm;
-  for (const auto& x : s) {
-    if (x.bridge_path.empty()) {  // a Megatron-LM flag only
-      lm.push_back(x.lm_flag);
-      continue;
+  // A model that is not from the catalog goes to Bridge as model.* fields
+  // (a recipe's provider would otherwise supply its own architecture).
+  if (model != nullptr && model->origin != "catalog") {
+    for (const FieldEntry& e : FieldMap()) {
+      if (e.field.rfind("model.", 0) != 0 || e.bridge.empty() || e.get == nullptr) continue;
+      if (e.field == "model.activation_func") continue;  // a callable: written below
+      std::optional<std::string> value = e.get(c, model);
+      if (!value.has_value()) continue;
+      auto [python_value, cli_value] = BridgeModelValue(e, *value);
+      s.push_back({e.bridge[0], python_value, cli_value, ""});
     }
+    const std::string act = model->ResolvedActivation();
+    const std::string callable = act == "silu" || act == "gelu" || act == "relu"
+                                     ? absl::StrCat("torch.nn.functional.", act)
+                                     : absl::StrCat("megatron.core.activations.", act);
+    out.notes.push_back(absl::StrCat("model.activation_func = ", callable,
+                                     " (a callable: set it in Python; the CLI overrides cannot)"));
+  }
+  std::vector<std::string> python, cli;
+  for (const auto& x : s) {
+    if (x.bridge_path.empty()) continue;  // a Megatron-LM flag only
     python.push_back(absl::StrCat("cfg.", x.bridge_path, " = ", x.python_value));
     cli.push_back(absl::StrCat(x.bridge_path, "=", x.cli_value));
-    if (!x.lm_flag.empty()) lm.push_back(x.lm_flag);
   }
+  const std::vector<std::string> lm = MegatronLmArgs(c, model, expert_dims, &out.notes);
   out.bridge_python = absl::StrJoin(python, "\n") + "\n";
   out.bridge_cli = absl::StrJoin(cli, " ");
   out.megatron_lm_args = absl::StrJoin(lm, " \\\n  ");
