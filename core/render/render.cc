@@ -455,8 +455,25 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model, con
       if (e.field == "model.activation_func") continue;  // a callable: written below
       std::optional<std::string> value = e.get(c, model);
       if (!value.has_value()) continue;
+      std::string path = e.bridge[0];
+      if (e.field == "model.rope_scaling_type") {  // Bridge's rope_scaling is the Llama 3.x switch
+        if (*value == "llama3") s.push_back({path, "True", "true"});
+        continue;
+      }
+      if (e.field == "model.window_size") {  // Megatron-Core's (left, right) tuple
+        s.push_back({path, absl::StrCat("(", *value, ", 0)"), absl::StrCat("[", *value, ",0]")});
+        continue;
+      }
+      if (e.field == "model.rope_scaling_factor" && model->multi_latent_attention && e.bridge.size() > 1) {
+        path = e.bridge[1];  // MLA providers' rotary_scaling_factor
+      }
       auto [python_value, cli_value] = BridgeModelValue(e, *value);
-      s.push_back({e.bridge[0], python_value, cli_value});
+      s.push_back({path, python_value, cli_value});
+    }
+    if (model->multi_latent_attention) {
+      out.notes.push_back(
+          "multi-latent attention: the MLA fields (q_lora_rank, kv_lora_rank, qk_head_dim, ...) take effect on an "
+          "MLA provider (Bridge's MLAModelProvider / DeepSeek providers), not on a plain GPTModelProvider");
     }
     const std::string act = model->ResolvedActivation();
     const std::string callable = act == "silu" || act == "gelu" || act == "relu"
