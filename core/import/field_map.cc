@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "core/config/front_end.h"
 #include "core/config/precision.h"
 #include "core/util/field_error.h"
 #include "core/util/limits.h"
@@ -305,7 +306,25 @@ absl::Status SetPlacementGpusPerNode(ImportedConfig* out, const std::string& v, 
   return ParseIntValue(v, a, 1, 1024, &out->gpus_per_node);
 }
 
+absl::Status SetFrontEnd(ImportedConfig* out, const std::string& v, const std::string& a) {
+  auto f = ParseFrontEnd(Unquote(v), a);
+  if (!f.ok()) return f.status();
+  out->config.front_end = FrontEndName(*f);
+  return absl::OkStatus();
+}
+absl::Status SetBridgeVersion(ImportedConfig* out, const std::string& v, const std::string& a) {
+  auto b = ParseBridgeVersion(Unquote(v), a);
+  if (!b.ok()) return b.status();
+  out->config.bridge_version = BridgeVersionName(*b);
+  return absl::OkStatus();
+}
+
 // --- getters --------------------------------------------------------------
+
+std::optional<std::string> GetFrontEnd(const ResolvedConfig& c, const ModelSpec*) { return FrontEndName(c.front_end); }
+std::optional<std::string> GetBridgeVersion(const ResolvedConfig& c, const ModelSpec*) {
+  return BridgeVersionName(c.bridge_version);
+}
 
 template <int64_t ResolvedConfig::*M>
 std::optional<std::string> GetInt(const ResolvedConfig& c, const ModelSpec*) {
@@ -826,6 +845,24 @@ std::vector<FieldEntry> BuildTable() {
        GetFp8ParamGather,
        ""});
 
+  // Which front end's defaults and which Bridge release (core/config/front_end.h).
+  add({"config.front_end",
+       K::kString,
+       {},
+       {},
+       "",
+       SetFrontEnd,
+       GetFrontEnd,
+       "set by the importer: megatron-lm for Megatron-LM sources, bridge for Bridge ones"});
+  add({"config.bridge_version",
+       K::kString,
+       {},
+       {},
+       "",
+       SetBridgeVersion,
+       GetBridgeVersion,
+       "the Megatron Bridge release whose defaults apply"});
+
   // Model architecture (megatron/core/transformer/transformer_config.py,
   // megatron/training/arguments.py _add_network_size_args / _add_mla_args).
   add({"model.num_layers",
@@ -1230,10 +1267,16 @@ const FieldEntry* FindBridgePath(std::string_view path) {
 }
 
 std::vector<std::string> MegatronLmArguments(const FieldEntry& entry, const std::string& value) {
-  // A switch whose fixed value is the one asked for.
-  for (const auto& f : entry.megatron) {
-    if (f.fixed != nullptr && !f.combined && value == f.fixed) return {f.name};
-  }
+  // A boolean's switch; for other kinds the value-taking flag, a switch
+  // (--use-rotary-position-embeddings, --recompute-activations: older
+  // spellings) only when no flag takes a value.
+  auto switch_for = [&]() -> std::vector<std::string> {
+    for (const auto& f : entry.megatron) {
+      if (f.fixed != nullptr && !f.combined && value == f.fixed) return {f.name};
+    }
+    return {};
+  };
+  if (entry.kind == FieldKind::kBool) return switch_for();
   for (const auto& f : entry.megatron) {
     if (f.fixed != nullptr || f.combined) continue;
     if (entry.kind == FieldKind::kStringList || entry.kind == FieldKind::kIntList) {
@@ -1243,7 +1286,7 @@ std::vector<std::string> MegatronLmArguments(const FieldEntry& entry, const std:
     }
     return {f.name, value};
   }
-  return {};
+  return switch_for();
 }
 
 absl::Status ParseBoolValue(const std::string& value, const std::string& argument, bool* out) {

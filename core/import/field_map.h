@@ -86,7 +86,8 @@ std::vector<MegatronFlagMatch> FindMegatronFlag(std::string_view flag);
 // nullptr when none.
 const FieldEntry* FindBridgePath(std::string_view path);
 
-// The Megatron-LM arguments that give `value` (canonical) for `entry`:
+// The Megatron-LM arguments that give `value` (canonical) for `entry` (a
+// boolean by its switch, anything else by the flag that takes a value):
 // {"--tensor-model-parallel-size", "8"}, {"--swiglu"}, {"--recompute-modules",
 // "core_attn", "mlp"}; empty when the entry has no flag for the value (then
 // Megatron-LM's default is meant) or needs a combined rendering.
