@@ -84,8 +84,13 @@ class Lexer {
         continue;
       }
       int64_t word_line = line_;
+      const size_t word_start = pos_;
       auto word = Word();
       if (!word.ok()) return word.status();
+      if (pos_ == word_start) {  // nothing a word can start with: skip the character
+        ++pos_;
+        continue;
+      }
       std::string name;
       bool append = false;
       if (pos_ < s_.size() && s_[pos_] == '(' && IsAssignmentHead(*word, &name, &append)) {
@@ -955,7 +960,9 @@ class Interpreter {
     while (!AtEnd() && status_.ok()) {
       SkipSeparators();
       if (IsWord("do")) break;
+      const size_t before = pos_;
       ParseAndOr(false);
+      if (pos_ == before) ++pos_;  // a token no command starts with
     }
     if (IsWord("do")) {
       ++pos_;
