@@ -512,6 +512,12 @@ TEST(ImportMegatronTest, DetectsOtherTextsAsNotMegatron) {
   EXPECT_THAT(none.status().message(), ::testing::HasSubstr("no Megatron-LM launch found"));
   auto wrong = ImportMegatronLm("x", ImportFormat::kBridgeYaml, o);
   EXPECT_FALSE(wrong.ok());
+  ImportOptions with_overrides;
+  with_overrides.overrides = {"model.tensor_model_parallel_size=4"};
+  auto overridden =
+      ImportMegatronLm("python pretrain_gpt.py --num-layers 2", ImportFormat::kMegatronLmScript, with_overrides);
+  ASSERT_FALSE(overridden.ok());
+  EXPECT_THAT(overridden.status().message(), ::testing::HasSubstr("Bridge"));
 }
 
 TEST(FieldMapTest, EveryEntryHasASetterAndKnownFlagsRoundTrip) {
