@@ -196,6 +196,22 @@ class Applier {
 
   absl::Status Unmapped(const MegatronArgument& a) {
     const std::string name = a.name;
+    // Flags older Megatron-LM releases took and d98e8a64's parser refuses.
+    static const std::map<std::string, std::string> kRemoved = {
+        {"--checkpoint-activations",
+         "older Megatron-LM's full activation recompute (now --recompute-granularity full "
+         "--recompute-method uniform)"},
+        {"--activations-checkpoint-method", "older spelling of --recompute-method"},
+        {"--distribute-checkpointed-activations", "older spelling of --distribute-saved-activations"},
+        {"--DDP-impl", "older choice of the data-parallel wrapper (now always Megatron-Core's DDP)"},
+    };
+    if (auto it = kRemoved.find(name); it != kRemoved.end()) {
+      List(a, ArgumentStatus::kNotModelled, "", absl::StrCat("not an argument of Megatron-LM d98e8a64: ", it->second));
+      out_->warnings.push_back(absl::StrCat(Shown(a), " (line ", a.line, ") is not an argument of Megatron-LM at ",
+                                            "d98e8a64, whose parser refuses it: ", it->second,
+                                            "; not applied to the plan"));
+      return absl::OkStatus();
+    }
     if (name == "--use-precision-aware-optimizer") {
       combined_.flags[name] = &a;  // settled with --exp-avg-dtype in Checks()
       return absl::OkStatus();

@@ -379,6 +379,28 @@ TEST(ImportMegatronTest, DeepSeekV3FsdpSbatch) {
   EXPECT_EQ(c.gpus, 0);  // #SBATCH --nodes=your_own_num_nodes: unknown
 }
 
+// An older example: a fine-tuning entry point, the launcher's options in a
+// string, the global batch from $4, and flags d98e8a64's parser refuses.
+TEST(ImportMegatronTest, DetoxifyFinetune) {
+  ImportedConfig c = Import(Fixture("detoxify_gpt_1p3b_finetune.sh"));
+  ExpectMapped(c, {"--num-layers", "--hidden-size", "--num-attention-heads", "--micro-batch-size",
+                   "--global-batch-size", "--seq-length", "--max-position-embeddings", "--fp16"});
+  EXPECT_EQ(c.gpus, 16);
+  EXPECT_EQ(c.gpus_per_node, 16);
+  EXPECT_EQ(c.config.mbs, 4);
+  EXPECT_EQ(c.config.gbs, 0);  // $bs = $4: not known, not guessed
+  EXPECT_TRUE(AnyContains(c.warnings, "config.gbs left unset"));
+  ASSERT_TRUE(c.model.has_value());
+  EXPECT_EQ(c.model->num_layers, 24);
+  EXPECT_EQ(c.model->hidden_size, 2048);
+  EXPECT_TRUE(AnyContains(c.notes, "finetune_gpt.py is not one of Megatron-LM's pretrain scripts"));
+  const ImportedArgument* old = Arg(c, "--checkpoint-activations");
+  ASSERT_NE(old, nullptr);
+  EXPECT_EQ(old->status, ArgumentStatus::kNotModelled);
+  EXPECT_TRUE(AnyContains(c.warnings, "--checkpoint-activations"));
+  EXPECT_TRUE(c.config.recompute_granularity.empty());
+}
+
 TEST(ImportMegatronTest, ArgsBlock) {
   const std::string text = Fixture("args_block_llama3_8b.txt");
   EXPECT_EQ(DetectMegatronLm(text), ImportFormat::kMegatronLmArgsBlock);

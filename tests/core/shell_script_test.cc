@@ -211,8 +211,9 @@ TEST(ShellScriptTest, SplitCommandString) {
 // Every prefix of every fixture, and random bytes, read to an answer or an
 // error: nothing crashes or hangs.
 TEST(ShellScriptTest, TruncatedAndRandomInputsEndInAnAnswerOrAnError) {
-  for (const char* name : {"gpt3_175b.sh", "llama3_8b_h100_fp8.sh", "mixtral_8x7b.sh", "mamba_hybrid_800m.sh",
-                           "gptoss_20b_proxy.sh", "llama3_8b_fsdp_h100_fp8.sh", "deepseek_v3_fsdp.sh"}) {
+  for (const char* name :
+       {"gpt3_175b.sh", "llama3_8b_h100_fp8.sh", "mixtral_8x7b.sh", "mamba_hybrid_800m.sh", "gptoss_20b_proxy.sh",
+        "llama3_8b_fsdp_h100_fp8.sh", "deepseek_v3_fsdp.sh", "detoxify_gpt_1p3b_finetune.sh"}) {
     std::ifstream f(std::string(PARPLAN_TEST_DATA_DIR) + "/import/megatron/" + name);
     std::stringstream buf;
     buf << f.rdbuf();
