@@ -492,6 +492,22 @@ TEST(ImportMegatronTest, VppFromLayersPerStage) {
   EXPECT_EQ(c.gpus_per_node, 8);
 }
 
+TEST(ImportMegatronTest, LaunchersGiveTheGpus) {
+  ImportedConfig srun =
+      Import("srun --nodes=2 --ntasks-per-node=8 python pretrain_gpt.py --tensor-model-parallel-size 8");
+  EXPECT_EQ(srun.gpus, 16);
+  EXPECT_EQ(srun.gpus_per_node, 8);
+  ImportedConfig module =
+      Import("python -m torch.distributed.run --nproc-per-node 4 --nnodes 3 pretrain_mamba.py --hidden-size 1024");
+  EXPECT_EQ(module.gpus, 12);
+  ImportedConfig env = Import("GPUS_PER_NODE=8\nNUM_NODES=4\npython pretrain_gpt.py --micro-batch-size 2\n");
+  EXPECT_EQ(env.gpus, 32);
+  EXPECT_EQ(env.gpus_per_node, 8);
+  ImportedConfig elastic = Import("torchrun --nproc_per_node 8 --nnodes 1:4 pretrain_gpt.py --micro-batch-size 2");
+  EXPECT_EQ(elastic.gpus, 0);  // an elastic node range: not one world size
+  EXPECT_EQ(elastic.gpus_per_node, 8);
+}
+
 TEST(ImportMegatronTest, UnexpandableVariableIsListedNotGuessed) {
   ImportedConfig c = Import(
       "torchrun --nproc_per_node $GPUS pretrain_gpt.py --tensor-model-parallel-size $TP "
