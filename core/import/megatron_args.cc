@@ -3,7 +3,6 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -188,7 +187,6 @@ class Applier {
       if (absl::StartsWith(e.field, "model.")) {
         MutableImportedModel(out_)->field_sources[e.field.substr(6)] = absl::StrCat("argument ", a.name);
       }
-      applied_.insert(e.field);
     }
     if (!deferred) List(a, ArgumentStatus::kMapped, maps_to, note);
     return absl::OkStatus();
@@ -466,9 +464,13 @@ class Applier {
       m.activation_func = "gelu";
       Default(&m, "activation_func", "gelu", "no --swiglu / --squared-relu / --quick-geglu: GELU");
     }
-    (void)swiglu;
-    (void)sqrelu;
-    (void)geglu;
+    auto on = [&](const MegatronArgument* a) { return a != nullptr && SwitchState(*a).value_or(false); };
+    for (const MegatronArgument* other : {sqrelu, geglu}) {
+      if (on(swiglu) && on(other)) {
+        conflict_ = absl::StrCat(Shown(*swiglu), " (line ", swiglu->line, ") contradicts ", Shown(*other), " (line ",
+                                 other->line, "): Megatron-LM takes one activation (argument_utils.py:320-325)");
+      }
+    }
     if (!Given(m, "normalization")) {
       m.normalization = "LayerNorm";
       Default(&m, "normalization", "LayerNorm", "--normalization defaults to LayerNorm");
@@ -646,7 +648,6 @@ class Applier {
   ImportedConfig* out_;
   Combined combined_;
   std::map<std::string, const MegatronArgument*> seen_;
-  std::set<std::string> applied_;
 };
 
 // Flags without an effect on a plan: where things are read and written,

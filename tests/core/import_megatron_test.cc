@@ -477,6 +477,10 @@ TEST(ImportMegatronTest, Contradictions) {
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), ::testing::HasSubstr("--tensor-model-parallel-size"));
   EXPECT_THAT(bad.status().message(), ::testing::HasSubstr("eight"));
+  auto act = ImportMegatronLm("python pretrain_gpt.py --swiglu --squared-relu", ImportFormat::kMegatronLmScript, o);
+  ASSERT_FALSE(act.ok());
+  EXPECT_THAT(act.status().message(), ::testing::HasSubstr("--swiglu"));
+  EXPECT_THAT(act.status().message(), ::testing::HasSubstr("--squared-relu"));
   auto recipe = ImportMegatronLm("python pretrain_gpt.py --fp8-format hybrid --fp8-recipe custom",
                                  ImportFormat::kMegatronLmScript, o);
   ASSERT_FALSE(recipe.ok());
