@@ -171,7 +171,11 @@ class Lexer {
     while (pos_ < s_.size() && s_[pos_] != '"') {
       const char c = s_[pos_];
       if (c == '\\' && pos_ + 1 < s_.size()) {
-        if (s_[pos_ + 1] == '\n') {  // continuation inside quotes: removed
+        if (s_[pos_ + 1] == '\n') {
+          // A continuation inside quotes: bash removes it; it is kept as a
+          // newline (a blank to word splitting) so that each word of a
+          // multi-line option string keeps its own line.
+          w->push_back('\n');
           pos_ += 2;
           ++line_;
           continue;

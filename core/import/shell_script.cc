@@ -96,6 +96,7 @@ class Interpreter {
       return fields;
     }
     ShellWord cur;
+    int64_t at_line = line;  // the line of the raw text being read (multi-line quoted strings)
     cur.line = line;
     bool started = false;
     auto flush = [&]() {
@@ -114,7 +115,7 @@ class Interpreter {
         segments->back().text += text;
         return;
       }
-      segments->push_back(ShellWord{text, line, known, note});
+      segments->push_back(ShellWord{text, at_line, known, note});
     };
     auto literal = [&](const std::string& text) {
       cur.text += text;
@@ -123,7 +124,9 @@ class Interpreter {
     };
     // One piece of an expansion: appended whole when quoted or not
     // splitting, else split on blanks.
-    auto piece = [&](const std::string& v, bool known, const std::string& note, bool quoted) {
+    // `base_line` (0 = none) is where `v` starts in the script: a word
+    // split out of it gets the line its own text is on.
+    auto piece = [&](const std::string& v, bool known, const std::string& note, bool quoted, int64_t base_line) {
       // An unknown value stays one word: what it would split into is unknown too.
       if (quoted || !split || !known) {
         cur.text += v;
@@ -134,13 +137,15 @@ class Interpreter {
         return;
       }
       size_t k = 0;
+      int64_t newlines = 0;
       if (!v.empty() && std::isspace(static_cast<unsigned char>(v[0]))) flush();
       while (k < v.size()) {
-        while (k < v.size() && std::isspace(static_cast<unsigned char>(v[k]))) ++k;
+        while (k < v.size() && std::isspace(static_cast<unsigned char>(v[k]))) newlines += v[k++] == '\n';
         size_t e = k;
         while (e < v.size() && !std::isspace(static_cast<unsigned char>(v[e]))) ++e;
         if (e > k) {
           if (started && k > 0) flush();
+          if (!started && base_line > 0) cur.line = base_line + newlines;
           cur.text += v.substr(k, e - k);
           started = true;
           add_note(note);
@@ -157,11 +162,11 @@ class Interpreter {
             if (split) {
               flush();
             } else {
-              piece(" ", true, "", true);
+              piece(" ", true, "", true, 0);
             }
           }
           const ShellWord& p = r.parts[i];
-          piece(p.text, p.expanded, p.note.empty() ? r.note : p.note, quoted);
+          piece(p.text, p.expanded, p.note.empty() ? r.note : p.note, quoted, p.line);
           if (r.array && split) started = true;
         }
         return;
@@ -171,10 +176,10 @@ class Interpreter {
           if (split) {
             flush();
           } else {
-            piece(" ", true, "", true);
+            piece(" ", true, "", true, 0);
           }
         }
-        piece(r.values[i], r.known, r.note, quoted);
+        piece(r.values[i], r.known, r.note, quoted, 0);
       }
     };
     size_t i = 0;
@@ -190,7 +195,9 @@ class Interpreter {
       if (c == '\'' && !in_dq) {
         size_t end = raw.find('\'', i + 1);
         if (end == std::string::npos) end = raw.size();
-        literal(raw.substr(i + 1, end - i - 1));
+        const std::string quoted = raw.substr(i + 1, end - i - 1);
+        literal(quoted);
+        at_line += std::count(quoted.begin(), quoted.end(), '\n');
         i = end + 1;
         continue;
       }
@@ -213,6 +220,7 @@ class Interpreter {
         continue;
       }
       literal(std::string(1, c));
+      if (c == '\n') ++at_line;
       ++i;
     }
     flush();

@@ -234,6 +234,8 @@ TEST(ImportMegatronTest, MambaHybrid) {
   EXPECT_EQ(m.mamba_head_dim, 64);
   EXPECT_EQ(m.mamba_num_heads, 32);
   EXPECT_EQ(m.position_embedding_type, "none");
+  EXPECT_EQ(Arg(c, "--hybrid-layer-pattern")->line, 55);  // its line inside the options string
+  EXPECT_EQ(Arg(c, "--micro-batch-size")->line, 73);
   EXPECT_EQ(c.config.gbs, 32);  // the case statement's 800M branch
   EXPECT_EQ(c.config.mbs, 4);
   EXPECT_EQ(c.gpus, 8);

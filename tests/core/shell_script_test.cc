@@ -163,6 +163,10 @@ TEST(ShellScriptTest, MultiLineStringSplitsWordByWord) {
   EXPECT_TRUE(w[3].expanded);  // only the word holding ${OUT} is unknown
   EXPECT_FALSE(w[5].expanded);
   EXPECT_TRUE(w[6].expanded);
+  // Each word keeps the line it is written on.
+  EXPECT_EQ(w[2].line, 3);  // --tp
+  EXPECT_EQ(w[4].line, 4);  // --save
+  EXPECT_EQ(w[6].line, 5);  // --bf16
 }
 
 TEST(ShellScriptTest, RedirectionsAndPipes) {
