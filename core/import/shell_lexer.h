@@ -2,7 +2,9 @@
 // (core/import/shell_script.h) takes them: raw words with their quotes and
 // $-expressions kept for later expansion, operators, and array assignments
 // (A=( ... ) / A+=( ... )) with their elements; comments, line
-// continuations, redirections and heredoc bodies dropped.
+// continuations, redirections and heredoc bodies dropped. A continuation
+// inside double quotes stays as a newline (bash drops it), so the words of a
+// multi-line option string keep their lines; word splitting reads both alike.
 #ifndef PARPLAN_CORE_IMPORT_SHELL_LEXER_H_
 #define PARPLAN_CORE_IMPORT_SHELL_LEXER_H_
 
