@@ -80,16 +80,16 @@ def git(mirror, *args):
 class Source:
     """Every module of src/megatron/bridge at the commit: functions, constants, imports."""
 
-    def __init__(self, mirror, commit):
+    def __init__(self, mirror, commit, root="src/megatron/bridge"):
         self.mirror = mirror
         self.commit = commit
-        files = git(mirror, "ls-tree", "-r", "--name-only", commit, "src/megatron/bridge").split()
+        files = git(mirror, "ls-tree", "-r", "--name-only", commit, root).split()
         self.modules = {}  # dotted module name -> ast.Module
         self.paths = {}
         for f in files:
             if not f.endswith(".py"):
                 continue
-            mod = f[len("src/"):-3].replace("/", ".")
+            mod = (f[len("src/"):] if f.startswith("src/") else f)[:-3].replace("/", ".")
             if mod.endswith(".__init__"):
                 mod = mod[: -len(".__init__")]
             try:
@@ -630,12 +630,79 @@ def task_of(name):
     return None
 
 
+# ConfigContainer sections whose fields parplan knows by name: the dataclass
+# each section holds (src/megatron/bridge/training/config.py:962
+# ConfigContainer at 067f987df0), with the Megatron-Core / Megatron-LM
+# classes they extend read from the Megatron-LM mirror.
+SECTION_CLASSES = {
+    "train": ["TrainingConfig"],
+    "validation": ["ValidationConfig"],
+    "optimizer": ["OptimizerConfig"],
+    "ddp": ["DistributedDataParallelConfig"],
+    "scheduler": ["SchedulerConfig"],
+    "dist": ["DistributedInitConfig"],
+    "rng": ["RNGConfig"],
+    "rerun_state_machine": ["RerunStateMachineConfig"],
+    "comm_overlap": ["CommOverlapConfig"],
+    "mixed_precision": ["MixedPrecisionConfig"],
+    "profiling": ["ProfilingConfig"],
+    "peft": ["LoRA", "DoRA", "PEFT"],
+    "model": ["TransformerConfig", "MLATransformerConfig", "ModelParallelConfig"],
+}
+
+
+class ClassIndex:
+    """Dataclass fields by class name across Bridge and Megatron-LM sources."""
+
+    def __init__(self, sources):
+        self.classes = {}  # name -> [(module, ClassDef, imports)]
+        for src in sources:
+            for mod, tree in src.modules.items():
+                for node in tree.body:
+                    if isinstance(node, ast.ClassDef):
+                        self.classes.setdefault(node.name, []).append((mod, node, src))
+
+    def fields(self, name, depth=0):
+        out = set()
+        if depth > 12:
+            return out
+        for mod, node, src in self.classes.get(name, []):
+            for st in node.body:
+                if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name):
+                    out.add(st.target.id)
+            for b in node.bases:
+                bn = dotted(b)
+                if not bn:
+                    continue
+                bn = bn.split(".")[-1]
+                real = src.imports.get((mod, bn), (None, bn))[1]
+                out |= self.fields(real, depth + 1)
+        return {f for f in out if not f.startswith("__")}
+
+
+def config_fields(bridge_src, mlm_src):
+    idx = ClassIndex([bridge_src, mlm_src])
+    out = {}
+    for section, classes in SECTION_CLASSES.items():
+        names = set()
+        for c in classes:
+            names |= idx.fields(c)
+        if section == "model":
+            for cname, defs in idx.classes.items():
+                if cname.endswith("Provider") and any(".bridge.models" in m for m, _, _ in defs):
+                    names |= idx.fields(cname)
+        out[section] = sorted(names)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mirror", required=True)
     ap.add_argument("--commit", required=True)
     ap.add_argument("--catalog", default="core/catalog/catalog.json")
     ap.add_argument("--model-map", default="scripts/bridge_recipe_models.json")
+    ap.add_argument("--megatron-mirror", default="/work/.mirror/NVIDIA+Megatron-LM/repo")
+    ap.add_argument("--megatron-commit", default="d98e8a64ddf34856e74b24714e3bedb2f5a39553")
     args = ap.parse_args()
     src = Source(args.mirror, args.commit)
     catalog = json.load(open(args.catalog))
@@ -724,9 +791,11 @@ def main():
             "generated_by": "scripts/bridge_recipes.py",
             "bridge_commit": args.commit,
             "versions": "Bridge release tags (vX.Y.Z) whose src/megatron/bridge/recipes define a function or alias of the recipe's name",
+            "config_fields": "dataclass fields of each ConfigContainer section (Bridge 067f987df0 training/config.py and model providers; Megatron-Core classes at the Megatron-LM commit)",
             "values": "Hydra override text; ${expr} = a value set from an expression the script does not evaluate (read from the Hugging Face config at run time)",
         },
         "recipes": out,
+        "config_fields": config_fields(src, Source(args.megatron_mirror, args.megatron_commit, "megatron")),
     }
     write_cc(doc, sys.stdout)
 
@@ -739,7 +808,7 @@ def write_cc(doc, out):
     lines = ["{\"_meta\":" + json.dumps(doc["_meta"]) + ",\"recipes\":["]
     for i, r in enumerate(doc["recipes"]):
         lines.append(json.dumps(r, separators=(",", ":")) + ("," if i + 1 < len(doc["recipes"]) else ""))
-    lines.append("]}")
+    lines.append("],\"config_fields\":" + json.dumps(doc["config_fields"], separators=(",", ":")) + "}")
     text = "\n".join(lines) + "\n"
     parts = []
     cur = ""
