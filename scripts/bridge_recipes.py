@@ -376,6 +376,10 @@ class Evaluator:
                 except Exception:
                     return Unknown(ast.unparse(node))
             return Unknown(ast.unparse(node))
+        if fname == "hasattr" and len(args) == 2 and isinstance(args[1], str) and isinstance(args[0], Obj):
+            if args[1] in args[0].fields or args[1] in args[0].defaults:
+                return True
+            return Unknown(ast.unparse(node))
         if fname == "getattr" and len(args) >= 2 and isinstance(args[1], str):
             if isinstance(args[0], Obj) and args[1] in args[0].fields:
                 return args[0].fields[args[1]]
@@ -560,6 +564,9 @@ PROVIDER_DEFAULTS = {
     "expert_model_parallel_size": 1,
     "expert_tensor_parallel_size": None,
     "sequence_parallel": False,
+    # megatron/core/transformer/transformer_config.py use_transformer_engine_op_fuser
+    # (Bridge models/gpt_provider.py:169): False.
+    "use_transformer_engine_op_fuser": False,
 }
 
 
@@ -717,11 +724,20 @@ def main():
     # the legacy names the family modules import them as.
     recipes = {}
     aliases = {}
-    for (mod, name), fdef in src.defs.items():
-        if ".recipes." in mod and not name.startswith("_") and name.endswith("_config") and ".utils" not in mod:
-            recipes[name] = (mod, fdef)
+    # Library recipes first: a performance recipe of the same name is skipped
+    # (run_recipe.py resolves a name to one function).
+    ordered = sorted(src.defs.items(), key=lambda kv: ".perf_recipes." in kv[0][0])
+    for (mod, name), fdef in ordered:
+        if not (".recipes." in mod or ".perf_recipes." in mod) or ".utils" in mod:
+            continue
+        if name.startswith("_") or not name.endswith("_config"):
+            continue
+        if name in recipes:
+            print(f"duplicate recipe name {name}: {recipes[name][0]} and {mod}", file=sys.stderr)
+            continue
+        recipes[name] = (mod, fdef)
     for (mod, local), (m2, n2) in src.imports.items():
-        if ".recipes." in mod and local != n2 and n2 in recipes and local.endswith("_config"):
+        if ".recipes." in mod and ".perf_recipes." not in mod and local != n2 and n2 in recipes and local.endswith("_config"):
             aliases.setdefault(n2, []).append(local)
 
     tags = [t for t in git(args.mirror, "tag").split() if re.fullmatch(r"v\d+\.\d+\.\d+", t)]
@@ -729,7 +745,7 @@ def main():
     for t in tags:
         try:
             out = git(args.mirror, "grep", "-h", "-o", "-E", r"def [a-z0-9_]+_config\b|as [a-z0-9_]+_config\b", t,
-                      "--", "src/megatron/bridge/recipes")
+                      "--", "src/megatron/bridge/recipes", "src/megatron/bridge/perf_recipes")
         except subprocess.CalledProcessError:
             out = ""
         defined_in[t] = {w.split()[1] for w in out.splitlines()}
@@ -782,6 +798,7 @@ def main():
             "gpus": int(m.group(1)) if m else 0,
             "gpu": m.group(2) if m else "",
             "source": f"{src.paths[mod]}:{fdef.lineno}",
+            "kind": "performance" if ".perf_recipes." in mod else "recipe",
             "versions": versions,
             "settings": [[p, v] for p, v in settings],
             "unevaluated": sorted(set(notes)),

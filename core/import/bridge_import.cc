@@ -5,6 +5,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/catalog/catalog.h"
@@ -15,6 +16,7 @@
 #include "core/import/bridge_settings.h"
 #include "core/import/bridge_yaml.h"
 #include "core/util/field_error.h"
+#include "core/util/limits.h"
 
 namespace parplan {
 namespace {
@@ -33,6 +35,44 @@ absl::Status NameRecipe(const std::string& name, const std::string& where, const
   *recipe = name;
   *named_at = where;
   return absl::OkStatus();
+}
+
+// torchrun's --nproc-per-node / --nnodes among the launcher words: the GPUs
+// the launch asks for (torchrun's nnodes defaults to 1).
+void ReadTorchrun(ImportedConfig* out) {
+  int64_t per_node = 0, nodes = 1;
+  ImportedArgument* per_node_arg = nullptr;
+  ImportedArgument* nodes_arg = nullptr;
+  for (size_t i = 0; i < out->arguments.size(); ++i) {
+    ImportedArgument& a = out->arguments[i];
+    if (a.origin != "launcher") continue;
+    std::string name = a.name, value;
+    if (const size_t eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    } else if (i + 1 < out->arguments.size() && out->arguments[i + 1].origin == "launcher") {
+      value = out->arguments[i + 1].name;
+    }
+    int64_t n = 0;
+    if (!absl::SimpleAtoi(value, &n) || n < 1 || n > kMaxGpus) continue;
+    if (name == "--nproc-per-node" || name == "--nproc_per_node") {
+      per_node = n;
+      per_node_arg = &a;
+    } else if (name == "--nnodes") {
+      nodes = n;
+      nodes_arg = &a;
+    }
+  }
+  if (per_node == 0) return;
+  out->gpus_per_node = per_node;
+  out->gpus = per_node * nodes;
+  per_node_arg->status = ArgumentStatus::kMapped;
+  per_node_arg->maps_to = "placement.gpus_per_node";
+  per_node_arg->note = absl::StrCat("torchrun: ", out->gpus, " GPUs (", per_node, " per node x ", nodes, " nodes)");
+  if (nodes_arg != nullptr) {
+    nodes_arg->status = ArgumentStatus::kMapped;
+    nodes_arg->maps_to = "placement.gpus";
+  }
 }
 
 void AddLauncherFlags(const std::vector<LauncherFlag>& flags, ImportedConfig* out) {
@@ -125,6 +165,7 @@ absl::StatusOr<ImportedConfig> ImportBridge(std::string_view text, ImportFormat 
     if (auto s = ApplyBridgeOverrides(on_top, field, &settings); !s.ok()) return s;
     if (auto s = ApplyBridgeSettings(settings, field, nullptr, &out); !s.ok()) return s;
     if (out.model.has_value()) out.model->origin = "import";
+    ReadTorchrun(&out);
     return out;
   }
 
@@ -134,13 +175,30 @@ absl::StatusOr<ImportedConfig> ImportBridge(std::string_view text, ImportFormat 
                       "(e.g. recipe:llama3_8b_pretrain_config model.tensor_model_parallel_size=2)");
   const BridgeRecipe* recipe = FindBridgeRecipe(recipe_name);
   if (recipe == nullptr)
-    return FieldError(field, absl::StrCat("unknown Megatron Bridge recipe \"", recipe_name.substr(0, 120), "\" (",
-                                          named_at, "); nearest: ", absl::StrJoin(NearestBridgeRecipes(recipe_name), ", "),
-                                          ". parplan lists the recipes of its catalog models at Bridge ",
-                                          kPinnedBridgeCommit));
+    return FieldError(
+        field, absl::StrCat("unknown Megatron Bridge recipe \"", recipe_name.substr(0, 120), "\" (", named_at,
+                            "); nearest: ", absl::StrJoin(NearestBridgeRecipes(recipe_name), ", "),
+                            ". parplan lists the recipes of its catalog models at Bridge ", kPinnedBridgeCommit));
   std::vector<BridgeValue> settings;
   settings.reserve(recipe->settings.size());
-  for (const auto& s : recipe->settings) settings.push_back({s.path, NormalizeBridgeValue(s.value), "recipe", 0, "", false, false});
+  for (const auto& s : recipe->settings)
+    settings.push_back({s.path, NormalizeBridgeValue(s.value), "recipe", 0, "", false, false});
+  if (recipe->kind == "performance") {
+    // The performance launcher builds the (mock) dataset from
+    // model.seq_length (scripts/performance/utils/overrides.py:522-527), so
+    // the base recipe's dataset.seq_length does not survive.
+    std::string model_seq;
+    for (const auto& s : settings)
+      if (s.path == "model.seq_length") model_seq = s.value;
+    for (auto& s : settings) {
+      if (s.path == "dataset.seq_length" && !model_seq.empty() && s.value != model_seq) {
+        s.note =
+            absl::StrCat("the recipe function leaves ", s.value,
+                         "; scripts/performance builds the dataset from model.seq_length (utils/overrides.py:522)");
+        s.value = model_seq;
+      }
+    }
+  }
   if (yaml.has_value()) overrides = YamlOverrides(*yaml);
   for (auto& o : on_top) overrides.push_back(std::move(o));
   SyncSeqLength(&overrides);
@@ -164,13 +222,16 @@ absl::StatusOr<ImportedConfig> ImportBridge(std::string_view text, ImportFormat 
       out.notes.push_back(absl::StrCat("the recipe's name states ", recipe->gpu, " (system ", sys->id, ")"));
     }
   }
+  ReadTorchrun(&out);
   const std::string v = BridgeVersionName(*version);
   if (!RecipeInVersion(*recipe, v)) {
-    out.warnings.push_back(absl::StrCat(
-        "Megatron Bridge ", v, " has no recipe named ", recipe->name,
-        recipe->aliases.empty() ? "" : absl::StrCat(" or ", absl::StrJoin(recipe->aliases, ", ")),
-        recipe->versions.empty() ? "" : absl::StrCat(" (releases that have it: ", absl::StrJoin(recipe->versions, ", "), ")"),
-        "; the settings are those at ", kPinnedBridgeCommit));
+    out.warnings.push_back(
+        absl::StrCat("Megatron Bridge ", v, " has no recipe named ", recipe->name,
+                     recipe->aliases.empty() ? "" : absl::StrCat(" or ", absl::StrJoin(recipe->aliases, ", ")),
+                     recipe->versions.empty()
+                         ? ""
+                         : absl::StrCat(" (releases that have it: ", absl::StrJoin(recipe->versions, ", "), ")"),
+                     "; the settings are those at ", kPinnedBridgeCommit));
   } else if (*version < NewestKnownBridge()) {
     out.notes.push_back(absl::StrCat("the settings are the recipe's at ", kPinnedBridgeCommit, "; Bridge ", v,
                                      "'s version of it may differ"));

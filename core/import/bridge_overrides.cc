@@ -64,12 +64,12 @@ absl::StatusOr<std::vector<Token>> Tokenize(absl::string_view text, const std::s
     }
     cur += c;
     if (cur.size() > kMaxOverrideValueChars)
-      return FieldError(field, absl::StrCat("line ", start_line, ": a token longer than ", kMaxOverrideValueChars,
-                                            " characters"));
+      return FieldError(
+          field, absl::StrCat("line ", start_line, ": a token longer than ", kMaxOverrideValueChars, " characters"));
   }
   if (quote)
-    return FieldError(field, absl::StrCat("line ", start_line, ": unterminated ", std::string(1, quote),
-                                          " quote in \"", cur.substr(0, 80), "\""));
+    return FieldError(field, absl::StrCat("line ", start_line, ": unterminated ", std::string(1, quote), " quote in \"",
+                                          cur.substr(0, 80), "\""));
   if (depth != 0)
     return FieldError(field, absl::StrCat("line ", start_line, ": unbalanced brackets in \"", cur.substr(0, 80), "\""));
   flush();
@@ -257,8 +257,8 @@ absl::StatusOr<BridgeOverrideList> ParseBridgeOverrides(std::string_view text_in
   auto set_recipe = [&](const std::string& name, int64_t line) -> absl::Status {
     if (name.empty()) return FieldError(field, absl::StrCat("line ", line, ": the recipe name is empty"));
     if (!out.recipe.empty() && out.recipe != name)
-      return FieldError(field, absl::StrCat("line ", line, ": two recipes named: \"", out.recipe, "\" and \"", name,
-                                            "\"; name one"));
+      return FieldError(
+          field, absl::StrCat("line ", line, ": two recipes named: \"", out.recipe, "\" and \"", name, "\"; name one"));
     out.recipe = name;
     out.recipe_line = line;
     return absl::OkStatus();

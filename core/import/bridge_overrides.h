@@ -33,9 +33,9 @@ struct BridgeOverride {
 // override (--mode, --dataset, --step-func, --dry-run, --deterministic,
 // --dump-env) or a launcher word before the script.
 struct LauncherFlag {
-  std::string name;   // "--mode"
-  std::string value;  // "lora"; "true" for a switch
-  std::string note;   // what it does
+  std::string name;               // "--mode"
+  std::string value;              // "lora"; "true" for a switch
+  std::string note;               // what it does
   bool affects_training = false;  // changes what is trained (not modelled) vs no effect on the plan
   int64_t line = 0;
 };

@@ -80,8 +80,8 @@ constexpr Named kNamed[] = {
 };
 
 struct Known {
-  std::set<std::string> paths;              // every known path
-  std::vector<std::string> candidates;      // for nearest-name suggestions
+  std::set<std::string> paths;          // every known path
+  std::vector<std::string> candidates;  // for nearest-name suggestions
 };
 
 const Known& KnownPaths() {

@@ -51,6 +51,7 @@ std::vector<BridgeRecipe> Parse() {
     recipe.gpus = r.value("gpus", int64_t{0});
     recipe.gpu = Str(r, "gpu");
     recipe.source = Str(r, "source");
+    recipe.kind = Str(r, "kind");
     recipe.versions = Strings(r, "versions");
     recipe.unevaluated = Strings(r, "unevaluated");
     for (const auto& s : r["settings"]) {

@@ -1,7 +1,9 @@
 // The Megatron Bridge recipe catalog: every recipe function of the pinned
 // Bridge (src/megatron/bridge/recipes/** at 067f987df0) whose model is in
 // parplan's catalog -- all pretrain recipes of those models and their SFT /
-// PEFT recipes -- with every ConfigContainer field each one sets, as
+// PEFT recipes -- and the performance recipes of those models
+// (src/megatron/bridge/perf_recipes/**; a name both define is the library
+// recipe's), with every ConfigContainer field each one sets, as
 // scripts/bridge_recipes.py read it by following the recipe into the helpers
 // it calls (_pretrain_common, the optimizer and comm-overlap helpers, layout
 // builders).
@@ -35,6 +37,10 @@ struct BridgeRecipe {
   int64_t gpus = 0;                  // from the name ("32gpu"); 0 = not named
   std::string gpu;                   // "h100" | "gb200" | ...; "" = not named
   std::string source;                // "src/megatron/bridge/recipes/llama/h100/llama3.py:412"
+  // "recipe" (src/megatron/bridge/recipes/**) or "performance" (the
+  // benchmark recipes of src/megatron/bridge/perf_recipes/**, one per GPU
+  // system and precision, which scripts/performance/ launches).
+  std::string kind;
   // Bridge releases ("0.2.0" ...) whose recipes define the name or an alias.
   std::vector<std::string> versions;
   std::vector<BridgeSetting> settings;  // in the order the ConfigContainer holds them

@@ -36,9 +36,7 @@ constexpr Preset kPresets[] = {
      "the Nemotron 3 Super preset keeps some layers in BF16 (not modelled)"},
 };
 
-std::string Where(const BridgeValue& s) {
-  return s.line > 0 ? absl::StrCat("line ", s.line, ": ") : "";
-}
+std::string Where(const BridgeValue& s) { return s.line > 0 ? absl::StrCat("line ", s.line, ": ") : ""; }
 
 absl::Status UnknownPath(const std::string& field, int64_t line, const std::string& path) {
   return FieldError(field, absl::StrCat(line > 0 ? absl::StrCat("line ", line, ": ") : "", "\"", path,
@@ -173,9 +171,9 @@ absl::Status ApplyBridgeOverrides(const std::vector<BridgeOverride>& overrides, 
     switch (o.op) {
       case OverrideOp::kAdd:
         if (cur != nullptr && !cur->deleted)
-          return FieldError(field, absl::StrCat(at, "\"+", o.path, "\": the config already has ", o.path, " = ",
-                                                cur->value, " (Hydra's + adds a new key); write ", o.path,
-                                                "=VALUE or ++", o.path, "=VALUE"));
+          return FieldError(
+              field, absl::StrCat(at, "\"+", o.path, "\": the config already has ", o.path, " = ", cur->value,
+                                  " (Hydra's + adds a new key); write ", o.path, "=VALUE or ++", o.path, "=VALUE"));
         [[fallthrough]];
       case OverrideOp::kSet:
       case OverrideOp::kForceAdd:
@@ -250,8 +248,8 @@ absl::Status ApplyBridgeSettings(const std::vector<BridgeValue>& given, const st
       continue;
     }
     if (absl::StartsWith(s.value, "${")) {
-      add_note(absl::StrCat("Bridge computes it at run time (", s.value.substr(2, s.value.size() - 3),
-                            "); not applied"));
+      add_note(
+          absl::StrCat("Bridge computes it at run time (", s.value.substr(2, s.value.size() - 3), "); not applied"));
       out->arguments.push_back(std::move(arg));
       continue;
     }
@@ -278,6 +276,37 @@ absl::Status ApplyBridgeSettings(const std::vector<BridgeValue>& given, const st
       auto layout = BridgeLayoutToString(value, s.path);
       if (!layout.ok()) return FieldError(field, absl::StrCat(Where(s), layout.status().message()));
       value = *layout;
+    } else if (e->field == "config.cuda_graph_modules") {
+      // Megatron-Core still accepts the deprecated scopes "full_iteration"
+      // (it sets cuda_graph_impl = "full_iteration") and
+      // "full_iteration_inference" (inference only) and migrates them
+      // (megatron/core/transformer/cuda_graph_config.py:11-12,
+      // transformer_config.py:2741-2773 at d98e8a64).
+      std::vector<std::string> keep;
+      bool full_iteration = false, migrated = false;
+      for (const auto& item : BridgeListItems(value)) {
+        if (item == "full_iteration") {
+          full_iteration = migrated = true;
+        } else if (item == "full_iteration_inference") {
+          migrated = true;
+        } else if (!item.empty()) {
+          keep.push_back(absl::StrCat("\"", item, "\""));
+        }
+      }
+      if (migrated) {
+        value = absl::StrCat("[", absl::StrJoin(keep, ","), "]");
+        if (full_iteration) {
+          const FieldEntry* impl = FindField("config.cuda_graph_impl");
+          if (impl == nullptr || impl->set == nullptr)
+            return FieldError(field, "no cuda_graph_impl field to migrate to");
+          if (absl::Status st = impl->set(out, "full_iteration", s.path); !st.ok())
+            return FieldError(field, absl::StrCat(Where(s), st.message()));
+        }
+        add_note(full_iteration
+                     ? "the deprecated scope full_iteration sets cuda_graph_impl = full_iteration "
+                       "(Megatron-Core cuda_graph_config.py:11)"
+                     : "full_iteration_inference only graphs inference (Megatron-Core cuda_graph_config.py:12)");
+      }
     } else if (e->field == "config.peft" && s.path == "peft._target_") {
       value = absl::AsciiStrToLower(value);  // LoRA -> lora; DoRA fails the setter, naming what is allowed
     }
@@ -288,11 +317,21 @@ absl::Status ApplyBridgeSettings(const std::vector<BridgeValue>& given, const st
     if (auto it = seen.find(e); it != seen.end() && it->second.second != value) {
       const bool must_agree = e->field == "config.seq_length" || e->field == "config.optimizer_state_dtype";
       if (must_agree)
-        return FieldError(field, absl::StrCat(Where(s), s.path, " = ", value.substr(0, 80), " contradicts ",
-                                              it->second.first, " = ", it->second.second.substr(0, 80), " (both set ",
-                                              e->field, "); make them equal"));
+        return FieldError(
+            field, absl::StrCat(Where(s), s.path, " = ", value.substr(0, 80), " contradicts ", it->second.first, " = ",
+                                it->second.second.substr(0, 80), " (both set ", e->field, "); make them equal"));
       const bool preset_wins = absl::StartsWith(s.path, "mixed_precision.");
-      if (!preset_wins)
+      // Bridge turns the distributed optimizer on for both configs when
+      // either asks for it (training/config.py:2101
+      // _validate_and_sync_distributed_optimizer_settings).
+      const bool either_enables = e->field == "config.use_distributed_optimizer";
+      if (either_enables) {
+        value = (value == "true" || it->second.second == "true") ? "true" : "false";
+        out->warnings.push_back(absl::StrCat(Where(s), s.path, " = ", s.value, " and ", it->second.first, " = ",
+                                             it->second.second,
+                                             " are not in sync; Bridge enables the distributed optimizer for both "
+                                             "(training/config.py:2101)"));
+      } else if (!preset_wins)
         out->warnings.push_back(absl::StrCat(Where(s), s.path, " = ", value.substr(0, 80), " and ", it->second.first,
                                              " = ", it->second.second.substr(0, 80), " both set ", e->field,
                                              "; the later (", s.path, ") is used"));
@@ -319,7 +358,8 @@ absl::Status ApplyBridgeSettings(const std::vector<BridgeValue>& given, const st
       if (!out->model.has_value()) {
         out->model = *catalog_model;
         out->model->origin = "import";
-        out->model->notes.push_back(absl::StrCat("the catalog model ", catalog_model->id, " with the source's changes"));
+        out->model->notes.push_back(
+            absl::StrCat("the catalog model ", catalog_model->id, " with the source's changes"));
       }
       add_note(absl::StrCat("differs from the catalog model's (", want.value_or("unset"), ")"));
     }

@@ -20,11 +20,11 @@ namespace parplan {
 
 // One ConfigContainer setting with where it came from.
 struct BridgeValue {
-  std::string path;    // "model.tensor_model_parallel_size"
-  std::string value;   // canonical Hydra text (NormalizeBridgeValue); "${expr}" = computed by Bridge at run time
-  std::string origin;  // "recipe" | "override" | "yaml"
-  int64_t line = 0;    // 1-based line in the source; 0 = a recipe's own setting
-  std::string note;    // "from run_recipe.py -tp"
+  std::string path;      // "model.tensor_model_parallel_size"
+  std::string value;     // canonical Hydra text (NormalizeBridgeValue); "${expr}" = computed by Bridge at run time
+  std::string origin;    // "recipe" | "override" | "yaml"
+  int64_t line = 0;      // 1-based line in the source; 0 = a recipe's own setting
+  std::string note;      // "from run_recipe.py -tp"
   bool deleted = false;  // removed by a Hydra "~path" override: the default applies
   // A path parplan does not know is listed as not modelled (with a warning)
   // instead of failing: fields of a ConfigContainer Bridge itself wrote.
@@ -66,13 +66,11 @@ absl::Status ApplyBridgeOverrides(const std::vector<BridgeOverride>& overrides, 
 // with the change. The mixed-precision settings apply last, as Bridge's
 // MixedPrecisionConfig.setup overwrites the fields it shares with the model,
 // optimizer and DDP configs (mixed_precision.py:113-163); a
-// MixedPrecisionConfig given by its fields counts as the preset they spell. Two paths of one parplan field with different values:
-// an error naming both where Bridge asserts they agree (model.seq_length and
-// dataset.seq_length, training/config.py:1644) or parplan cannot hold both
-// (Adam's two moment dtypes); otherwise the later wins and a warning names
-// both (Bridge's mixed-precision preset overwriting ddp.fp8_param_gather,
-// mixed_precision.py:138, is said in the note). Unknown paths: error (see
-// ApplyBridgeOverrides) unless the setting is lenient.
+// MixedPrecisionConfig given by its fields counts as the preset they spell. Two paths of one parplan field with
+// different values: an error naming both where Bridge asserts they agree (model.seq_length and dataset.seq_length,
+// training/config.py:1644) or parplan cannot hold both (Adam's two moment dtypes); otherwise the later wins and a
+// warning names both (Bridge's mixed-precision preset overwriting ddp.fp8_param_gather, mixed_precision.py:138, is said
+// in the note). Unknown paths: error (see ApplyBridgeOverrides) unless the setting is lenient.
 absl::Status ApplyBridgeSettings(const std::vector<BridgeValue>& settings, const std::string& field,
                                  const ModelSpec* catalog_model, ImportedConfig* out);
 

@@ -49,7 +49,8 @@ absl::StatusOr<std::string> SequenceText(const YAML::Node& n, Walker* w, int dep
 
 absl::StatusOr<std::string> LeafText(const YAML::Node& n, Walker* w, int depth) {
   if (++w->nodes > kMaxNodes) return FieldError(w->field, absl::StrCat("more than ", kMaxNodes, " YAML nodes"));
-  if (depth > kMaxDepth) return FieldError(w->field, absl::StrCat("line ", LineOf(n), ": nesting deeper than ", kMaxDepth));
+  if (depth > kMaxDepth)
+    return FieldError(w->field, absl::StrCat("line ", LineOf(n), ": nesting deeper than ", kMaxDepth));
   std::string v;
   if (IsRepresentedValue(n, &v)) return v;
   if (n.IsSequence()) return SequenceText(n, w, depth + 1);
@@ -84,7 +85,8 @@ absl::StatusOr<std::string> SequenceText(const YAML::Node& n, Walker* w, int dep
 
 absl::Status Walk(const YAML::Node& n, const std::string& path, Walker* w, int depth) {
   if (++w->nodes > kMaxNodes) return FieldError(w->field, absl::StrCat("more than ", kMaxNodes, " YAML nodes"));
-  if (depth > kMaxDepth) return FieldError(w->field, absl::StrCat("line ", LineOf(n), ": nesting deeper than ", kMaxDepth));
+  if (depth > kMaxDepth)
+    return FieldError(w->field, absl::StrCat("line ", LineOf(n), ": nesting deeper than ", kMaxDepth));
   std::string represented;
   if (n.IsMap() && !IsRepresentedValue(n, &represented)) {
     for (const auto& kv : n) {
@@ -116,10 +118,12 @@ absl::StatusOr<BridgeYaml> ReadBridgeYaml(std::string_view text, const std::stri
     return FieldError(field, "a Bridge YAML is a mapping of ConfigContainer sections (model:, train:, ...)");
   BridgeYaml out;
   Walker w{field, 0, &out.settings};
-  out.full = static_cast<bool>(root["_target_"]) || (root["model"] && root["model"].IsMap() && root["model"]["_target_"]);
+  out.full =
+      static_cast<bool>(root["_target_"]) || (root["model"] && root["model"].IsMap() && root["model"]["_target_"]);
   try {
     for (const auto& kv : root) {
-      if (!kv.first.IsScalar()) return FieldError(field, absl::StrCat("line ", LineOf(kv.first), ": a top-level key is not a name"));
+      if (!kv.first.IsScalar())
+        return FieldError(field, absl::StrCat("line ", LineOf(kv.first), ": a top-level key is not a name"));
       const std::string key = kv.first.Scalar();
       const int64_t line = LineOf(kv.first);
       if (key == "_target_") {
@@ -134,10 +138,10 @@ absl::StatusOr<BridgeYaml> ReadBridgeYaml(std::string_view text, const std::stri
         continue;
       }
       if (!IsBridgeSection(key)) {
-        std::vector<std::string> sections = {"model", "train", "optimizer", "ddp", "scheduler", "dataset", "logger",
-                                             "tokenizer", "checkpoint", "mixed_precision", "comm_overlap", "dist",
-                                             "rng", "validation", "peft", "profiling", "rerun_state_machine",
-                                             "env_vars"};
+        std::vector<std::string> sections = {
+            "model",     "train",      "optimizer",           "ddp",          "scheduler", "dataset", "logger",
+            "tokenizer", "checkpoint", "mixed_precision",     "comm_overlap", "dist",      "rng",     "validation",
+            "peft",      "profiling",  "rerun_state_machine", "env_vars"};
         return FieldError(field, absl::StrCat("line ", line, ": \"", key.substr(0, 80),
                                               "\" is not a ConfigContainer section; nearest: ",
                                               absl::StrJoin(ClosestNames(key, sections, 3), ", ")));

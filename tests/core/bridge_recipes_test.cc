@@ -21,64 +21,64 @@ namespace {
 // (nemotron_3_nano_4b excluded: not a catalog model).
 const std::vector<std::string>& PinnedPretrainRecipes() {
   static const auto* names = new std::vector<std::string>{
-    "deepseek_v2_lite_pretrain_8gpu_h100_bf16_config",
-    "deepseek_v2_pretrain_128gpu_h100_bf16_config",
-    "deepseek_v3_pretrain_1024gpu_h100_bf16_config",
-    "deepseek_v3_pretrain_256gpu_h100_bf16_32nodes_config",
-    "deepseek_v4_flash_pretrain_32gpu_h100_bf16_config",
-    "deepseek_v4_flash_pretrain_32gpu_h100_bf16_muon_config",
-    "deepseek_v4_flash_pretrain_32gpu_h100_fp8mx_config",
-    "deepseek_v4_flash_pretrain_64gpu_gb200_bf16_config",
-    "deepseek_v4_flash_pretrain_64gpu_gb200_bf16_muon_config",
-    "deepseek_v4_flash_pretrain_64gpu_gb200_fp8mx_config",
-    "glm45_355b_pretrain_128gpu_h100_bf16_config",
-    "glm45_air_106b_pretrain_32gpu_h100_bf16_config",
-    "gpt3_175b_pretrain_32gpu_h100_bf16_config",
-    "gpt_oss_120b_pretrain_64gpu_h100_bf16_config",
-    "gpt_oss_20b_pretrain_16gpu_h100_bf16_config",
-    "gpt_oss_20b_pretrain_16gpu_h100_fp8cs_config",
-    "gpt_oss_20b_pretrain_16gpu_h100_fp8mx_config",
-    "kimi_k2_pretrain_512gpu_h100_bf16_config",
-    "llama31_405b_pretrain_256gpu_h100_bf16_config",
-    "llama31_405b_pretrain_256gpu_h100_bf16_deterministic_config",
-    "llama31_70b_pretrain_32gpu_h100_bf16_config",
-    "llama31_8b_pretrain_2gpu_h100_bf16_config",
-    "llama32_1b_pretrain_1gpu_h100_bf16_config",
-    "llama32_3b_pretrain_1gpu_h100_bf16_config",
-    "llama3_70b_pretrain_256gpu_h100_bf16_64k_config",
-    "llama3_70b_pretrain_32gpu_h100_bf16_16k_config",
-    "llama3_70b_pretrain_32gpu_h100_bf16_config",
-    "llama3_70b_pretrain_32gpu_h100_bf16_deterministic_config",
-    "llama3_8b_pretrain_16gpu_h100_bf16_16k_config",
-    "llama3_8b_pretrain_2gpu_h100_bf16_config",
-    "llama3_8b_pretrain_2gpu_h100_fp8cs_config",
-    "llama3_8b_pretrain_2gpu_h100_fp8mx_config",
-    "llama3_8b_pretrain_2gpu_h100_nvfp4_config",
-    "llama3_8b_pretrain_32gpu_h100_bf16_64k_config",
-    "llama3_8b_pretrain_64gpu_h100_bf16_128k_config",
-    "moonlight_16b_pretrain_16gpu_h100_bf16_config",
-    "moonlight_16b_pretrain_8gpu_h100_bf16_config",
-    "nemotron_3_5_lightning_pretrain_8k_config",
-    "nemotron_3_5_lightning_pretrain_8k_fsdp_config",
-    "nemotron_3_5_lightning_pretrain_config",
-    "nemotron_3_nano_pretrain_8gpu_gb200_bf16_config",
-    "nemotron_3_nano_pretrain_8gpu_h100_bf16_config",
-    "nemotron_3_super_pretrain_16gpu_h100_bf16_config",
-    "nemotron_3_super_pretrain_64gpu_gb200_bf16_config",
-    "nemotron_3_super_pretrain_config",
-    "nemotron_3_ultra_pretrain_24gpu_h100_bf16_config",
-    "nemotronh_47b_pretrain_8gpu_h100_bf16_config",
-    "nemotronh_4b_pretrain_1gpu_h100_bf16_config",
-    "nemotronh_56b_pretrain_8gpu_h100_bf16_config",
-    "nemotronh_8b_pretrain_2gpu_h100_bf16_config",
-    "olmoe_7b_pretrain_8gpu_h100_bf16_config",
-    "qwen3_235b_a22b_pretrain_256gpu_h100_bf16_config",
-    "qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config",
-    "qwen3_30b_a3b_pretrain_8gpu_gb200_fp8mx_functional_config",
-    "qwen3_30b_a3b_pretrain_8gpu_h100_bf16_config",
-    "qwen3_32b_pretrain_16gpu_h100_bf16_config",
-    "qwen3_8b_pretrain_16gpu_h100_bf16_config",
-    "qwen3_8b_pretrain_4gpu_h100_bf16_config",
+      "deepseek_v2_lite_pretrain_8gpu_h100_bf16_config",
+      "deepseek_v2_pretrain_128gpu_h100_bf16_config",
+      "deepseek_v3_pretrain_1024gpu_h100_bf16_config",
+      "deepseek_v3_pretrain_256gpu_h100_bf16_32nodes_config",
+      "deepseek_v4_flash_pretrain_32gpu_h100_bf16_config",
+      "deepseek_v4_flash_pretrain_32gpu_h100_bf16_muon_config",
+      "deepseek_v4_flash_pretrain_32gpu_h100_fp8mx_config",
+      "deepseek_v4_flash_pretrain_64gpu_gb200_bf16_config",
+      "deepseek_v4_flash_pretrain_64gpu_gb200_bf16_muon_config",
+      "deepseek_v4_flash_pretrain_64gpu_gb200_fp8mx_config",
+      "glm45_355b_pretrain_128gpu_h100_bf16_config",
+      "glm45_air_106b_pretrain_32gpu_h100_bf16_config",
+      "gpt3_175b_pretrain_32gpu_h100_bf16_config",
+      "gpt_oss_120b_pretrain_64gpu_h100_bf16_config",
+      "gpt_oss_20b_pretrain_16gpu_h100_bf16_config",
+      "gpt_oss_20b_pretrain_16gpu_h100_fp8cs_config",
+      "gpt_oss_20b_pretrain_16gpu_h100_fp8mx_config",
+      "kimi_k2_pretrain_512gpu_h100_bf16_config",
+      "llama31_405b_pretrain_256gpu_h100_bf16_config",
+      "llama31_405b_pretrain_256gpu_h100_bf16_deterministic_config",
+      "llama31_70b_pretrain_32gpu_h100_bf16_config",
+      "llama31_8b_pretrain_2gpu_h100_bf16_config",
+      "llama32_1b_pretrain_1gpu_h100_bf16_config",
+      "llama32_3b_pretrain_1gpu_h100_bf16_config",
+      "llama3_70b_pretrain_256gpu_h100_bf16_64k_config",
+      "llama3_70b_pretrain_32gpu_h100_bf16_16k_config",
+      "llama3_70b_pretrain_32gpu_h100_bf16_config",
+      "llama3_70b_pretrain_32gpu_h100_bf16_deterministic_config",
+      "llama3_8b_pretrain_16gpu_h100_bf16_16k_config",
+      "llama3_8b_pretrain_2gpu_h100_bf16_config",
+      "llama3_8b_pretrain_2gpu_h100_fp8cs_config",
+      "llama3_8b_pretrain_2gpu_h100_fp8mx_config",
+      "llama3_8b_pretrain_2gpu_h100_nvfp4_config",
+      "llama3_8b_pretrain_32gpu_h100_bf16_64k_config",
+      "llama3_8b_pretrain_64gpu_h100_bf16_128k_config",
+      "moonlight_16b_pretrain_16gpu_h100_bf16_config",
+      "moonlight_16b_pretrain_8gpu_h100_bf16_config",
+      "nemotron_3_5_lightning_pretrain_8k_config",
+      "nemotron_3_5_lightning_pretrain_8k_fsdp_config",
+      "nemotron_3_5_lightning_pretrain_config",
+      "nemotron_3_nano_pretrain_8gpu_gb200_bf16_config",
+      "nemotron_3_nano_pretrain_8gpu_h100_bf16_config",
+      "nemotron_3_super_pretrain_16gpu_h100_bf16_config",
+      "nemotron_3_super_pretrain_64gpu_gb200_bf16_config",
+      "nemotron_3_super_pretrain_config",
+      "nemotron_3_ultra_pretrain_24gpu_h100_bf16_config",
+      "nemotronh_47b_pretrain_8gpu_h100_bf16_config",
+      "nemotronh_4b_pretrain_1gpu_h100_bf16_config",
+      "nemotronh_56b_pretrain_8gpu_h100_bf16_config",
+      "nemotronh_8b_pretrain_2gpu_h100_bf16_config",
+      "olmoe_7b_pretrain_8gpu_h100_bf16_config",
+      "qwen3_235b_a22b_pretrain_256gpu_h100_bf16_config",
+      "qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config",
+      "qwen3_30b_a3b_pretrain_8gpu_gb200_fp8mx_functional_config",
+      "qwen3_30b_a3b_pretrain_8gpu_h100_bf16_config",
+      "qwen3_32b_pretrain_16gpu_h100_bf16_config",
+      "qwen3_8b_pretrain_16gpu_h100_bf16_config",
+      "qwen3_8b_pretrain_4gpu_h100_bf16_config",
   };
   return *names;
 }
@@ -91,7 +91,7 @@ std::string Setting(const BridgeRecipe& r, const std::string& path) {
 TEST(BridgeRecipes, CatalogHoldsEveryPretrainRecipeOfACatalogModel) {
   std::set<std::string> pretrain;
   for (const auto& r : BridgeRecipes())
-    if (r.task == "pretrain") pretrain.insert(r.name);
+    if (r.task == "pretrain" && r.kind == "recipe") pretrain.insert(r.name);
   for (const auto& name : PinnedPretrainRecipes()) EXPECT_TRUE(pretrain.count(name)) << name;
   EXPECT_EQ(pretrain.size(), PinnedPretrainRecipes().size());
 }
@@ -108,6 +108,7 @@ TEST(BridgeRecipes, EveryRecipeIsWellFormed) {
     EXPECT_TRUE(Catalog::Get().FindModel(r.model_id).ok()) << r.model_id;
     EXPECT_FALSE(r.provider.empty());
     EXPECT_FALSE(r.source.empty());
+    EXPECT_TRUE(r.kind == "recipe" || r.kind == "performance") << r.kind;
     EXPECT_GT(r.settings.size(), 50u);
     EXPECT_NE(FindRecipeSetting(r, "train.global_batch_size"), nullptr);
     EXPECT_NE(FindRecipeSetting(r, "model.tensor_model_parallel_size"), nullptr);
@@ -179,6 +180,19 @@ TEST(BridgeRecipes, DeepSeekV3FollowsItsHelpers) {
   ASSERT_EQ(layout.rfind("[[\"embedding\"", 0), 0u) << layout;
   EXPECT_NE(layout.find("\"mtp\",\"loss\"]]"), std::string::npos) << layout;
   EXPECT_EQ(Setting(*r, "mixed_precision.bf16"), "true");  // a MixedPrecisionConfig object, :102
+}
+
+// src/megatron/bridge/perf_recipes/llama/h100/llama3.py:20-35 at 067f987df0.
+TEST(BridgeRecipes, PerformanceRecipesNameTheirSystem) {
+  const BridgeRecipe* r = FindBridgeRecipe("llama3_8b_pretrain_8gpu_h100_bf16_config");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->kind, "performance");
+  EXPECT_EQ(r->gpus, 8);
+  EXPECT_EQ(r->gpu, "h100");
+  EXPECT_EQ(Setting(*r, "model.context_parallel_size"), "2");
+  EXPECT_EQ(Setting(*r, "train.global_batch_size"), "128");
+  EXPECT_EQ(Setting(*r, "comm_overlap.tp_comm_overlap"), "false");
+  EXPECT_EQ(Setting(*r, "tokenizer.vocab_size"), "128256");
 }
 
 TEST(BridgeRecipes, FinetuneRecipesOfCatalogModels) {
