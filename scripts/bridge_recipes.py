@@ -702,24 +702,8 @@ def config_fields(bridge_src, mlm_src):
     return out
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--mirror", required=True)
-    ap.add_argument("--commit", required=True)
-    ap.add_argument("--catalog", default="core/catalog/catalog.json")
-    ap.add_argument("--model-map", default="scripts/bridge_recipe_models.json")
-    ap.add_argument("--megatron-mirror", default="/work/.mirror/NVIDIA+Megatron-LM/repo")
-    ap.add_argument("--megatron-commit", default="d98e8a64ddf34856e74b24714e3bedb2f5a39553")
-    args = ap.parse_args()
-    src = Source(args.mirror, args.commit)
-    catalog = json.load(open(args.catalog))
-    hf_to_id = {m["hf_id"]: m["id"] for m in catalog["models"] if m.get("hf_id")}
-    extra = json.load(open(args.model_map))
-    hf_to_id.update(extra.get("hf_ids", {}))
-    prefix_to_id = extra["name_prefixes"]
-    hf_arch = {m["hf_id"]: {k: v for k, v in m["arch"].items() if v is not None}
-               for m in catalog["models"] if m.get("hf_id")}  # recipe name prefix -> catalog id (longest match wins)
-
+def collect(src, args, prefix_to_id, hf_to_id, hf_arch, with_versions):
+    """The recipes of catalog models in `src`, each with every setting it sets."""
     # Recipe functions: public *_config functions defined in recipes/**, and
     # the legacy names the family modules import them as.
     recipes = {}
@@ -740,7 +724,7 @@ def main():
         if ".recipes." in mod and ".perf_recipes." not in mod and local != n2 and n2 in recipes and local.endswith("_config"):
             aliases.setdefault(n2, []).append(local)
 
-    tags = [t for t in git(args.mirror, "tag").split() if re.fullmatch(r"v\d+\.\d+\.\d+", t)]
+    tags = [t for t in git(args.mirror, "tag").split() if re.fullmatch(r"v\d+\.\d+\.\d+", t)] if with_versions else []
     defined_in = {}
     for t in tags:
         try:
@@ -803,11 +787,81 @@ def main():
             "settings": [[p, v] for p, v in settings],
             "unevaluated": sorted(set(notes)),
         })
+    return out
+
+
+# Paths whose older values are recorded: what shapes the plan (not logging,
+# data paths, the learning-rate schedule, tokenizer or userbuffer tuning).
+HISTORY_SKIP = ("logger.", "checkpoint.", "tokenizer.", "scheduler.", "validation.", "rng.", "env_vars",
+                "comm_overlap.tp_comm_overlap_cfg.", "dataset.blend", "dataset.split", "dataset.num_workers")
+HISTORY_TAGS = ("v0.2.0", "v0.2.1", "v0.2.2", "v0.3.0", "v0.3.1", "v0.4.0", "v0.4.1", "v0.4.2", "v0.5.0", "v0.5.1",
+                "v0.6.0")
+
+
+def add_history(out, args, prefix_to_id, hf_to_id, hf_arch):
+    """Adds to each recipe the settings that differ in each older release.
+
+    A release's recipe is the function of the same name there, else of one
+    of its legacy aliases (the names releases before the per-system files
+    used). `history` lists, per release, the paths whose value there differs
+    from the pinned commit's ("<unset>" = that release's recipe leaves it).
+    """
+    by_name = {}
+    for r in out:
+        for n in [r["name"]] + r["aliases"]:
+            by_name.setdefault(n, r)
+    for tag in HISTORY_TAGS:
+        try:
+            src = Source(args.mirror, tag)
+        except subprocess.CalledProcessError:
+            continue
+        old = {r["name"]: r for r in collect(src, args, prefix_to_id, hf_to_id, hf_arch, False)}
+        for r in out:
+            match = None
+            for n in [r["name"]] + r["aliases"]:
+                if n in old:
+                    match = old[n]
+                    break
+            if match is None:
+                continue
+            now = dict((p, v) for p, v in r["settings"])
+            then = dict((p, v) for p, v in match["settings"])
+            differs = []
+            for p in sorted(set(now) | set(then)):
+                if p.startswith(HISTORY_SKIP) or p.endswith("._target_"):
+                    continue
+                a, b = now.get(p, "<unset>"), then.get(p, "<unset>")
+                if a != b and not (a.startswith("${") and b.startswith("${")):
+                    differs.append([p, b])
+            r.setdefault("history", []).append({"version": tag[1:], "function": match["name"], "differs": differs})
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mirror", required=True)
+    ap.add_argument("--commit", required=True)
+    ap.add_argument("--catalog", default="core/catalog/catalog.json")
+    ap.add_argument("--model-map", default="scripts/bridge_recipe_models.json")
+    ap.add_argument("--megatron-mirror", default="/work/.mirror/NVIDIA+Megatron-LM/repo")
+    ap.add_argument("--megatron-commit", default="d98e8a64ddf34856e74b24714e3bedb2f5a39553")
+    args = ap.parse_args()
+    src = Source(args.mirror, args.commit)
+    catalog = json.load(open(args.catalog))
+    hf_to_id = {m["hf_id"]: m["id"] for m in catalog["models"] if m.get("hf_id")}
+    extra = json.load(open(args.model_map))
+    hf_to_id.update(extra.get("hf_ids", {}))
+    prefix_to_id = extra["name_prefixes"]
+    hf_arch = {m["hf_id"]: {k: v for k, v in m["arch"].items() if v is not None}
+               for m in catalog["models"] if m.get("hf_id")}  # recipe name prefix -> catalog id (longest match wins)
+
+    out = collect(src, args, prefix_to_id, hf_to_id, hf_arch, True)
+    add_history(out, args, prefix_to_id, hf_to_id, hf_arch)
     doc = {
         "_meta": {
             "generated_by": "scripts/bridge_recipes.py",
             "bridge_commit": args.commit,
             "versions": "Bridge release tags (vX.Y.Z) whose src/megatron/bridge/recipes define a function or alias of the recipe's name",
+            "history": "per release: the function of that name (or a legacy alias) there and the plan-shaping paths whose value differs from the pinned commit's (<unset> = not set there)",
             "config_fields": "dataclass fields of each ConfigContainer section (Bridge 067f987df0 training/config.py and model providers; Megatron-Core classes at the Megatron-LM commit)",
             "values": "Hydra override text; ${expr} = a value set from an expression the script does not evaluate (read from the Hugging Face config at run time)",
         },

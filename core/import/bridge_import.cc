@@ -1,5 +1,6 @@
 #include "core/import/bridge_import.h"
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 
@@ -183,6 +184,32 @@ absl::StatusOr<ImportedConfig> ImportBridge(std::string_view text, ImportFormat 
   settings.reserve(recipe->settings.size());
   for (const auto& s : recipe->settings)
     settings.push_back({s.path, NormalizeBridgeValue(s.value), "recipe", 0, "", false, false});
+  // An older release named explicitly: the recipe as that release had it.
+  const std::string v = BridgeVersionName(*version);
+  const BridgeRecipeVersion* then = options.bridge_version.empty() ? nullptr : RecipeAtVersion(*recipe, v);
+  if (then != nullptr && !then->differs.empty()) {
+    for (const auto& d : then->differs) {
+      auto it = std::find_if(settings.begin(), settings.end(), [&](const BridgeValue& s) { return s.path == d.path; });
+      if (d.value == "<unset>") {
+        if (it != settings.end()) settings.erase(it);
+        continue;
+      }
+      BridgeValue value{d.path,
+                        NormalizeBridgeValue(d.value),
+                        "recipe",
+                        0,
+                        absl::StrCat("as in Bridge ", v, " (", then->function, ")"),
+                        false,
+                        true};
+      if (it != settings.end()) {
+        *it = value;
+      } else {
+        settings.push_back(value);
+      }
+    }
+    out.notes.push_back(absl::StrCat("the recipe as Bridge ", v, " has it (", then->function,
+                                     "): ", then->differs.size(), " settings differ from ", kPinnedBridgeCommit));
+  }
   if (recipe->kind == "performance") {
     // The performance launcher builds the (mock) dataset from
     // model.seq_length (scripts/performance/utils/overrides.py:522-527), so
@@ -223,7 +250,6 @@ absl::StatusOr<ImportedConfig> ImportBridge(std::string_view text, ImportFormat 
     }
   }
   ReadTorchrun(&out);
-  const std::string v = BridgeVersionName(*version);
   if (!RecipeInVersion(*recipe, v)) {
     out.warnings.push_back(
         absl::StrCat("Megatron Bridge ", v, " has no recipe named ", recipe->name,
@@ -232,9 +258,9 @@ absl::StatusOr<ImportedConfig> ImportBridge(std::string_view text, ImportFormat 
                          ? ""
                          : absl::StrCat(" (releases that have it: ", absl::StrJoin(recipe->versions, ", "), ")"),
                      "; the settings are those at ", kPinnedBridgeCommit));
-  } else if (*version < NewestKnownBridge()) {
+  } else if (then == nullptr && !options.bridge_version.empty()) {
     out.notes.push_back(absl::StrCat("the settings are the recipe's at ", kPinnedBridgeCommit, "; Bridge ", v,
-                                     "'s version of it may differ"));
+                                     "'s version of it was not read"));
   }
   for (const auto& u : recipe->unevaluated) {
     if (absl::StrContains(u, "os.")) continue;  // output paths only

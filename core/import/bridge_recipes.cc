@@ -58,6 +58,18 @@ std::vector<BridgeRecipe> Parse() {
       if (s.is_array() && s.size() == 2 && s[0].is_string() && s[1].is_string())
         recipe.settings.push_back({s[0].get<std::string>(), s[1].get<std::string>()});
     }
+    if (auto h = r.find("history"); h != r.end() && h->is_array()) {
+      for (const auto& v : *h) {
+        BridgeRecipeVersion version;
+        version.version = Str(v, "version");
+        version.function = Str(v, "function");
+        for (const auto& d : v["differs"]) {
+          if (d.is_array() && d.size() == 2 && d[0].is_string() && d[1].is_string())
+            version.differs.push_back({d[0].get<std::string>(), d[1].get<std::string>()});
+        }
+        recipe.history.push_back(std::move(version));
+      }
+    }
     out.push_back(std::move(recipe));
   }
   std::sort(out.begin(), out.end(), [](const BridgeRecipe& a, const BridgeRecipe& b) { return a.name < b.name; });
@@ -111,6 +123,12 @@ const BridgeSetting* FindRecipeSetting(const BridgeRecipe& recipe, std::string_v
 
 bool RecipeInVersion(const BridgeRecipe& recipe, std::string_view version) {
   return std::find(recipe.versions.begin(), recipe.versions.end(), version) != recipe.versions.end();
+}
+
+const BridgeRecipeVersion* RecipeAtVersion(const BridgeRecipe& recipe, std::string_view version) {
+  for (const auto& v : recipe.history)
+    if (v.version == version) return &v;
+  return nullptr;
 }
 
 }  // namespace parplan

@@ -27,6 +27,17 @@ struct BridgeSetting {
   std::string value;
 };
 
+// The recipe as an older Bridge release had it: the function of that name
+// there (or of a legacy alias) and the plan-shaping paths whose value
+// differs from the pinned commit's ("<unset>" = that release leaves the
+// field at its default). Logging, checkpoint, data-path, tokenizer,
+// schedule and userbuffer-tuning fields are not compared.
+struct BridgeRecipeVersion {
+  std::string version;   // "0.4.0"
+  std::string function;  // "llama3_70b_pretrain_config"
+  std::vector<BridgeSetting> differs;
+};
+
 struct BridgeRecipe {
   std::string name;                  // the function: "llama3_70b_pretrain_32gpu_h100_bf16_config"
   std::vector<std::string> aliases;  // legacy names Bridge exports it as: "llama3_70b_pretrain_config"
@@ -43,7 +54,8 @@ struct BridgeRecipe {
   std::string kind;
   // Bridge releases ("0.2.0" ...) whose recipes define the name or an alias.
   std::vector<std::string> versions;
-  std::vector<BridgeSetting> settings;  // in the order the ConfigContainer holds them
+  std::vector<BridgeSetting> settings;       // in the order the ConfigContainer holds them
+  std::vector<BridgeRecipeVersion> history;  // per release that has the recipe, oldest first
   // What the generator could not evaluate (device checks, branches on the
   // Hugging Face config): said, not guessed.
   std::vector<std::string> unevaluated;
@@ -65,6 +77,10 @@ const BridgeSetting* FindRecipeSetting(const BridgeRecipe& recipe, std::string_v
 
 // True when `recipe` exists in Bridge release `version` ("0.5.0").
 bool RecipeInVersion(const BridgeRecipe& recipe, std::string_view version);
+
+// The recipe as release `version` had it; nullptr when that release has no
+// recipe of the name (or its history was not read).
+const BridgeRecipeVersion* RecipeAtVersion(const BridgeRecipe& recipe, std::string_view version);
 
 }  // namespace parplan
 

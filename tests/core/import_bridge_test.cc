@@ -447,6 +447,52 @@ TEST(ImportBridge, BridgeVersion) {
   }
 }
 
+// The recipe as an older release had it: Bridge v0.2.0's
+// src/megatron/bridge/recipes/gpt_oss/gpt_oss.py:146 recommends TP 1, PP 4,
+// EP 8 for GPT-OSS 120B; at 067f987df0 recipes/gpt_oss/h100/gpt_oss.py sets
+// TP 2, PP 4, EP 16.
+TEST(ImportBridge, RecipeAsAnOlderReleaseHadIt) {
+  ImportOptions options;
+  options.bridge_version = "0.2.0";
+  auto old = ImportBridge("recipe:gpt_oss_120b_pretrain_config", ImportFormat::kBridgeRecipe, options);
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_EQ(old->config.tp, 1);
+  EXPECT_EQ(old->config.pp, 4);
+  EXPECT_EQ(old->config.ep, 8);
+  const ImportedArgument* ep = Arg(*old, "model.expert_model_parallel_size");
+  ASSERT_NE(ep, nullptr);
+  EXPECT_NE(ep->note.find("as in Bridge 0.2.0 (gpt_oss_120b_pretrain_config)"), std::string::npos) << ep->note;
+  auto now = Import("recipe:gpt_oss_120b_pretrain_config", ImportFormat::kBridgeRecipe);
+  ASSERT_TRUE(now.ok()) << now.status();
+  EXPECT_EQ(now->config.tp, 2);
+  EXPECT_EQ(now->config.ep, 16);
+  const BridgeRecipe* r = FindBridgeRecipe("gpt_oss_120b_pretrain_config");
+  ASSERT_NE(r, nullptr);
+  ASSERT_NE(RecipeAtVersion(*r, "0.2.0"), nullptr);
+  EXPECT_EQ(RecipeAtVersion(*r, "0.2.0")->function, "gpt_oss_120b_pretrain_config");
+  EXPECT_EQ(RecipeAtVersion(*r, "0.1.9"), nullptr);
+}
+
+// Every recipe imports as each release that had it.
+TEST(ImportBridge, EveryRecipeImportsAsEachReleaseHadIt) {
+  int64_t versions = 0;
+  for (const auto& r : BridgeRecipes()) {
+    for (const auto& h : r.history) {
+      SCOPED_TRACE(r.name + " at " + h.version);
+      ImportOptions options;
+      options.bridge_version = h.version;
+      auto c = ImportBridge("recipe:" + r.name, ImportFormat::kBridgeRecipe, options);
+      ASSERT_TRUE(c.ok()) << c.status();
+      EXPECT_EQ(c->config.bridge_version, h.version);
+      auto model = Catalog::Get().FindModel(r.model_id);
+      ASSERT_TRUE(model.ok());
+      EXPECT_TRUE(ResolveConfig(c->config, c->model ? &*c->model : &*model, "config").ok());
+      ++versions;
+    }
+  }
+  EXPECT_GT(versions, 500);
+}
+
 TEST(ImportBridge, Detect) {
   EXPECT_EQ(DetectBridge("recipe:llama3_8b_pretrain_config"), ImportFormat::kBridgeRecipe);
   EXPECT_EQ(DetectBridge("  recipe:llama3_8b_pretrain_config train.global_batch_size=8"), ImportFormat::kBridgeRecipe);
