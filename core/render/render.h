@@ -21,7 +21,12 @@ struct RenderedConfig {
 };
 
 // Renders `config`; `model` (nullable) adds seq_length / MTP context, the
-// placement sizes the Slurm header.
+// placement sizes the Slurm header. The Megatron-LM arguments come from the
+// field map (core/import/field_map.h) -- every plan setting that differs
+// from Megatron-LM's parser default, and with a model its architecture
+// arguments -- so importing them (core/import/megatron_import.h) gives the
+// plan back. A model that is not from the catalog is also written to the
+// Bridge overrides as model.* fields.
 RenderedConfig RenderConfig(const ResolvedConfig& config, const ModelSpec* model, const ResolvedPlacement& placement);
 
 }  // namespace parplan
