@@ -241,7 +241,7 @@ absl::StatusOr<ImportedConfig> ImportBridge(std::string_view text, ImportFormat 
                                    " at ", kPinnedBridgeCommit, ")"));
   if (recipe->gpus > 0) {
     out.gpus = recipe->gpus;
-    out.notes.push_back(absl::StrCat("the recipe's name states ", recipe->gpus, " GPUs"));
+    out.notes.push_back(absl::StrCat("the recipe's name states ", recipe->gpus, recipe->gpus == 1 ? " GPU" : " GPUs"));
   }
   if (!recipe->gpu.empty()) {
     if (auto sys = Catalog::Get().FindSystem(recipe->gpu); sys.ok()) {
@@ -264,7 +264,7 @@ absl::StatusOr<ImportedConfig> ImportBridge(std::string_view text, ImportFormat 
   }
   for (const auto& u : recipe->unevaluated) {
     if (absl::StrContains(u, "os.")) continue;  // output paths only
-    out.notes.push_back(absl::StrCat("the recipe also does, at run time: ", u));
+    out.notes.push_back(absl::StrCat("decided by Bridge at run time, not read by parplan: ", u));
   }
   return out;
 }

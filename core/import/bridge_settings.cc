@@ -369,8 +369,8 @@ absl::Status ApplyBridgeSettings(const std::vector<BridgeValue>& given, const st
   }
   // Every preset parplan models keeps MixedPrecisionConfig's default
   // grad_reduce_in_fp32 = True (mixed_precision.py:47, :196) and setup
-  // copies it onto the DDP config (:138), whatever ddp.grad_reduce_in_fp32
-  // said.
+  // (called by training/config.py:2016) copies it onto the DDP config
+  // (mixed_precision.py:138), whatever ddp.grad_reduce_in_fp32 said.
   if (preset_applied && Get(settings, "mixed_precision.grad_reduce_in_fp32").empty() &&
       out->config.grad_reduce_in_fp32.has_value() && !*out->config.grad_reduce_in_fp32) {
     out->config.grad_reduce_in_fp32 = true;
