@@ -493,6 +493,46 @@ TEST(ImportBridge, EveryRecipeImportsAsEachReleaseHadIt) {
   EXPECT_GT(versions, 500);
 }
 
+TEST(BridgeOverrides, TokensLinesAndValues) {
+  auto list = ParseBridgeOverrides(
+      "# a comment line\n"
+      "recipe:llama3_8b_pretrain_config \\\n"
+      "  model.recompute_modules=\"[core_attn, 'mlp']\"   'train.global_batch_size=64'\n"
+      "+model.cpu_offloading_num_layers=2 ++a.b=None ~logger.log_interval\n"
+      "model.x=[1, [2, 3]] model.flag=True model.name=\"two words\"",
+      "text");
+  ASSERT_TRUE(list.ok()) << list.status();
+  EXPECT_EQ(list->recipe, "llama3_8b_pretrain_config");
+  EXPECT_EQ(list->recipe_line, 2);
+  ASSERT_EQ(list->overrides.size(), 8u);
+  EXPECT_EQ(list->overrides[0].path, "model.recompute_modules");
+  // A quoted value is a string to Hydra (the field map's list reader splits it).
+  EXPECT_EQ(list->overrides[0].value, "[core_attn, 'mlp']");
+  EXPECT_EQ(list->overrides[0].line, 3);
+  EXPECT_EQ(list->overrides[1].path, "train.global_batch_size");
+  EXPECT_EQ(list->overrides[1].value, "64");
+  EXPECT_EQ(list->overrides[2].op, OverrideOp::kAdd);
+  EXPECT_EQ(list->overrides[3].op, OverrideOp::kForceAdd);
+  EXPECT_EQ(list->overrides[3].value, "null");
+  EXPECT_EQ(list->overrides[4].op, OverrideOp::kDelete);
+  EXPECT_EQ(list->overrides[4].path, "logger.log_interval");
+  EXPECT_EQ(list->overrides[4].line, 4);
+  EXPECT_EQ(list->overrides[5].value, "[1,[2,3]]");
+  EXPECT_EQ(list->overrides[6].value, "true");
+  EXPECT_EQ(list->overrides[7].value, "two words");
+  EXPECT_EQ(NormalizeBridgeValue(" False "), "false");
+  EXPECT_EQ(NormalizeBridgeValue("('a', 2)"), "[\"a\",2]");
+  EXPECT_EQ(BridgeListItems("[\"a\",\"b\"]"), (std::vector<std::string>{"a", "b"}));
+  auto unbalanced = ParseBridgeOverrides("model.x=[1,2", "overrides[0]");
+  ASSERT_FALSE(unbalanced.ok());
+  EXPECT_EQ(FieldViolationsOf(unbalanced.status())[0].field, "overrides[0]");
+  EXPECT_FALSE(ParseBridgeOverrides(std::string(kMaxImportBytes + 1, 'a'), "text").ok());
+  auto layout = BridgeLayoutToString("[[\"embedding\",\"decoder\",\"decoder\"],[\"decoder\",\"mtp\",\"loss\"]]", "p");
+  ASSERT_TRUE(layout.ok());
+  EXPECT_EQ(*layout, "Et*2|tmL");
+  EXPECT_FALSE(BridgeLayoutToString("[[\"embedding\",\"encoder\"]]", "p").ok());
+}
+
 TEST(ImportBridge, Detect) {
   EXPECT_EQ(DetectBridge("recipe:llama3_8b_pretrain_config"), ImportFormat::kBridgeRecipe);
   EXPECT_EQ(DetectBridge("  recipe:llama3_8b_pretrain_config train.global_batch_size=8"), ImportFormat::kBridgeRecipe);
