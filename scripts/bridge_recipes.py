@@ -747,6 +747,7 @@ def collect(src, args, prefix_to_id, hf_to_id, hf_arch, with_versions):
                 model_id, matched = prefix_to_id[p], True
                 break
         if matched and model_id is None:
+            OTHER_RECIPES.update([name] + aliases.get(name, []))
             continue
         notes = []
         ev = Evaluator(src, notes, hf_arch)
@@ -767,6 +768,7 @@ def collect(src, args, prefix_to_id, hf_to_id, hf_arch, with_versions):
         if hf and hf in hf_to_id and model_id is None and not matched:
             model_id = hf_to_id[hf]
         if model_id is None:
+            OTHER_RECIPES.update([name] + aliases.get(name, []))
             continue
         provider = model.cls if isinstance(model, Obj) and model.cls != "AutoBridge" else f"AutoBridge({hf})"
         m = SYSTEM_RE.search(name)
@@ -788,6 +790,10 @@ def collect(src, args, prefix_to_id, hf_to_id, hf_arch, with_versions):
             "unevaluated": sorted(set(notes)),
         })
     return out
+
+
+# Recipe functions of models parplan's catalog does not have (for errors).
+OTHER_RECIPES = set()
 
 
 # Paths whose older values are recorded: what shapes the plan (not logging,
@@ -855,6 +861,7 @@ def main():
                for m in catalog["models"] if m.get("hf_id")}  # recipe name prefix -> catalog id (longest match wins)
 
     out = collect(src, args, prefix_to_id, hf_to_id, hf_arch, True)
+    other = sorted(OTHER_RECIPES)
     add_history(out, args, prefix_to_id, hf_to_id, hf_arch)
     doc = {
         "_meta": {
@@ -862,10 +869,12 @@ def main():
             "bridge_commit": args.commit,
             "versions": "Bridge release tags (vX.Y.Z) whose src/megatron/bridge/recipes define a function or alias of the recipe's name",
             "history": "per release: the function of that name (or a legacy alias) there and the plan-shaping paths whose value differs from the pinned commit's (<unset> = not set there)",
+            "other_recipes": "recipe functions at the commit whose model is not in parplan's catalog (names only)",
             "config_fields": "dataclass fields of each ConfigContainer section (Bridge 067f987df0 training/config.py and model providers; Megatron-Core classes at the Megatron-LM commit)",
             "values": "Hydra override text; ${expr} = a value set from an expression the script does not evaluate (read from the Hugging Face config at run time)",
         },
         "recipes": out,
+        "other_recipes": other,
         "config_fields": config_fields(src, Source(args.megatron_mirror, args.megatron_commit, "megatron")),
     }
     write_cc(doc, sys.stdout)
@@ -879,7 +888,8 @@ def write_cc(doc, out):
     lines = ["{\"_meta\":" + json.dumps(doc["_meta"]) + ",\"recipes\":["]
     for i, r in enumerate(doc["recipes"]):
         lines.append(json.dumps(r, separators=(",", ":")) + ("," if i + 1 < len(doc["recipes"]) else ""))
-    lines.append("],\"config_fields\":" + json.dumps(doc["config_fields"], separators=(",", ":")) + "}")
+    lines.append("],\"other_recipes\":" + json.dumps(doc["other_recipes"], separators=(",", ":")))
+    lines.append(",\"config_fields\":" + json.dumps(doc["config_fields"], separators=(",", ":")) + "}")
     text = "\n".join(lines) + "\n"
     parts = []
     cur = ""

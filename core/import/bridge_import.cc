@@ -175,6 +175,11 @@ absl::StatusOr<ImportedConfig> ImportBridge(std::string_view text, ImportFormat 
                       "name the Megatron Bridge recipe the settings apply to: a token recipe:NAME or --recipe NAME "
                       "(e.g. recipe:llama3_8b_pretrain_config model.tensor_model_parallel_size=2)");
   const BridgeRecipe* recipe = FindBridgeRecipe(recipe_name);
+  if (const std::string other = BridgeRecipeOutsideCatalog(recipe_name); recipe == nullptr && !other.empty())
+    return FieldError(field, absl::StrCat("Megatron Bridge recipe ", other, " (", named_at,
+                                          ") trains a model parplan's catalog does not have; import the model's "
+                                          "Hugging Face config.json or the whole ConfigContainer YAML Bridge "
+                                          "writes for the run"));
   if (recipe == nullptr)
     return FieldError(
         field, absl::StrCat("unknown Megatron Bridge recipe \"", recipe_name.substr(0, 120), "\" (", named_at,

@@ -30,7 +30,12 @@ std::string Str(const json& obj, const char* key) {
   return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
-std::vector<BridgeRecipe> Parse() {
+struct Parsed {
+  std::vector<BridgeRecipe> recipes;
+  std::vector<std::string> others;
+};
+
+Parsed Parse() {
   std::string text;
   for (size_t i = 0; i < kBridgeRecipeJsonPartCount; ++i) text += kBridgeRecipeJsonParts[i];
   json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -73,7 +78,12 @@ std::vector<BridgeRecipe> Parse() {
     out.push_back(std::move(recipe));
   }
   std::sort(out.begin(), out.end(), [](const BridgeRecipe& a, const BridgeRecipe& b) { return a.name < b.name; });
-  return out;
+  return {std::move(out), Strings(doc, "other_recipes")};
+}
+
+const Parsed& Data() {
+  static const Parsed* parsed = new Parsed(Parse());
+  return *parsed;
 }
 
 // "recipe:Llama3-70B_pretrain_config" -> "llama3_70b_pretrain".
@@ -87,9 +97,14 @@ std::string Key(std::string_view name) {
 
 }  // namespace
 
-const std::vector<BridgeRecipe>& BridgeRecipes() {
-  static const std::vector<BridgeRecipe>* recipes = new std::vector<BridgeRecipe>(Parse());
-  return *recipes;
+const std::vector<BridgeRecipe>& BridgeRecipes() { return Data().recipes; }
+
+std::string BridgeRecipeOutsideCatalog(std::string_view name) {
+  if (name.size() > 256) return "";
+  const std::string key = Key(name);
+  for (const auto& other : Data().others)
+    if (Key(other) == key) return other;
+  return "";
 }
 
 const BridgeRecipe* FindBridgeRecipe(std::string_view name) {

@@ -72,6 +72,11 @@ const BridgeRecipe* FindBridgeRecipe(std::string_view name);
 // Up to `limit` recipe names nearest `name` (for unknown-recipe errors).
 std::vector<std::string> NearestBridgeRecipes(std::string_view name, int limit = 5);
 
+// The name of a recipe function (or legacy alias) of the pinned Bridge whose
+// model parplan's catalog does not have, as written in the catalog ("" when
+// `name` is none): such a recipe is known but not imported.
+std::string BridgeRecipeOutsideCatalog(std::string_view name);
+
 // The value `recipe` sets at `path`; nullptr when it does not set it.
 const BridgeSetting* FindRecipeSetting(const BridgeRecipe& recipe, std::string_view path);
 

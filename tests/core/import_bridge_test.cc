@@ -258,6 +258,11 @@ TEST(ImportBridge, UnknownRecipeNamesTheNearest) {
   EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(c.status().message().find("llama3_70b_pretrain_cnofig"), std::string::npos);
   EXPECT_NE(c.status().message().find("llama3_70b_pretrain_config"), std::string::npos);
+  // A Bridge recipe of a model outside parplan's catalog is named as such
+  // (recipes/qwen/qwen2.py legacy name at 067f987df0).
+  auto other = Import("recipe:qwen25_7b_pretrain_config", ImportFormat::kBridgeRecipe);
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.status().message().find("catalog does not have"), std::string::npos) << other.status();
   auto missing = Import("model.tensor_model_parallel_size=2", ImportFormat::kBridgeOverrides);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("recipe:NAME"), std::string::npos);
