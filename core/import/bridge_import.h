@@ -20,8 +20,11 @@ namespace parplan {
 // options.overrides apply on top of the source, in order. The result has
 // front_end "bridge", bridge_version options.bridge_version (checked) or the
 // newest known release, recipe and model_id for a recipe (and gpus / system
-// where the recipe's name states them), the model from a whole YAML's model
-// section (origin "import"), and every setting as an ImportedArgument.
+// where the recipe's name or a torchrun launcher states them), the model
+// from a whole YAML's model section (origin "import"), and every setting as
+// an ImportedArgument. A recipe's settings are the pinned commit's; with
+// options.bridge_version set, those of that release's recipe of the name
+// (BridgeRecipe::history), and a warning when that release has none.
 // INVALID_ARGUMENT naming options.field: an unknown recipe (with the nearest
 // names), no recipe where one is needed, an unknown path (with the nearest
 // paths), a bad value, contradictory paths, bad YAML; any other format.
