@@ -12,9 +12,22 @@ its final value. Values the script cannot evaluate without running Bridge
 (a field read from the Hugging Face config, a branch on one) are kept as the
 Python expression text and listed in the recipe's `unevaluated` notes.
 
-Only recipes whose model is in parplan's catalog (core/catalog/catalog.json)
-are kept. Each recipe also lists the Bridge tags that define a function of
-that name (`git grep` per tag).
+The performance recipes (src/megatron/bridge/perf_recipes/**, one per GPU
+system and precision; scripts/performance launches them) are read the same
+way. A provider built from a Hugging Face id reads the architecture parplan's
+catalog has for that model (so layout builders that divide num_layers
+evaluate), and Megatron-Core's parallel defaults.
+
+Only recipes whose model is in parplan's catalog (core/catalog/catalog.json;
+recipe-name prefixes in scripts/bridge_recipe_models.json) are kept; the
+names of the others are listed for errors. Each recipe also lists the Bridge
+tags that define a function of that name or a legacy alias (`git grep` per
+tag) and, for every release v0.2.0..v0.6.0, the plan-shaping settings of
+that release's recipe of the name that differ from the pinned commit's (the
+same evaluation run on the tag). The dataclass fields of every
+ConfigContainer section are listed too (Bridge's training/config.py and
+model providers, Megatron-Core's classes from the Megatron-LM mirror), so
+parplan knows each path by name.
 
 Usage:
   scripts/bridge_recipes.py --mirror /work/.mirror/NVIDIA-NeMo+Megatron-Bridge/repo \
