@@ -127,9 +127,10 @@ bool IsBridgeSection(std::string_view section) {
 std::optional<BridgePathClass> ClassifyBridgePath(std::string_view path) {
   for (const auto& n : kNamed)
     if (path == n.path) return BridgePathClass{n.status, n.note};
+  if (path == "_target_") return BridgePathClass{ArgumentStatus::kNoEffect, "the ConfigContainer class"};
   const Section* section = SectionOf(path);
   if (section == nullptr) return std::nullopt;
-  if (absl::EndsWith(absl::string_view(path.data(), path.size()), "._target_") || path == "_target_")
+  if (absl::EndsWith(absl::string_view(path.data(), path.size()), "._target_"))
     return BridgePathClass{ArgumentStatus::kNoEffect, "the config class the section is built from"};
   // A nested object's field (comm_overlap.tp_comm_overlap_cfg.fc1_fprop.num_sm):
   // known when its first field is.

@@ -231,6 +231,17 @@ TEST(ImportBridge, WholeConfigContainerYaml) {
   EXPECT_EQ(Config(c).attention_backend, "auto");
   EXPECT_EQ(Config(c).optimizer_state_dtype, "fp32");
   for (const auto& a : c->arguments) EXPECT_EQ(a.origin, "yaml") << a.name;
+  for (const auto& w : c->warnings) ADD_FAILURE() << "every field is one parplan lists: " << w;
+  // A field parplan does not list, in a whole config Bridge wrote: listed as
+  // not modelled, with a warning, not refused.
+  std::string extra = ReadFixture("llama3_8b_config_container.yaml");
+  extra.replace(extra.find("  vocab_size: 128256\n"), 20, "  vocab_size: 128256\n  some_future_field: 3\n");
+  auto lenient = Import(extra, ImportFormat::kBridgeYaml);
+  ASSERT_TRUE(lenient.ok()) << lenient.status();
+  ASSERT_NE(Arg(*lenient, "model.some_future_field"), nullptr);
+  EXPECT_EQ(Arg(*lenient, "model.some_future_field")->status, ArgumentStatus::kNotModelled);
+  ASSERT_EQ(lenient->warnings.size(), 1u);
+  EXPECT_NE(lenient->warnings[0].find("model.some_future_field"), std::string::npos);
   const ImportedArgument* target = Arg(*c, "model._target_");
   ASSERT_NE(target, nullptr);
   EXPECT_EQ(target->status, ArgumentStatus::kNoEffect);
