@@ -127,6 +127,16 @@ std::vector<std::string> SplitTopLevel(absl::string_view inner) {
   return items;
 }
 
+// "CUDA_VISIBLE_DEVICES=0,1" before the launcher: an environment variable.
+bool IsEnvAssignment(absl::string_view token) {
+  const size_t eq = token.find('=');
+  if (eq == 0 || eq == absl::string_view::npos) return false;
+  for (char c : token.substr(0, eq))
+    if (!(std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_'))
+      return false;
+  return true;
+}
+
 bool ValidPath(absl::string_view path) {
   if (path.empty() || path.size() > 256) return false;
   bool segment_start = true;
@@ -245,7 +255,7 @@ absl::StatusOr<BridgeOverrideList> ParseBridgeOverrides(std::string_view text_in
   // A launcher line: words up to the script ("torchrun --nproc-per-node=8
   // scripts/training/run_recipe.py") are the launcher's, not Bridge's.
   for (size_t k = 0; k < t.size(); ++k) {
-    if (absl::StrContains(t[k].text, "=") && !absl::StartsWith(t[k].text, "-")) break;
+    if (absl::StrContains(t[k].text, "=") && !absl::StartsWith(t[k].text, "-") && !IsEnvAssignment(t[k].text)) break;
     if (absl::EndsWith(t[k].text, ".py")) {
       for (size_t j = 0; j <= k; ++j)
         out.launcher_flags.push_back(

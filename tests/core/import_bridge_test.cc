@@ -111,6 +111,15 @@ TEST(ImportBridge, EveryRecipeImportsWithItsOwnSettings) {
 
 const ParallelConfig& Config(const absl::StatusOr<ImportedConfig>& c) { return c->config; }
 
+// The number of mapped arguments, after checking the plan resolves.
+int RoundTripCount(const ImportedConfig& c) {
+  auto model = Catalog::Get().FindModel(c.model_id);
+  if (!model.ok() || !ResolveConfig(c.config, &*model, "config").ok()) return 0;
+  int mapped = 0;
+  for (const auto& a : c.arguments) mapped += a.status == ArgumentStatus::kMapped ? 1 : 0;
+  return mapped;
+}
+
 TEST(ImportBridge, RecipeWithOverridesOnTop) {
   // recipes/llama/h100/llama3.py:717: TP 4, PP 4, VPP 5, CP 2, SP, GBS 512.
   auto c = Import(ReadFixture("llama3_70b_overrides.txt"), ImportFormat::kBridgeRecipe);
@@ -180,6 +189,23 @@ TEST(ImportBridge, RunRecipeLaunchLine) {
   EXPECT_EQ(save->status, ArgumentStatus::kNoEffect);
   EXPECT_EQ(save->value, "/results/llama3_8b/checkpoints");
   EXPECT_EQ(DetectBridge(ReadFixture("llama3_8b_run_recipe.sh")), ImportFormat::kBridgeOverrides);
+}
+
+TEST(ImportBridge, SkillLaunchWithEnvironmentAndTorchRun) {
+  auto c = Import(ReadFixture("llama32_1b_skill_parallelism.sh"), ImportFormat::kBridgeOverrides);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->model_id, "llama32_1b");
+  EXPECT_EQ(Config(c).tp, 2);
+  EXPECT_EQ(Config(c).pp, 2);
+  EXPECT_EQ(Config(c).sp, true);
+  EXPECT_EQ(Config(c).gbs, 8);
+  EXPECT_EQ(Config(c).mbs, 1);
+  EXPECT_EQ(c->gpus, 4);
+  const ImportedArgument* env = Arg(*c, "CUDA_VISIBLE_DEVICES=0,1,2,3");
+  ASSERT_NE(env, nullptr);
+  EXPECT_EQ(env->status, ArgumentStatus::kNoEffect);
+  EXPECT_EQ(Arg(*c, "train.train_iters")->status, ArgumentStatus::kNoEffect);
+  EXPECT_GT(RoundTripCount(*c), 0);
 }
 
 TEST(ImportBridge, PartialYamlOnARecipe) {
