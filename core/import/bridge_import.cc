@@ -124,6 +124,7 @@ absl::StatusOr<ImportedConfig> ImportBridge(std::string_view text, ImportFormat 
   out.config.bridge_version = BridgeVersionName(*version);
 
   std::string recipe_name, named_at;
+  int64_t launch_gpus = 0, launch_gpus_per_node = 0;
   std::vector<BridgeOverride> overrides;
   std::optional<BridgeYaml> yaml;
   if (format == ImportFormat::kBridgeYaml) {
@@ -142,6 +143,8 @@ absl::StatusOr<ImportedConfig> ImportBridge(std::string_view text, ImportFormat 
       return s;
     overrides = std::move(list->overrides);
     AddLauncherFlags(list->launcher_flags, &out);
+    launch_gpus = list->gpus;
+    launch_gpus_per_node = list->gpus_per_node;
     for (const auto& n : list->notes) out.notes.push_back(n);
   }
   std::vector<BridgeOverride> on_top;
@@ -215,15 +218,22 @@ absl::StatusOr<ImportedConfig> ImportBridge(std::string_view text, ImportFormat 
     out.notes.push_back(absl::StrCat("the recipe as Bridge ", v, " has it (", then->function,
                                      "): ", then->differs.size(), " settings differ from ", kPinnedBridgeCommit));
   }
+  if (yaml.has_value()) overrides = YamlOverrides(*yaml);
+  for (auto& o : on_top) overrides.push_back(std::move(o));
+  SyncSeqLength(&overrides);
+  if (auto s = ApplyBridgeOverrides(overrides, field, &settings); !s.ok()) return s;
   if (recipe->kind == "performance") {
     // The performance launcher builds the (mock) dataset from
-    // model.seq_length (scripts/performance/utils/overrides.py:522-527), so
-    // the base recipe's dataset.seq_length does not survive.
+    // model.seq_length (scripts/performance/utils/overrides.py:515-527), so
+    // the base recipe's dataset.seq_length does not survive unless the
+    // overrides set it.
+    bool dataset_given = false;
+    for (const auto& o : overrides) dataset_given = dataset_given || o.path == "dataset.seq_length";
     std::string model_seq;
     for (const auto& s : settings)
-      if (s.path == "model.seq_length") model_seq = s.value;
+      if (s.path == "model.seq_length" && !s.deleted) model_seq = s.value;
     for (auto& s : settings) {
-      if (s.path == "dataset.seq_length" && !model_seq.empty() && s.value != model_seq) {
+      if (!dataset_given && s.path == "dataset.seq_length" && !model_seq.empty() && s.value != model_seq) {
         s.note =
             absl::StrCat("the recipe function leaves ", s.value,
                          "; scripts/performance builds the dataset from model.seq_length (utils/overrides.py:522)");
@@ -231,10 +241,6 @@ absl::StatusOr<ImportedConfig> ImportBridge(std::string_view text, ImportFormat 
       }
     }
   }
-  if (yaml.has_value()) overrides = YamlOverrides(*yaml);
-  for (auto& o : on_top) overrides.push_back(std::move(o));
-  SyncSeqLength(&overrides);
-  if (auto s = ApplyBridgeOverrides(overrides, field, &settings); !s.ok()) return s;
 
   std::optional<ModelSpec> catalog_model;
   if (auto m = Catalog::Get().FindModel(recipe->model_id); m.ok()) catalog_model = std::move(*m);
@@ -255,6 +261,8 @@ absl::StatusOr<ImportedConfig> ImportBridge(std::string_view text, ImportFormat 
     }
   }
   ReadTorchrun(&out);
+  if (launch_gpus > 0) out.gpus = launch_gpus;
+  if (launch_gpus_per_node > 0) out.gpus_per_node = launch_gpus_per_node;
   if (!RecipeInVersion(*recipe, v)) {
     out.warnings.push_back(
         absl::StrCat("Megatron Bridge ", v, " has no recipe named ", recipe->name,

@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/import/bridge_perf_launch.h"
 #include "core/import/imported_config.h"
 #include "core/util/field_error.h"
 
@@ -261,6 +262,13 @@ absl::StatusOr<BridgeOverrideList> ParseBridgeOverrides(std::string_view text_in
         out.launcher_flags.push_back(
             {t[j].text, "", j == k ? "the Bridge entry script" : "launcher word before the script", false, t[j].line});
       i = k + 1;
+      if (IsPerformanceLauncher(t[k].text)) {
+        std::vector<LaunchToken> rest;
+        for (size_t j = i; j < t.size(); ++j)
+          rest.push_back({IsQuoted(t[j].text) ? Unquote(t[j].text) : t[j].text, t[j].line});
+        if (auto s = ReadPerformanceLaunch(rest, field, &out); !s.ok()) return s;
+        return out;
+      }
       break;
     }
   }

@@ -5,7 +5,8 @@
 // "++a.b=1" (add or set), "~a.b" (delete), whitespace- or newline-separated,
 // with quoting and lists ("[1,2]", "['core_attn','mlp']"). Also the launcher
 // line of scripts/training/run_recipe.py: "--recipe NAME" and its
-// convenience flags (-tp 4, --global_batch_size 512 ...; run_recipe.py:135).
+// convenience flags (-tp 4, --global_batch_size 512 ...; run_recipe.py:135),
+// or of the performance launcher (core/import/bridge_perf_launch.h).
 #ifndef PARPLAN_CORE_IMPORT_BRIDGE_OVERRIDES_H_
 #define PARPLAN_CORE_IMPORT_BRIDGE_OVERRIDES_H_
 
@@ -45,6 +46,8 @@ struct BridgeOverrideList {
   int64_t recipe_line = 0;  // its line
   std::vector<BridgeOverride> overrides;
   std::vector<LauncherFlag> launcher_flags;
+  int64_t gpus = 0;                // the launcher's GPU count (performance launcher -ng); 0 = not said
+  int64_t gpus_per_node = 0;       // -gn; 0 = not said
   std::vector<std::string> notes;  // launcher words skipped, run_recipe.py flags read
 };
 

@@ -208,6 +208,35 @@ TEST(ImportBridge, SkillLaunchWithEnvironmentAndTorchRun) {
   EXPECT_GT(RoundTripCount(*c), 0);
 }
 
+TEST(ImportBridge, PerformanceLauncher) {
+  auto c = Import(ReadFixture("llama3_70b_perf_launch.sh"), ImportFormat::kBridgeOverrides);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->recipe, "llama3_70b_pretrain_64gpu_h100_fp8cs_config");
+  EXPECT_EQ(Config(c).tp, 4);
+  EXPECT_EQ(Config(c).pp, 8);
+  EXPECT_EQ(Config(c).vpp, 5);
+  EXPECT_EQ(Config(c).gbs, 128);
+  EXPECT_EQ(Config(c).seq_length, 4096);  // -sl sets model.seq_length; the launcher builds the dataset from it
+  EXPECT_EQ(Config(c).precision, "fp8-cs");
+  EXPECT_EQ(c->gpus, 64);
+  EXPECT_EQ(c->gpus_per_node, 8);
+  EXPECT_EQ(c->system, "h100-sxm");
+  EXPECT_EQ(Arg(*c, "--account")->status, ArgumentStatus::kNoEffect);
+  EXPECT_EQ(Arg(*c, "ddp.overlap_param_gather")->origin, "override");
+  EXPECT_EQ(DetectBridge(ReadFixture("llama3_70b_perf_launch.sh")), ImportFormat::kBridgeOverrides);
+  // An option whose effect goes through the launcher's helpers is refused by name
+  // (skills/nemo-mbridge-perf-expert-parallel-overlap/SKILL.md:208 uses it).
+  auto helper = Import(
+      "python scripts/performance/run_script.py -m qwen -mr qwen3_30b_a3b -g h100 -ng 16 "
+      "--cuda_graph_impl none",
+      ImportFormat::kBridgeOverrides);
+  ASSERT_FALSE(helper.ok());
+  EXPECT_NE(helper.status().message().find("--cuda_graph_impl"), std::string::npos) << helper.status();
+  auto incomplete = Import("python scripts/performance/run_script.py -m qwen -g h100", ImportFormat::kBridgeOverrides);
+  ASSERT_FALSE(incomplete.ok());
+  EXPECT_NE(incomplete.status().message().find("-mr"), std::string::npos);
+}
+
 TEST(ImportBridge, PartialYamlOnARecipe) {
   auto c = Import(ReadFixture("llama32_1b_override.yaml"), ImportFormat::kBridgeYaml);
   ASSERT_TRUE(c.ok()) << c.status();

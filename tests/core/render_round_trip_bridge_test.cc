@@ -67,6 +67,8 @@ TEST(BridgeRoundTrip, Fixtures) {
   EXPECT_GT(RoundTrip(Fixture("llama3_8b_run_recipe.sh"), ImportFormat::kBridgeOverrides, "llama3_8b_run_recipe.sh"),
             20);
   EXPECT_GT(RoundTrip(Fixture("llama32_1b_override.yaml"), ImportFormat::kBridgeYaml, "llama32_1b_override.yaml"), 20);
+  EXPECT_GT(
+      RoundTrip(Fixture("llama3_70b_perf_launch.sh"), ImportFormat::kBridgeOverrides, "llama3_70b_perf_launch.sh"), 20);
   EXPECT_GT(RoundTrip(Fixture("llama32_1b_skill_parallelism.sh"), ImportFormat::kBridgeOverrides,
                       "llama32_1b_skill_parallelism.sh"),
             20);
