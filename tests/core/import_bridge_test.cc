@@ -82,6 +82,8 @@ TEST(ImportBridge, EveryRecipeImportsWithItsOwnSettings) {
       }
     }
     EXPECT_GE(listed, r.settings.size());  // plus a preset derived from a MixedPrecisionConfig
+    // Every setting of the recipe is listed by its path: none dropped.
+    for (const auto& s : r.settings) EXPECT_NE(Arg(*imported, s.path), nullptr) << s.path;
     const ModelSpec& m = imported->model.has_value() ? *imported->model : *model;
     auto resolved = ResolveConfig(imported->config, &m, "config");
     ASSERT_TRUE(resolved.ok()) << resolved.status();
