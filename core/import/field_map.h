@@ -22,6 +22,7 @@
 
 #include "absl/status/status.h"
 #include "core/config/parallel_config.h"
+#include "core/import/field_values.h"
 #include "core/import/imported_config.h"
 #include "core/model/model_spec.h"
 
@@ -86,27 +87,16 @@ std::vector<MegatronFlagMatch> FindMegatronFlag(std::string_view flag);
 // nullptr when none.
 const FieldEntry* FindBridgePath(std::string_view path);
 
-// The Megatron-LM arguments that give `value` (canonical) for `entry`:
+// The Megatron-LM arguments that give `value` (canonical) for `entry` (a
+// boolean by its switch, anything else by the flag that takes a value):
 // {"--tensor-model-parallel-size", "8"}, {"--swiglu"}, {"--recompute-modules",
 // "core_attn", "mlp"}; empty when the entry has no flag for the value (then
 // Megatron-LM's default is meant) or needs a combined rendering.
 std::vector<std::string> MegatronLmArguments(const FieldEntry& entry, const std::string& value);
 
-// Parsing helpers shared by the importers: INVALID_ARGUMENT naming
-// `argument`, the value and what is allowed.
-absl::Status ParseBoolValue(const std::string& value, const std::string& argument, bool* out);
-absl::Status ParseIntValue(const std::string& value, const std::string& argument, int64_t lo, int64_t hi, int64_t* out);
-// "[1, 2]", "1,2", "1 2" -> {1, 2}.
-absl::Status ParseIntListValue(const std::string& value, const std::string& argument, std::vector<int64_t>* out);
-// "['core_attn', 'mlp']", "core_attn,mlp", "core_attn mlp" -> {"core_attn", "mlp"}.
-std::vector<std::string> SplitListValue(const std::string& value);
-
-// Megatron's list form of moe_layer_freq / window_attn_skip_freq: a Python
-// list expression of 0/1 terms, e.g. "([0]*3+[1]*58)", "[1,1,1,0]*3".
-// Evaluated within `max_len` entries; INVALID_ARGUMENT naming `argument`
-// for anything else.
-absl::Status EvalLayerPattern(const std::string& value, const std::string& argument, size_t max_len,
-                              std::vector<int>* out);
+// The value parsers the importers share (ParseBoolValue, ParseIntValue,
+// ParseIntListValue, SplitListValue, EvalLayerPattern) are declared in
+// core/import/field_values.h, included here.
 
 // The model of `out`, created (origin "import", every Megatron-default
 // decided by the importer) when absent.

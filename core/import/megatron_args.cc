@@ -3,7 +3,6 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -188,7 +187,6 @@ class Applier {
       if (absl::StartsWith(e.field, "model.")) {
         MutableImportedModel(out_)->field_sources[e.field.substr(6)] = absl::StrCat("argument ", a.name);
       }
-      applied_.insert(e.field);
     }
     if (!deferred) List(a, ArgumentStatus::kMapped, maps_to, note);
     return absl::OkStatus();
@@ -196,6 +194,22 @@ class Applier {
 
   absl::Status Unmapped(const MegatronArgument& a) {
     const std::string name = a.name;
+    // Flags older Megatron-LM releases took and d98e8a64's parser refuses.
+    static const std::map<std::string, std::string> kRemoved = {
+        {"--checkpoint-activations",
+         "older Megatron-LM's full activation recompute (now --recompute-granularity full "
+         "--recompute-method uniform)"},
+        {"--activations-checkpoint-method", "older spelling of --recompute-method"},
+        {"--distribute-checkpointed-activations", "older spelling of --distribute-saved-activations"},
+        {"--DDP-impl", "older choice of the data-parallel wrapper (now always Megatron-Core's DDP)"},
+    };
+    if (auto it = kRemoved.find(name); it != kRemoved.end()) {
+      List(a, ArgumentStatus::kNotModelled, "", absl::StrCat("not an argument of Megatron-LM d98e8a64: ", it->second));
+      out_->warnings.push_back(absl::StrCat(Shown(a), " (line ", a.line, ") is not an argument of Megatron-LM at ",
+                                            "d98e8a64, whose parser refuses it: ", it->second,
+                                            "; not applied to the plan"));
+      return absl::OkStatus();
+    }
     if (name == "--use-precision-aware-optimizer") {
       combined_.flags[name] = &a;  // settled with --exp-avg-dtype in Checks()
       return absl::OkStatus();
@@ -450,9 +464,13 @@ class Applier {
       m.activation_func = "gelu";
       Default(&m, "activation_func", "gelu", "no --swiglu / --squared-relu / --quick-geglu: GELU");
     }
-    (void)swiglu;
-    (void)sqrelu;
-    (void)geglu;
+    auto on = [&](const MegatronArgument* a) { return a != nullptr && SwitchState(*a).value_or(false); };
+    for (const MegatronArgument* other : {sqrelu, geglu}) {
+      if (on(swiglu) && on(other)) {
+        conflict_ = absl::StrCat(Shown(*swiglu), " (line ", swiglu->line, ") contradicts ", Shown(*other), " (line ",
+                                 other->line, "): Megatron-LM takes one activation (argument_utils.py:320-325)");
+      }
+    }
     if (!Given(m, "normalization")) {
       m.normalization = "LayerNorm";
       Default(&m, "normalization", "LayerNorm", "--normalization defaults to LayerNorm");
@@ -630,7 +648,6 @@ class Applier {
   ImportedConfig* out_;
   Combined combined_;
   std::map<std::string, const MegatronArgument*> seen_;
-  std::set<std::string> applied_;
 };
 
 // Flags without an effect on a plan: where things are read and written,

@@ -52,6 +52,11 @@ absl::StatusOr<ImportedConfig> ImportMegatronLm(std::string_view text, ImportFor
   if (text.size() > kMaxImportBytes) {
     return FieldError(field, absl::StrCat("the text is ", text.size(), " bytes; at most ", kMaxImportBytes));
   }
+  if (!options.overrides.empty()) {
+    return FieldError(field, absl::StrCat("overrides (", options.overrides.front(),
+                                          ", ...) apply to Megatron Bridge sources; for a Megatron-LM ",
+                                          ImportFormatName(format), " change its arguments instead"));
+  }
   ImportedConfig out;
   out.format = format;
   std::vector<MegatronArgument> args;

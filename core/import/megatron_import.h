@@ -14,7 +14,8 @@
 namespace parplan {
 
 // Reads `text` as `format` (kMegatronLmScript, kMegatronLmArgsBlock or
-// kMegatronLmYaml; anything else is INVALID_ARGUMENT naming options.field).
+// kMegatronLmYaml; anything else is INVALID_ARGUMENT naming options.field,
+// as are options.overrides, which belong to Bridge sources).
 // Every argument is listed (mapped / not_modelled / no_effect); the config
 // has front_end "megatron-lm"; the model (origin "import") is built from the
 // arguments alone, Megatron-LM's defaults where they are silent, each

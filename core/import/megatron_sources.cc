@@ -194,6 +194,19 @@ absl::StatusOr<MegatronLaunch> ReadMegatronLaunch(std::string_view text, const s
       }
     }
   }
+  // Another training script of the command (examples' finetune_gpt.py ...).
+  for (const auto& cmd : script->commands) {
+    for (size_t i = 0; i < cmd.words.size(); ++i) {
+      const std::string& w = cmd.words[i].text;
+      if (w.size() > 3 && w.compare(w.size() - 3, 3, ".py") == 0 && !IsFlag(w)) {
+        take(cmd, i);
+        out.notes.push_back(absl::StrCat(out.entry_point, " is not one of Megatron-LM's pretrain scripts (",
+                                         absl::StrJoin(MegatronEntryPoints(), ", "),
+                                         "); its arguments are read as Megatron-LM's"));
+        return out;
+      }
+    }
+  }
   // A variable holding the command (a Slurm wrapper's TRAINING_CMD).
   for (const auto& [name, value] : script->variables) {
     if (!absl::StrContains(value, "pretrain_")) continue;

@@ -15,322 +15,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/import/imported_config.h"
+#include "core/import/shell_lexer.h"
 #include "core/util/field_error.h"
 
 namespace parplan {
 namespace {
 
-// ---------------------------------------------------------------- lexing
-
-enum class TokKind { kWord, kArray, kOp };
-
-struct Token {
-  TokKind kind = TokKind::kWord;
-  std::string text;             // raw word (quotes kept) / operator / array name
-  bool append = false;          // A+=( ... )
-  std::vector<Token> elements;  // array elements (raw words)
-  int64_t line = 0;
-};
-
-bool IsNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-// "NAME=" or "NAME+=": the start of an array assignment when '(' follows.
-bool IsAssignmentHead(const std::string& w, std::string* name, bool* append) {
-  if (w.empty() || w.back() != '=' || !IsNameStart(w[0])) return false;
-  size_t end = w.size() - 1;
-  *append = end > 0 && w[end - 1] == '+';
-  if (*append) --end;
-  for (size_t i = 0; i < end; ++i) {
-    if (!IsNameChar(w[i])) return false;
-  }
-  *name = w.substr(0, end);
-  return true;
-}
-
-class Lexer {
- public:
-  Lexer(std::string_view text, std::string field) : s_(text), field_(std::move(field)) {}
-
-  absl::StatusOr<std::vector<Token>> Run(std::vector<std::string>* notes) {
-    std::vector<Token> out;
-    while (true) {
-      SkipBlanks();
-      if (pos_ >= s_.size()) break;
-      const char c = s_[pos_];
-      if (c == '#') {
-        while (pos_ < s_.size() && s_[pos_] != '\n') ++pos_;
-        continue;
-      }
-      if (c == '\n') {
-        out.push_back({TokKind::kOp, "\n", false, {}, line_});
-        ++pos_;
-        if (!heredoc_.empty()) SkipHeredoc(notes);
-        ++line_;
-        continue;
-      }
-      if (std::string_view(";&|()").find(c) != std::string_view::npos) {
-        std::string op(1, c);
-        if (pos_ + 1 < s_.size()) {
-          const char d = s_[pos_ + 1];
-          if ((c == ';' && d == ';') || (c == '&' && d == '&') || (c == '|' && d == '|')) op.push_back(d);
-        }
-        pos_ += op.size();
-        out.push_back({TokKind::kOp, op, false, {}, line_});
-        continue;
-      }
-      if (c == '<' || c == '>') {
-        if (absl::Status st = Redirect(&out); !st.ok()) return st;
-        continue;
-      }
-      int64_t word_line = line_;
-      auto word = Word();
-      if (!word.ok()) return word.status();
-      std::string name;
-      bool append = false;
-      if (pos_ < s_.size() && s_[pos_] == '(' && IsAssignmentHead(*word, &name, &append)) {
-        ++pos_;
-        Token arr{TokKind::kArray, name, append, {}, word_line};
-        if (absl::Status st = ArrayElements(&arr.elements); !st.ok()) return st;
-        out.push_back(std::move(arr));
-        continue;
-      }
-      // "2>&1": a file descriptor number glued to a redirection.
-      if (pos_ < s_.size() && (s_[pos_] == '>' || s_[pos_] == '<') && !word->empty() &&
-          std::all_of(word->begin(), word->end(),
-                      [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); })) {
-        continue;
-      }
-      out.push_back({TokKind::kWord, *word, false, {}, word_line});
-    }
-    if (!heredoc_.empty()) notes->push_back(absl::StrCat("heredoc <<", heredoc_, " is not terminated; ignored"));
-    return out;
-  }
-
- private:
-  void SkipBlanks() {
-    while (pos_ < s_.size()) {
-      if (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\r') {
-        ++pos_;
-      } else if (s_[pos_] == '\\' && pos_ + 1 < s_.size() && s_[pos_ + 1] == '\n') {
-        pos_ += 2;
-        ++line_;
-      } else {
-        break;
-      }
-    }
-  }
-
-  absl::Status Unterminated(const char* what, int64_t line) {
-    return FieldError(field_, absl::StrCat("line ", line, ": unterminated ", what));
-  }
-
-  // A word up to unquoted blank or operator; quotes and $(...) kept raw.
-  absl::StatusOr<std::string> Word() {
-    std::string w;
-    while (pos_ < s_.size()) {
-      const char c = s_[pos_];
-      if (c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
-          std::string_view(";&|()<>").find(c) != std::string_view::npos) {
-        break;
-      }
-      if (c == '\\') {
-        if (pos_ + 1 < s_.size() && s_[pos_ + 1] == '\n') {
-          pos_ += 2;
-          ++line_;
-          break;  // a continuation ends the word
-        }
-        w.append(s_.substr(pos_, std::min<size_t>(2, s_.size() - pos_)));
-        pos_ += 2;
-        continue;
-      }
-      if (c == '\'') {
-        const int64_t start_line = line_;
-        size_t end = s_.find('\'', pos_ + 1);
-        if (end == std::string_view::npos) return Unterminated("single quote", start_line);
-        for (size_t i = pos_; i < end; ++i) line_ += s_[i] == '\n';
-        w.append(s_.substr(pos_, end + 1 - pos_));
-        pos_ = end + 1;
-        continue;
-      }
-      if (c == '"') {
-        if (absl::Status st = DoubleQuoted(&w); !st.ok()) return st;
-        continue;
-      }
-      if (c == '$' && pos_ + 1 < s_.size() && (s_[pos_ + 1] == '(' || s_[pos_ + 1] == '{')) {
-        if (absl::Status st = Dollar(&w); !st.ok()) return st;
-        continue;
-      }
-      if (c == '`') {
-        size_t end = s_.find('`', pos_ + 1);
-        if (end == std::string_view::npos) return Unterminated("backquote", line_);
-        for (size_t i = pos_; i < end; ++i) line_ += s_[i] == '\n';
-        w.append(s_.substr(pos_, end + 1 - pos_));
-        pos_ = end + 1;
-        continue;
-      }
-      w.push_back(c);
-      ++pos_;
-    }
-    return w;
-  }
-
-  absl::Status DoubleQuoted(std::string* w) {
-    const int64_t start_line = line_;
-    w->push_back('"');
-    ++pos_;
-    while (pos_ < s_.size() && s_[pos_] != '"') {
-      const char c = s_[pos_];
-      if (c == '\\' && pos_ + 1 < s_.size()) {
-        if (s_[pos_ + 1] == '\n') {  // continuation inside quotes: removed
-          pos_ += 2;
-          ++line_;
-          continue;
-        }
-        w->append(s_.substr(pos_, 2));
-        pos_ += 2;
-        continue;
-      }
-      if (c == '$' && pos_ + 1 < s_.size() && (s_[pos_ + 1] == '(' || s_[pos_ + 1] == '{')) {
-        if (absl::Status st = Dollar(w); !st.ok()) return st;
-        continue;
-      }
-      if (c == '\n') ++line_;
-      w->push_back(c);
-      ++pos_;
-    }
-    if (pos_ >= s_.size()) return Unterminated("double quote", start_line);
-    w->push_back('"');
-    ++pos_;
-    return absl::OkStatus();
-  }
-
-  // $( ... ), $(( ... )) or ${ ... }, nested, with quotes inside.
-  absl::Status Dollar(std::string* w) {
-    const int64_t start_line = line_;
-    const char open = s_[pos_ + 1];
-    const char close = open == '(' ? ')' : '}';
-    w->append(s_.substr(pos_, 2));
-    pos_ += 2;
-    int depth = 1;
-    while (pos_ < s_.size() && depth > 0) {
-      const char c = s_[pos_];
-      if (c == '\\' && pos_ + 1 < s_.size()) {
-        w->append(s_.substr(pos_, 2));
-        pos_ += 2;
-        continue;
-      }
-      if (c == '\'' && open == '(') {
-        size_t end = s_.find('\'', pos_ + 1);
-        if (end == std::string_view::npos) return Unterminated("single quote", line_);
-        w->append(s_.substr(pos_, end + 1 - pos_));
-        pos_ = end + 1;
-        continue;
-      }
-      if (c == '"') {
-        if (absl::Status st = DoubleQuoted(w); !st.ok()) return st;
-        continue;
-      }
-      if (c == open) ++depth;
-      if (c == close) --depth;
-      if (c == '\n') ++line_;
-      w->push_back(c);
-      ++pos_;
-    }
-    if (depth > 0) return Unterminated(open == '(' ? "$(" : "${", start_line);
-    return absl::OkStatus();
-  }
-
-  absl::Status ArrayElements(std::vector<Token>* elements) {
-    const int64_t start_line = line_;
-    while (true) {
-      SkipBlanks();
-      if (pos_ >= s_.size()) return Unterminated("array (", start_line);
-      const char c = s_[pos_];
-      if (c == ')') {
-        ++pos_;
-        return absl::OkStatus();
-      }
-      if (c == '\n') {
-        ++line_;
-        ++pos_;
-        continue;
-      }
-      if (c == '#') {
-        while (pos_ < s_.size() && s_[pos_] != '\n') ++pos_;
-        continue;
-      }
-      const int64_t word_line = line_;
-      auto word = Word();
-      if (!word.ok()) return word.status();
-      if (word->empty()) {  // an operator character inside an array: keep it as a word
-        elements->push_back({TokKind::kWord, std::string(1, s_[pos_]), false, {}, word_line});
-        ++pos_;
-        continue;
-      }
-      elements->push_back({TokKind::kWord, *word, false, {}, word_line});
-    }
-  }
-
-  // <, >, >>, >&N, &>, and heredocs (<<WORD, <<-WORD, <<'WORD').
-  absl::Status Redirect(std::vector<Token>* out) {
-    if (s_.substr(pos_, 3) == "<<<") {
-      pos_ += 3;
-      out->push_back({TokKind::kOp, "redir", false, {}, line_});
-      return absl::OkStatus();
-    }
-    if (s_.substr(pos_, 2) == "<<") {
-      pos_ += 2;
-      if (pos_ < s_.size() && s_[pos_] == '-') ++pos_;
-      SkipBlanks();
-      auto word = Word();
-      if (!word.ok()) return word.status();
-      std::string delim;
-      for (char ch : *word) {
-        if (ch != '\'' && ch != '"' && ch != '\\') delim.push_back(ch);
-      }
-      heredoc_ = delim;
-      heredoc_line_ = line_;
-      return absl::OkStatus();
-    }
-    ++pos_;
-    if (pos_ < s_.size() && (s_[pos_] == '>' || s_[pos_] == '|')) ++pos_;
-    if (pos_ < s_.size() && s_[pos_] == '&') {  // >&1
-      ++pos_;
-      while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
-      return absl::OkStatus();
-    }
-    out->push_back({TokKind::kOp, "redir", false, {}, line_});
-    return absl::OkStatus();
-  }
-
-  void SkipHeredoc(std::vector<std::string>* notes) {
-    const int64_t start = heredoc_line_;
-    while (pos_ < s_.size()) {
-      size_t end = s_.find('\n', pos_);
-      std::string_view line = s_.substr(pos_, end == std::string_view::npos ? std::string_view::npos : end - pos_);
-      while (!line.empty() && (line.front() == '\t' || line.front() == ' ')) line.remove_prefix(1);
-      while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
-      ++line_;
-      pos_ = end == std::string_view::npos ? s_.size() : end + 1;
-      if (line == heredoc_) {
-        notes->push_back(absl::StrCat("line ", start, ": the heredoc <<", heredoc_, " (to line ", line_ - 1,
-                                      ") is input to another program; not read"));
-        heredoc_.clear();
-        return;
-      }
-    }
-  }
-
-  std::string_view s_;
-  std::string field_;
-  size_t pos_ = 0;
-  int64_t line_ = 1;
-  std::string heredoc_;
-  int64_t heredoc_line_ = 0;
-};
-
-// ---------------------------------------------------------------- variables
+using TokKind = ShellTokenKind;
+using Token = ShellToken;
+bool IsNameStart(char c) { return IsShellNameStart(c); }
+bool IsNameChar(char c) { return IsShellNameChar(c); }
 
 struct Var {
   bool is_array = false;
@@ -402,6 +96,7 @@ class Interpreter {
       return fields;
     }
     ShellWord cur;
+    int64_t at_line = line;  // the line of the raw text being read (multi-line quoted strings)
     cur.line = line;
     bool started = false;
     auto flush = [&]() {
@@ -420,7 +115,7 @@ class Interpreter {
         segments->back().text += text;
         return;
       }
-      segments->push_back(ShellWord{text, line, known, note});
+      segments->push_back(ShellWord{text, at_line, known, note});
     };
     auto literal = [&](const std::string& text) {
       cur.text += text;
@@ -429,7 +124,9 @@ class Interpreter {
     };
     // One piece of an expansion: appended whole when quoted or not
     // splitting, else split on blanks.
-    auto piece = [&](const std::string& v, bool known, const std::string& note, bool quoted) {
+    // `base_line` (0 = none) is where `v` starts in the script: a word
+    // split out of it gets the line its own text is on.
+    auto piece = [&](const std::string& v, bool known, const std::string& note, bool quoted, int64_t base_line) {
       // An unknown value stays one word: what it would split into is unknown too.
       if (quoted || !split || !known) {
         cur.text += v;
@@ -440,13 +137,15 @@ class Interpreter {
         return;
       }
       size_t k = 0;
+      int64_t newlines = 0;
       if (!v.empty() && std::isspace(static_cast<unsigned char>(v[0]))) flush();
       while (k < v.size()) {
-        while (k < v.size() && std::isspace(static_cast<unsigned char>(v[k]))) ++k;
+        while (k < v.size() && std::isspace(static_cast<unsigned char>(v[k]))) newlines += v[k++] == '\n';
         size_t e = k;
         while (e < v.size() && !std::isspace(static_cast<unsigned char>(v[e]))) ++e;
         if (e > k) {
           if (started && k > 0) flush();
+          if (!started && base_line > 0) cur.line = base_line + newlines;
           cur.text += v.substr(k, e - k);
           started = true;
           add_note(note);
@@ -463,11 +162,11 @@ class Interpreter {
             if (split) {
               flush();
             } else {
-              piece(" ", true, "", true);
+              piece(" ", true, "", true, 0);
             }
           }
           const ShellWord& p = r.parts[i];
-          piece(p.text, p.expanded, p.note.empty() ? r.note : p.note, quoted);
+          piece(p.text, p.expanded, p.note.empty() ? r.note : p.note, quoted, p.line);
           if (r.array && split) started = true;
         }
         return;
@@ -477,10 +176,10 @@ class Interpreter {
           if (split) {
             flush();
           } else {
-            piece(" ", true, "", true);
+            piece(" ", true, "", true, 0);
           }
         }
-        piece(r.values[i], r.known, r.note, quoted);
+        piece(r.values[i], r.known, r.note, quoted, 0);
       }
     };
     size_t i = 0;
@@ -496,7 +195,9 @@ class Interpreter {
       if (c == '\'' && !in_dq) {
         size_t end = raw.find('\'', i + 1);
         if (end == std::string::npos) end = raw.size();
-        literal(raw.substr(i + 1, end - i - 1));
+        const std::string quoted = raw.substr(i + 1, end - i - 1);
+        literal(quoted);
+        at_line += std::count(quoted.begin(), quoted.end(), '\n');
         i = end + 1;
         continue;
       }
@@ -519,6 +220,7 @@ class Interpreter {
         continue;
       }
       literal(std::string(1, c));
+      if (c == '\n') ++at_line;
       ++i;
     }
     flush();
@@ -955,7 +657,9 @@ class Interpreter {
     while (!AtEnd() && status_.ok()) {
       SkipSeparators();
       if (IsWord("do")) break;
+      const size_t before = pos_;
       ParseAndOr(false);
+      if (pos_ == before) ++pos_;  // a token no command starts with
     }
     if (IsWord("do")) {
       ++pos_;
@@ -1323,8 +1027,7 @@ absl::StatusOr<ShellScript> ReadShellScript(std::string_view text, const std::st
     return FieldError(field, absl::StrCat("the script has ", lines, " lines; at most ", kMaxScriptLines));
   }
   ShellScript out;
-  Lexer lexer(text, field);
-  auto tokens = lexer.Run(&out.notes);
+  auto tokens = LexShellScript(text, field, &out.notes);
   if (!tokens.ok()) return tokens.status();
   Interpreter interp(std::move(*tokens), field);
   if (absl::Status s = interp.Run(&out); !s.ok()) return s;

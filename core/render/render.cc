@@ -141,7 +141,8 @@ std::vector<std::string> MegatronLmArgs(const ResolvedConfig& c, const ModelSpec
     add({"--use-precision-aware-optimizer"});
   }
   if (c.cpu_offloading_num_layers > 0) {
-    add({"--cpu-offloading"});
+    // Megatron-LM has no --cpu-offloading flag: it turns cpu_offloading on
+    // from the layer count (arguments.py:1950-1951).
     add({"--cpu-offloading-num-layers", absl::StrCat(c.cpu_offloading_num_layers)});
   }
   if (!c.offload_modules.empty()) {

@@ -234,6 +234,8 @@ TEST(ImportMegatronTest, MambaHybrid) {
   EXPECT_EQ(m.mamba_head_dim, 64);
   EXPECT_EQ(m.mamba_num_heads, 32);
   EXPECT_EQ(m.position_embedding_type, "none");
+  EXPECT_EQ(Arg(c, "--hybrid-layer-pattern")->line, 55);  // its line inside the options string
+  EXPECT_EQ(Arg(c, "--micro-batch-size")->line, 73);
   EXPECT_EQ(c.config.gbs, 32);  // the case statement's 800M branch
   EXPECT_EQ(c.config.mbs, 4);
   EXPECT_EQ(c.gpus, 8);
@@ -379,6 +381,28 @@ TEST(ImportMegatronTest, DeepSeekV3FsdpSbatch) {
   EXPECT_EQ(c.gpus, 0);  // #SBATCH --nodes=your_own_num_nodes: unknown
 }
 
+// An older example: a fine-tuning entry point, the launcher's options in a
+// string, the global batch from $4, and flags d98e8a64's parser refuses.
+TEST(ImportMegatronTest, DetoxifyFinetune) {
+  ImportedConfig c = Import(Fixture("detoxify_gpt_1p3b_finetune.sh"));
+  ExpectMapped(c, {"--num-layers", "--hidden-size", "--num-attention-heads", "--micro-batch-size",
+                   "--global-batch-size", "--seq-length", "--max-position-embeddings", "--fp16"});
+  EXPECT_EQ(c.gpus, 16);
+  EXPECT_EQ(c.gpus_per_node, 16);
+  EXPECT_EQ(c.config.mbs, 4);
+  EXPECT_EQ(c.config.gbs, 0);  // $bs = $4: not known, not guessed
+  EXPECT_TRUE(AnyContains(c.warnings, "config.gbs left unset"));
+  ASSERT_TRUE(c.model.has_value());
+  EXPECT_EQ(c.model->num_layers, 24);
+  EXPECT_EQ(c.model->hidden_size, 2048);
+  EXPECT_TRUE(AnyContains(c.notes, "finetune_gpt.py is not one of Megatron-LM's pretrain scripts"));
+  const ImportedArgument* old = Arg(c, "--checkpoint-activations");
+  ASSERT_NE(old, nullptr);
+  EXPECT_EQ(old->status, ArgumentStatus::kNotModelled);
+  EXPECT_TRUE(AnyContains(c.warnings, "--checkpoint-activations"));
+  EXPECT_TRUE(c.config.recompute_granularity.empty());
+}
+
 TEST(ImportMegatronTest, ArgsBlock) {
   const std::string text = Fixture("args_block_llama3_8b.txt");
   EXPECT_EQ(DetectMegatronLm(text), ImportFormat::kMegatronLmArgsBlock);
@@ -455,6 +479,10 @@ TEST(ImportMegatronTest, Contradictions) {
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), ::testing::HasSubstr("--tensor-model-parallel-size"));
   EXPECT_THAT(bad.status().message(), ::testing::HasSubstr("eight"));
+  auto act = ImportMegatronLm("python pretrain_gpt.py --swiglu --squared-relu", ImportFormat::kMegatronLmScript, o);
+  ASSERT_FALSE(act.ok());
+  EXPECT_THAT(act.status().message(), ::testing::HasSubstr("--swiglu"));
+  EXPECT_THAT(act.status().message(), ::testing::HasSubstr("--squared-relu"));
   auto recipe = ImportMegatronLm("python pretrain_gpt.py --fp8-format hybrid --fp8-recipe custom",
                                  ImportFormat::kMegatronLmScript, o);
   ASSERT_FALSE(recipe.ok());
@@ -468,6 +496,22 @@ TEST(ImportMegatronTest, VppFromLayersPerStage) {
   EXPECT_EQ(c.config.vpp, 4);
   EXPECT_EQ(c.gpus, 16);
   EXPECT_EQ(c.gpus_per_node, 8);
+}
+
+TEST(ImportMegatronTest, LaunchersGiveTheGpus) {
+  ImportedConfig srun =
+      Import("srun --nodes=2 --ntasks-per-node=8 python pretrain_gpt.py --tensor-model-parallel-size 8");
+  EXPECT_EQ(srun.gpus, 16);
+  EXPECT_EQ(srun.gpus_per_node, 8);
+  ImportedConfig module =
+      Import("python -m torch.distributed.run --nproc-per-node 4 --nnodes 3 pretrain_mamba.py --hidden-size 1024");
+  EXPECT_EQ(module.gpus, 12);
+  ImportedConfig env = Import("GPUS_PER_NODE=8\nNUM_NODES=4\npython pretrain_gpt.py --micro-batch-size 2\n");
+  EXPECT_EQ(env.gpus, 32);
+  EXPECT_EQ(env.gpus_per_node, 8);
+  ImportedConfig elastic = Import("torchrun --nproc_per_node 8 --nnodes 1:4 pretrain_gpt.py --micro-batch-size 2");
+  EXPECT_EQ(elastic.gpus, 0);  // an elastic node range: not one world size
+  EXPECT_EQ(elastic.gpus_per_node, 8);
 }
 
 TEST(ImportMegatronTest, UnexpandableVariableIsListedNotGuessed) {
@@ -512,6 +556,12 @@ TEST(ImportMegatronTest, DetectsOtherTextsAsNotMegatron) {
   EXPECT_THAT(none.status().message(), ::testing::HasSubstr("no Megatron-LM launch found"));
   auto wrong = ImportMegatronLm("x", ImportFormat::kBridgeYaml, o);
   EXPECT_FALSE(wrong.ok());
+  ImportOptions with_overrides;
+  with_overrides.overrides = {"model.tensor_model_parallel_size=4"};
+  auto overridden =
+      ImportMegatronLm("python pretrain_gpt.py --num-layers 2", ImportFormat::kMegatronLmScript, with_overrides);
+  ASSERT_FALSE(overridden.ok());
+  EXPECT_THAT(overridden.status().message(), ::testing::HasSubstr("Bridge"));
 }
 
 TEST(FieldMapTest, EveryEntryHasASetterAndKnownFlagsRoundTrip) {

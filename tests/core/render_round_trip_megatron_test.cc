@@ -79,6 +79,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, MegatronRoundTrip,
                                            Case{"gptoss_20b_proxy.sh", ImportFormat::kMegatronLmScript},
                                            Case{"llama3_8b_fsdp_h100_fp8.sh", ImportFormat::kMegatronLmScript},
                                            Case{"deepseek_v3_fsdp.sh", ImportFormat::kMegatronLmScript},
+                                           Case{"detoxify_gpt_1p3b_finetune.sh", ImportFormat::kMegatronLmScript},
                                            Case{"args_block_llama3_8b.txt", ImportFormat::kMegatronLmArgsBlock},
                                            Case{"functional_moe_proxy.yaml", ImportFormat::kMegatronLmYaml}),
                          [](const ::testing::TestParamInfo<Case>& info) {

@@ -219,5 +219,41 @@ TEST(RenderTest, Fp8ParamGatherAgainstThePreset) {
   EXPECT_THAT(RenderConfig(c, nullptr, ResolvedPlacement{}).megatron_lm_args, HasSubstr("--fp8-param-gather"));
 }
 
+// Megatron-LM needs the architecture on its command line; Bridge gets it as
+// model.* fields only for a model that is not from the catalog (a catalog
+// model's recipe supplies its own provider).
+TEST(RenderTest, MegatronLmArgsCarryTheModel) {
+  ModelSpec m;
+  m.origin = "catalog";
+  m.num_layers = 32;
+  m.hidden_size = 4096;
+  m.ffn_hidden_size = 14336;
+  m.num_attention_heads = 32;
+  m.num_query_groups = 8;
+  m.kv_channels = 128;
+  m.vocab_size = 128256;
+  m.seq_length = 8192;
+  m.gated_linear_unit = true;
+  m.normalization = "RMSNorm";
+  m.position_embedding_type = "rope";
+  ResolvedConfig c;
+  c.tp = 2;
+  c.sp = true;
+  RenderedConfig r = RenderConfig(c, &m, ResolvedPlacement{});
+  for (const char* flag :
+       {"--num-layers 32", "--hidden-size 4096", "--ffn-hidden-size 14336", "--num-attention-heads 32",
+        "--group-query-attention", "--num-query-groups 8", "--swiglu", "--normalization RMSNorm",
+        "--position-embedding-type rope", "--max-position-embeddings 8192", "--vocab-size 128256",
+        "--disable-bias-linear", "--untie-embeddings-and-output-weights", "--overlap-grad-reduce"}) {
+    EXPECT_THAT(r.megatron_lm_args, HasSubstr(flag)) << flag;
+  }
+  EXPECT_THAT(r.bridge_python, Not(HasSubstr("cfg.model.hidden_size")));
+  m.origin = "import";
+  r = RenderConfig(c, &m, ResolvedPlacement{});
+  EXPECT_THAT(r.bridge_python, HasSubstr("cfg.model.hidden_size = 4096\n"));
+  EXPECT_THAT(r.bridge_python, HasSubstr("cfg.model.normalization = \"RMSNorm\"\n"));
+  EXPECT_THAT(r.bridge_cli, HasSubstr("model.num_query_groups=8"));
+}
+
 }  // namespace
 }  // namespace parplan

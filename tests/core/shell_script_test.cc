@@ -4,7 +4,11 @@
 #include "core/import/shell_script.h"
 
 #include "core/import/imported_config.h"
+#include "core/import/megatron_import.h"
 
+#include <fstream>
+#include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -159,6 +163,10 @@ TEST(ShellScriptTest, MultiLineStringSplitsWordByWord) {
   EXPECT_TRUE(w[3].expanded);  // only the word holding ${OUT} is unknown
   EXPECT_FALSE(w[5].expanded);
   EXPECT_TRUE(w[6].expanded);
+  // Each word keeps the line it is written on.
+  EXPECT_EQ(w[2].line, 3);  // --tp
+  EXPECT_EQ(w[4].line, 4);  // --save
+  EXPECT_EQ(w[6].line, 5);  // --bf16
 }
 
 TEST(ShellScriptTest, RedirectionsAndPipes) {
@@ -202,6 +210,37 @@ TEST(ShellScriptTest, SplitCommandString) {
   ASSERT_EQ(cmds.size(), 3u);
   EXPECT_THAT(Words(cmds[2]), ::testing::ElementsAre("python", "/m/pretrain_gpt.py", "--a", "b c", "--d", "2"));
   EXPECT_EQ(cmds[2].line, 7);
+}
+
+// Every prefix of every fixture, and random bytes, read to an answer or an
+// error: nothing crashes or hangs.
+TEST(ShellScriptTest, TruncatedAndRandomInputsEndInAnAnswerOrAnError) {
+  for (const char* name :
+       {"gpt3_175b.sh", "llama3_8b_h100_fp8.sh", "mixtral_8x7b.sh", "mamba_hybrid_800m.sh", "gptoss_20b_proxy.sh",
+        "llama3_8b_fsdp_h100_fp8.sh", "deepseek_v3_fsdp.sh", "detoxify_gpt_1p3b_finetune.sh"}) {
+    std::ifstream f(std::string(PARPLAN_TEST_DATA_DIR) + "/import/megatron/" + name);
+    std::stringstream buf;
+    buf << f.rdbuf();
+    const std::string text = buf.str();
+    ASSERT_FALSE(text.empty()) << name;
+    for (size_t cut = 0; cut < text.size(); cut += 53) {
+      auto r = ImportMegatronLm(text.substr(0, cut), ImportFormat::kMegatronLmScript, ImportOptions{});
+      if (!r.ok()) {
+        EXPECT_FALSE(r.status().message().empty());
+      }
+    }
+  }
+  std::mt19937 rng(7);
+  const std::string alphabet = "$'\"\\(){}[]|&;<>#=+-*/ \n\tabcXYZ019@!`~";
+  for (int i = 0; i < 300; ++i) {
+    std::string text;
+    const int n = static_cast<int>(rng() % 200);
+    for (int k = 0; k < n; ++k) text.push_back(alphabet[rng() % alphabet.size()]);
+    auto r = ReadShellScript(text, "text");
+    if (!r.ok()) {
+      EXPECT_FALSE(r.status().message().empty());
+    }
+  }
 }
 
 }  // namespace
