@@ -286,8 +286,15 @@ ImportFormat DetectBridge(std::string_view text) {
   if (text.size() > kMaxImportBytes) return ImportFormat::kAuto;
   auto list = ParseBridgeOverrides(text, "text");
   if (list.ok()) {
-    const absl::string_view trimmed = absl::StripLeadingAsciiWhitespace(absl::string_view(text.data(), text.size()));
-    if (absl::StartsWith(trimmed, "recipe:")) return ImportFormat::kBridgeRecipe;
+    // The first token, past blank and comment lines.
+    absl::string_view rest(text.data(), text.size());
+    while (true) {
+      rest = absl::StripLeadingAsciiWhitespace(rest);
+      if (!absl::StartsWith(rest, "#")) break;
+      const size_t nl = rest.find('\n');
+      rest = nl == absl::string_view::npos ? absl::string_view() : rest.substr(nl + 1);
+    }
+    if (absl::StartsWith(rest, "recipe:")) return ImportFormat::kBridgeRecipe;
     if (!list->recipe.empty()) return ImportFormat::kBridgeOverrides;
     bool all_sections = !list->overrides.empty();
     for (const auto& o : list->overrides)

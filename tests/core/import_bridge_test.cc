@@ -609,6 +609,7 @@ TEST(BridgeOverrides, TokensLinesAndValues) {
 TEST(ImportBridge, Detect) {
   EXPECT_EQ(DetectBridge("recipe:llama3_8b_pretrain_config"), ImportFormat::kBridgeRecipe);
   EXPECT_EQ(DetectBridge("  recipe:llama3_8b_pretrain_config train.global_batch_size=8"), ImportFormat::kBridgeRecipe);
+  EXPECT_EQ(DetectBridge(ReadFixture("llama3_70b_overrides.txt")), ImportFormat::kBridgeRecipe);
   EXPECT_EQ(DetectBridge("model.tensor_model_parallel_size=4 train.global_batch_size=512"),
             ImportFormat::kBridgeOverrides);
   EXPECT_EQ(DetectBridge("python run_recipe.py --recipe llama3_8b_pretrain_config"), ImportFormat::kBridgeOverrides);
