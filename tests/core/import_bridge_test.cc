@@ -606,6 +606,44 @@ TEST(BridgeOverrides, TokensLinesAndValues) {
   EXPECT_FALSE(BridgeLayoutToString("[[\"embedding\",\"encoder\"]]", "p").ok());
 }
 
+// Every prefix of every fixture, and random text, ends in an answer or an
+// error: nothing crashes or hangs.
+TEST(ImportBridge, PrefixesAndNoiseEndInAnAnswerOrAnError) {
+  for (const char* name :
+       {"llama3_70b_overrides.txt", "llama3_8b_run_recipe.sh", "llama32_1b_override.yaml",
+        "llama3_8b_config_container.yaml", "llama3_70b_perf_launch.sh", "llama32_1b_skill_parallelism.sh"}) {
+    const std::string text = ReadFixture(name);
+    ASSERT_FALSE(text.empty()) << name;
+    for (size_t n = 0; n <= text.size(); n += 7) {
+      const std::string prefix = text.substr(0, n);
+      const ImportFormat detected = DetectBridge(prefix);
+      for (ImportFormat f : {ImportFormat::kBridgeRecipe, ImportFormat::kBridgeOverrides, ImportFormat::kBridgeYaml}) {
+        auto c = Import(prefix, f);
+        if (!c.ok()) {
+          EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument) << name << " at " << n;
+        }
+      }
+      (void)detected;
+    }
+  }
+  uint32_t seed = 12345;
+  const std::string alphabet = "abc_.=+~[]{}()'\"#:- \n\t\\0123456789recipe:modeltrain";
+  for (int i = 0; i < 300; ++i) {
+    std::string text;
+    for (int j = 0; j < 80; ++j) {
+      seed = seed * 1103515245u + 12345u;
+      text += alphabet[(seed >> 16) % alphabet.size()];
+    }
+    DetectBridge(text);
+    for (ImportFormat f : {ImportFormat::kBridgeRecipe, ImportFormat::kBridgeOverrides, ImportFormat::kBridgeYaml}) {
+      auto c = Import(text, f);
+      if (!c.ok()) {
+        EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument) << text;
+      }
+    }
+  }
+}
+
 TEST(ImportBridge, Detect) {
   EXPECT_EQ(DetectBridge("recipe:llama3_8b_pretrain_config"), ImportFormat::kBridgeRecipe);
   EXPECT_EQ(DetectBridge("  recipe:llama3_8b_pretrain_config train.global_batch_size=8"), ImportFormat::kBridgeRecipe);
