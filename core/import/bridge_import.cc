@@ -81,7 +81,10 @@ void AddLauncherFlags(const std::vector<LauncherFlag>& flags, ImportedConfig* ou
     ImportedArgument a;
     a.name = f.name;
     a.value = f.value;
-    a.status = f.affects_training ? ArgumentStatus::kNotModelled : ArgumentStatus::kNoEffect;
+    a.status = !f.maps_to.empty()   ? ArgumentStatus::kMapped
+               : f.affects_training ? ArgumentStatus::kNotModelled
+                                    : ArgumentStatus::kNoEffect;
+    a.maps_to = f.maps_to;
     a.note = f.note;
     a.line = f.line;
     a.origin = "launcher";

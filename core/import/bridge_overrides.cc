@@ -5,11 +5,13 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/import/bridge_perf_launch.h"
 #include "core/import/imported_config.h"
 #include "core/util/field_error.h"
+#include "core/util/limits.h"
 
 namespace parplan {
 namespace {
@@ -199,6 +201,41 @@ constexpr OtherFlag kOtherFlags[] = {
     {"--dump_env", false, false, "prints the environment"},
 };
 
+// scripts/training/setup_experiment.py's own options (:64-140 at
+// 067f987df0; scripts/training/train.sh runs it), which it keeps; the rest
+// go to run_recipe.py.
+struct TrainingLauncherFlag {
+  const char* name;
+  bool takes_value;
+};
+constexpr TrainingLauncherFlag kTrainingLauncherFlags[] = {
+    {"--nodes", true},
+    {"--gpus-per-node", true},
+    {"--gpus_per_node", true},
+    {"--account", true},
+    {"--partition", true},
+    {"--time", true},
+    {"--gres", true},
+    {"--additional-slurm-params", true},
+    {"--additional_slurm_params", true},
+    {"--no-gpu-resource-request", false},
+    {"--container-image", true},
+    {"--mount", true},
+    {"--env", true},
+    {"--srun-arg", true},
+    {"-lmc", true},
+    {"--peak-mem-clk", true},
+    {"--peak_mem_clk", true},
+    {"--experiment-name", true},
+    {"--submission-dry-run", false},
+    {"--wait", false},
+};
+
+bool IsTrainingLauncher(absl::string_view script) {
+  return !absl::StrContains(script, "performance/") &&
+         (absl::EndsWith(script, "train.sh") || absl::EndsWith(script, "setup_experiment.py"));
+}
+
 std::string FlagNames() {
   std::vector<std::string> names;
   for (const auto& f : kConvenienceFlags) names.push_back(f.short_name ? f.short_name : f.long_name);
@@ -253,11 +290,14 @@ absl::StatusOr<BridgeOverrideList> ParseBridgeOverrides(std::string_view text_in
   BridgeOverrideList out;
   std::vector<Token>& t = *tokens;
   size_t i = 0;
+  bool training_launcher = false;
+  int64_t nodes = 1, gpus_per_node = 0;
   // A launcher line: words up to the script ("torchrun --nproc-per-node=8
   // scripts/training/run_recipe.py") are the launcher's, not Bridge's.
   for (size_t k = 0; k < t.size(); ++k) {
     if (absl::StrContains(t[k].text, "=") && !absl::StartsWith(t[k].text, "-") && !IsEnvAssignment(t[k].text)) break;
-    if (absl::EndsWith(t[k].text, ".py")) {
+    if (absl::EndsWith(t[k].text, ".py") || IsTrainingLauncher(t[k].text)) {
+      training_launcher = IsTrainingLauncher(t[k].text);
       for (size_t j = 0; j <= k; ++j)
         out.launcher_flags.push_back(
             {t[j].text, "", j == k ? "the Bridge entry script" : "launcher word before the script", false, t[j].line});
@@ -322,6 +362,31 @@ absl::StatusOr<BridgeOverrideList> ParseBridgeOverrides(std::string_view text_in
         handled = true;
         break;
       }
+      for (const auto& f : kTrainingLauncherFlags) {
+        if (handled || !training_launcher || name != f.name) continue;
+        std::string value = "true";
+        if (f.takes_value) {
+          if (inline_value) {
+            value = tok.substr(tok.find('=') + 1);
+          } else {
+            if (i + 1 >= t.size()) return FieldError(field, absl::StrCat("line ", line, ": ", name, " needs a value"));
+            value = t[++i].text;
+          }
+        }
+        LauncherFlag flag{name, Unquote(value), "Slurm launcher option (scripts/training/setup_experiment.py)", false,
+                          line};
+        if (name == "--nodes" || name == "--gpus-per-node" || name == "--gpus_per_node") {
+          int64_t n = 0;
+          if (!absl::SimpleAtoi(flag.value, &n) || n < 1 || n > kMaxGpus)
+            return FieldError(field, absl::StrCat("line ", line, ": ", name, " \"", flag.value.substr(0, 40),
+                                                  "\" is not a count in 1..", kMaxGpus));
+          (name == "--nodes" ? nodes : gpus_per_node) = n;
+          flag.maps_to = name == "--nodes" ? "placement.gpus" : "placement.gpus_per_node";
+          flag.note = "Slurm launcher: the job's size (scripts/training/setup_experiment.py)";
+        }
+        out.launcher_flags.push_back(std::move(flag));
+        handled = true;
+      }
       for (const auto& f : kOtherFlags) {
         if (handled || name != f.name) continue;
         std::string value = "true";
@@ -370,6 +435,10 @@ absl::StatusOr<BridgeOverrideList> ParseBridgeOverrides(std::string_view text_in
     out.overrides.push_back(std::move(o));
     if (out.overrides.size() > kMaxOverrides)
       return FieldError(field, absl::StrCat("more than ", kMaxOverrides, " overrides"));
+  }
+  if (gpus_per_node > 0) {
+    out.gpus_per_node = gpus_per_node;
+    out.gpus = gpus_per_node * nodes;
   }
   return out;
 }

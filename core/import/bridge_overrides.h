@@ -32,13 +32,16 @@ struct BridgeOverride {
 
 // A scripts/training/run_recipe.py option that is not a ConfigContainer
 // override (--mode, --dataset, --step-func, --dry-run, --deterministic,
-// --dump-env) or a launcher word before the script.
+// --dump-env), an option of the Slurm launcher in front of it
+// (scripts/training/train.sh -> setup_experiment.py: --nodes,
+// --gpus-per-node, --account ...), or a launcher word before the script.
 struct LauncherFlag {
   std::string name;               // "--mode"
   std::string value;              // "lora"; "true" for a switch
   std::string note;               // what it does
   bool affects_training = false;  // changes what is trained (not modelled) vs no effect on the plan
   int64_t line = 0;
+  std::string maps_to = "";  // "placement.gpus" when the flag sizes the job
 };
 
 struct BridgeOverrideList {

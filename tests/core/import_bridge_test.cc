@@ -210,6 +210,25 @@ TEST(ImportBridge, SkillLaunchWithEnvironmentAndTorchRun) {
   EXPECT_GT(RoundTripCount(*c), 0);
 }
 
+TEST(ImportBridge, SlurmTrainingLauncher) {
+  auto c = Import(ReadFixture("llama3_8b_train_sh.sh"), ImportFormat::kBridgeOverrides);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->recipe, "llama3_8b_pretrain_2gpu_h100_bf16_config");
+  EXPECT_EQ(Config(c).tp, 2);
+  EXPECT_EQ(Config(c).gbs, 1024);
+  EXPECT_EQ(c->gpus, 16);
+  EXPECT_EQ(c->gpus_per_node, 8);
+  const ImportedArgument* nodes = Arg(*c, "--nodes");
+  ASSERT_NE(nodes, nullptr);
+  EXPECT_EQ(nodes->status, ArgumentStatus::kMapped);
+  EXPECT_EQ(nodes->maps_to, "placement.gpus");
+  EXPECT_EQ(Arg(*c, "--account")->status, ArgumentStatus::kNoEffect);
+  // Slurm options belong to the launcher, not to run_recipe.py.
+  EXPECT_FALSE(Import("python scripts/training/run_recipe.py --recipe llama3_8b_pretrain_config --nodes 2",
+                      ImportFormat::kBridgeOverrides)
+                   .ok());
+}
+
 TEST(ImportBridge, PerformanceLauncher) {
   auto c = Import(ReadFixture("llama3_70b_perf_launch.sh"), ImportFormat::kBridgeOverrides);
   ASSERT_TRUE(c.ok()) << c.status();
@@ -609,9 +628,9 @@ TEST(BridgeOverrides, TokensLinesAndValues) {
 // Every prefix of every fixture, and random text, ends in an answer or an
 // error: nothing crashes or hangs.
 TEST(ImportBridge, PrefixesAndNoiseEndInAnAnswerOrAnError) {
-  for (const char* name :
-       {"llama3_70b_overrides.txt", "llama3_8b_run_recipe.sh", "llama32_1b_override.yaml",
-        "llama3_8b_config_container.yaml", "llama3_70b_perf_launch.sh", "llama32_1b_skill_parallelism.sh"}) {
+  for (const char* name : {"llama3_70b_overrides.txt", "llama3_8b_run_recipe.sh", "llama32_1b_override.yaml",
+                           "llama3_8b_config_container.yaml", "llama3_70b_perf_launch.sh",
+                           "llama32_1b_skill_parallelism.sh", "llama3_8b_train_sh.sh"}) {
     const std::string text = ReadFixture(name);
     ASSERT_FALSE(text.empty()) << name;
     for (size_t n = 0; n <= text.size(); n += 7) {
