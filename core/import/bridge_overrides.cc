@@ -16,6 +16,8 @@
 namespace parplan {
 namespace {
 
+constexpr int kMaxNesting = 32;  // brackets in one value (values are normalised recursively)
+
 struct Token {
   std::string text;
   int64_t line = 0;
@@ -59,7 +61,10 @@ absl::StatusOr<std::vector<Token>> Tokenize(absl::string_view text, const std::s
     }
     if (cur.empty()) start_line = line;
     if (c == '\'' || c == '"') quote = c;
-    if (c == '[' || c == '{' || c == '(') ++depth;
+    if (c == '[' || c == '{' || c == '(') {
+      if (++depth > kMaxNesting)
+        return FieldError(field, absl::StrCat("line ", line, ": brackets nested deeper than ", kMaxNesting));
+    }
     if (c == ']' || c == '}' || c == ')') {
       if (--depth < 0)
         return FieldError(field, absl::StrCat("line ", line, ": unbalanced '", std::string(1, c), "' in \"",

@@ -619,6 +619,7 @@ TEST(BridgeOverrides, TokensLinesAndValues) {
   ASSERT_FALSE(unbalanced.ok());
   EXPECT_EQ(FieldViolationsOf(unbalanced.status())[0].field, "overrides[0]");
   EXPECT_FALSE(ParseBridgeOverrides(std::string(kMaxImportBytes + 1, 'a'), "text").ok());
+  EXPECT_FALSE(ParseBridgeOverrides("model.x=" + std::string(20000, '[') + std::string(20000, ']'), "text").ok());
   auto layout = BridgeLayoutToString("[[\"embedding\",\"decoder\",\"decoder\"],[\"decoder\",\"mtp\",\"loss\"]]", "p");
   ASSERT_TRUE(layout.ok());
   EXPECT_EQ(*layout, "Et*2|tmL");
