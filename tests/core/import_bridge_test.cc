@@ -493,6 +493,10 @@ TEST(ImportBridge, YamlErrors) {
   auto syntax = Import("model:\n  tensor_model_parallel_size: [2\n", ImportFormat::kBridgeYaml);
   ASSERT_FALSE(syntax.ok());
   EXPECT_NE(syntax.status().message().find("not valid YAML"), std::string::npos) << syntax.status();
+  auto nested =
+      Import("model:\n  x: " + std::string(5000, '[') + std::string(5000, ']') + "\n", ImportFormat::kBridgeYaml);
+  ASSERT_FALSE(nested.ok());
+  EXPECT_EQ(nested.status().code(), absl::StatusCode::kInvalidArgument);
   auto list = Import("- model\n- train\n", ImportFormat::kBridgeYaml);
   ASSERT_FALSE(list.ok());
   EXPECT_NE(list.status().message().find("mapping"), std::string::npos);
