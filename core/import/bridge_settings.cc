@@ -118,6 +118,15 @@ bool Known(std::string_view path) { return EntryFor(path) != nullptr || Classify
 // Fields whose null means a value rather than "unset".
 bool NullIsAValue(const FieldEntry& e) { return e.field == "config.peft" || e.field == "config.recompute_granularity"; }
 
+// Removes the settings of the fields of object `path` ("comm_overlap.*").
+void DropFieldsOf(const std::string& path, std::vector<BridgeValue>* settings) {
+  const std::string prefix = path + ".";
+  std::vector<BridgeValue> kept;
+  for (auto& s : *settings)
+    if (!absl::StartsWith(s.path, prefix)) kept.push_back(std::move(s));
+  *settings = std::move(kept);
+}
+
 }  // namespace
 
 std::string PrecisionOfBridgePreset(std::string_view preset, std::string* note) {
@@ -182,15 +191,9 @@ absl::Status ApplyBridgeOverrides(const std::vector<BridgeOverride>& overrides, 
         } else {
           settings->push_back(next);
         }
-        if (o.value == "null") {
-          // A whole object set to None takes its fields with it
-          // (comm_overlap=null drops comm_overlap.tp_comm_overlap).
-          const std::string prefix = o.path + ".";
-          std::vector<BridgeValue> kept;
-          for (auto& s : *settings)
-            if (!absl::StartsWith(s.path, prefix)) kept.push_back(std::move(s));
-          *settings = std::move(kept);
-        }
+        // A whole object set to None takes its fields with it
+        // (comm_overlap=null drops comm_overlap.tp_comm_overlap).
+        if (o.value == "null") DropFieldsOf(o.path, settings);
         break;
       case OverrideOp::kDelete:
         if (cur != nullptr && !o.value.empty() && cur->value != o.value)
@@ -203,6 +206,7 @@ absl::Status ApplyBridgeOverrides(const std::vector<BridgeOverride>& overrides, 
         } else {
           settings->push_back(next);
         }
+        DropFieldsOf(o.path, settings);  // ~comm_overlap takes comm_overlap.* with it
         break;
     }
   }

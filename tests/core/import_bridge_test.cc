@@ -406,6 +406,10 @@ TEST(ImportBridge, HydraAddAndDelete) {
   ASSERT_TRUE(no_overlap.ok()) << no_overlap.status();
   EXPECT_FALSE(Config(no_overlap).tp_comm_overlap.has_value());
   EXPECT_EQ(Arg(*no_overlap, "comm_overlap.tp_comm_overlap"), nullptr);
+  auto deleted = Import("recipe:llama3_70b_pretrain_config ~comm_overlap", ImportFormat::kBridgeRecipe);
+  ASSERT_TRUE(deleted.ok()) << deleted.status();
+  EXPECT_FALSE(Config(deleted).tp_comm_overlap.has_value());
+  EXPECT_EQ(Arg(*deleted, "comm_overlap.tp_comm_overlap"), nullptr);
 }
 
 TEST(ImportBridge, ValuesAndContradictions) {
