@@ -638,7 +638,7 @@ def flatten(obj, prefix, out, seen):
             out.append((path, render(v)))
 
 
-SYSTEM_RE = re.compile(r"_(\d+)gpu_(h100|h200|b200|b300|gb200|gb300)_([a-z0-9]+)")
+SYSTEM_RE = re.compile(r"_(\d+)gpu_([a-z]+[0-9]+)_")
 
 
 def task_of(name):
