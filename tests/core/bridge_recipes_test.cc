@@ -3,6 +3,7 @@
 // settings are the recipes' own (values read from Bridge 067f987df0, cited).
 #include "core/import/bridge_recipes.h"
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -193,6 +194,27 @@ TEST(BridgeRecipes, PerformanceRecipesNameTheirSystem) {
   EXPECT_EQ(Setting(*r, "train.global_batch_size"), "128");
   EXPECT_EQ(Setting(*r, "comm_overlap.tp_comm_overlap"), "false");
   EXPECT_EQ(Setting(*r, "tokenizer.vocab_size"), "128256");
+}
+
+// Bridge v0.2.0 src/megatron/bridge/recipes/llama/llama3.py:288 (the
+// legacy function) through _llama3_common (:456 adam_eps = 1e-5, :459
+// eval_interval in TrainingConfig); the pinned recipe uses 1e-8 and puts
+// eval_interval in ValidationConfig.
+TEST(BridgeRecipes, HistoryRecordsOlderReleases) {
+  const BridgeRecipe* r = FindBridgeRecipe("llama3_70b_pretrain_config");
+  ASSERT_NE(r, nullptr);
+  const BridgeRecipeVersion* v020 = RecipeAtVersion(*r, "0.2.0");
+  ASSERT_NE(v020, nullptr);
+  EXPECT_EQ(v020->function, "llama3_70b_pretrain_config");
+  std::map<std::string, std::string> differs;
+  for (const auto& d : v020->differs) differs[d.path] = d.value;
+  EXPECT_EQ(differs["optimizer.adam_eps"], "1e-05");
+  EXPECT_EQ(differs["train.eval_interval"], "2000");
+  EXPECT_EQ(differs.count("model.tensor_model_parallel_size"), 0u);  // TP 4 then as now
+  const BridgeRecipeVersion* v060 = RecipeAtVersion(*r, "0.6.0");
+  ASSERT_NE(v060, nullptr);
+  EXPECT_EQ(v060->function, "llama3_70b_pretrain_32gpu_h100_bf16_config");
+  EXPECT_TRUE(v060->differs.empty());
 }
 
 TEST(BridgeRecipes, FinetuneRecipesOfCatalogModels) {
