@@ -16,6 +16,7 @@
 #include "core/import/bridge_recipes.h"
 #include "core/import/bridge_settings.h"
 #include "core/import/bridge_yaml.h"
+#include "core/model/model_checks.h"
 #include "core/util/field_error.h"
 #include "core/util/limits.h"
 
@@ -108,6 +109,21 @@ void SyncSeqLength(std::vector<BridgeOverride>* overrides) {
   overrides->push_back(std::move(sync));
 }
 
+// A model read from a whole YAML's model section: Megatron-Core's defaults
+// for what the section leaves out (a ConfigContainer Bridge wrote states
+// every field), its kind, the fields still unknown, and range checks.
+absl::Status FinishYamlModel(const std::vector<BridgeValue>& settings, const std::string& field, ModelSpec* m) {
+  std::string provider;
+  for (const auto& s : settings)
+    if (s.path == "model._target_") provider = s.value;
+  m->origin = "import";
+  m->name = provider.empty() ? "model from a Megatron Bridge ConfigContainer YAML"
+                             : absl::StrCat("model from a Megatron Bridge ConfigContainer YAML (", provider, ")");
+  ApplyMegatronDefaults(m);
+  m->missing_fields = MissingFields(*m);
+  return PrefixFields(CheckArchitectureBounds(*m, "model"), field);
+}
+
 }  // namespace
 
 absl::StatusOr<ImportedConfig> ImportBridge(std::string_view text, ImportFormat format, const ImportOptions& options) {
@@ -171,7 +187,9 @@ absl::StatusOr<ImportedConfig> ImportBridge(std::string_view text, ImportFormat 
     std::vector<BridgeValue> settings = yaml->settings;
     if (auto s = ApplyBridgeOverrides(on_top, field, &settings); !s.ok()) return s;
     if (auto s = ApplyBridgeSettings(settings, field, nullptr, &out); !s.ok()) return s;
-    if (out.model.has_value()) out.model->origin = "import";
+    if (out.model.has_value()) {
+      if (auto s = FinishYamlModel(settings, field, &*out.model); !s.ok()) return s;
+    }
     ReadTorchrun(&out);
     return out;
   }
@@ -249,6 +267,11 @@ absl::StatusOr<ImportedConfig> ImportBridge(std::string_view text, ImportFormat 
   if (auto m = Catalog::Get().FindModel(recipe->model_id); m.ok()) catalog_model = std::move(*m);
   if (auto s = ApplyBridgeSettings(settings, field, catalog_model ? &*catalog_model : nullptr, &out); !s.ok()) return s;
 
+  if (out.model.has_value()) {
+    // The catalog model with the source's changes to its architecture.
+    out.model->missing_fields = MissingFields(*out.model);
+    if (auto s = PrefixFields(CheckArchitectureBounds(*out.model, "model"), field); !s.ok()) return s;
+  }
   out.recipe = recipe->name;
   out.model_id = recipe->model_id;
   out.notes.push_back(absl::StrCat("Megatron Bridge recipe ", recipe->name, " (", recipe->task, ", ", recipe->source,

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "absl/strings/str_join.h"
 #include "core/catalog/catalog.h"
 #include "core/config/parallel_config.h"
 #include "core/import/bridge_overrides.h"
@@ -299,6 +300,9 @@ TEST(ImportBridge, WholeConfigContainerYaml) {
   EXPECT_EQ(c->model->vocab_size, 128256);
   EXPECT_EQ(c->model->activation_func, "silu");
   EXPECT_EQ(c->model->normalization, "RMSNorm");
+  EXPECT_EQ(c->model->kind, "dense");
+  EXPECT_TRUE(c->model->complete()) << absl::StrJoin(c->model->missing_fields, ", ");
+  EXPECT_NE(c->model->name.find("GPTModelProvider"), std::string::npos) << c->model->name;
   EXPECT_EQ(Config(c).tp, 1);
   EXPECT_EQ(Config(c).cp, 2);
   EXPECT_EQ(Config(c).gbs, 512);
@@ -482,6 +486,10 @@ TEST(ImportBridge, RecipeModelFieldsAgainstTheCatalog) {
   EXPECT_EQ(deeper->model->num_layers, 40);
   EXPECT_EQ(deeper->model->hidden_size, 4096);
   EXPECT_EQ(deeper->model->origin, "import");
+  // Architecture values out of range are refused with the path.
+  auto bad = Import("recipe:llama3_8b_pretrain_config model.num_layers=100000", ImportFormat::kBridgeRecipe);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("num_layers"), std::string::npos) << bad.status();
 }
 
 TEST(ImportBridge, YamlErrors) {
