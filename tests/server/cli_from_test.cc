@@ -145,7 +145,7 @@ TEST_F(CliFromTest, BadSourcesNameTheFlag) {
   EXPECT_EQ(Run({"perf", "--from", "/nonexistent/run.sh", "--system", "h100-sxm"}, &out, &err), 2);
   EXPECT_NE(err.find("--from"), std::string::npos) << err;
   EXPECT_EQ(Run({"import", Write("prose.txt", "my run was slow yesterday")}, &out, &err), 2);
-  EXPECT_NE(err.find("--from"), std::string::npos) << err;
+  EXPECT_NE(err.find("not a format parplan reads"), std::string::npos) << err;
   EXPECT_EQ(Run({"compare", "--from", script_}, &out, &err), 2);
   EXPECT_NE(err.find("--log"), std::string::npos) << err;
 }
