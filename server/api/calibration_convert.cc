@@ -1,5 +1,8 @@
 #include "server/api/calibration_convert.h"
 
+#include <cmath>
+#include <limits>
+
 #include "absl/strings/str_cat.h"
 
 namespace parplan {
@@ -24,7 +27,7 @@ void ToCalibrationProto(const Calibration& c, v1::Calibration* out) {
     o->set_predicted_step_s(r.predicted_step_s);
     o->set_compute_s(r.compute_s);
     o->set_communication_s(r.communication_s);
-    o->set_loo_residual(r.loo_residual);
+    if (!std::isnan(r.loo_residual)) o->set_loo_residual(r.loo_residual);
   }
   for (const auto& n : c.notes) out->add_notes(n);
 }
@@ -48,7 +51,7 @@ Calibration FromCalibrationProto(const v1::Calibration& c) {
     run.predicted_step_s = r.predicted_step_s();
     run.compute_s = r.compute_s();
     run.communication_s = r.communication_s();
-    run.loo_residual = r.loo_residual();
+    run.loo_residual = r.has_loo_residual() ? r.loo_residual() : std::numeric_limits<double>::quiet_NaN();
     out.runs.push_back(run);
   }
   out.notes.assign(c.notes().begin(), c.notes().end());

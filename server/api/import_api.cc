@@ -78,6 +78,9 @@ absl::StatusOr<ImportedRequestParts> ImportRequestParts(
 }
 
 absl::Status ImportConfig(const v1::ImportConfigRequest& request, v1::ImportConfigResponse* response) {
+  // The caller's own placement is checked before the text is read.
+  Resolved given;
+  if (absl::Status s = Resolve(nullptr, request.placement(), v1::ParallelConfig(), &given); !s.ok()) return s;
   auto parts = ImportRequestParts(request.text(), request.format(), request.overrides(), request.bridge_version(),
                                   request.placement(), "text", "");
   if (!parts.ok()) return parts.status();

@@ -69,30 +69,23 @@ class OutputWriter {
     if (f.cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) return Json::object();
     const Descriptor& d = *f.message_type();
     if (WellKnown(d)) return Json::object();
-    if (!Described(d.name()) && ArgumentFieldList(d.name()).empty()) {
-      return {{"type", f.is_repeated() ? "array" : "object"}};
-    }
+    // A message described in another tool's schema (or in the arguments) is
+    // a bare object here: a pointer definition would cost tools/list ~75
+    // bytes each (tests/server/mcp_sizes_test.cc) and tell little.
+    const auto home = homes_->find(d.name());
+    const bool elsewhere = !ArgumentFieldList(d.name()).empty() || (home != homes_->end() && home->second != tool_);
+    if (!Described(d.name()) || elsewhere) return {{"type", f.is_repeated() ? "array" : "object"}};
     Define(d);
     Json value = {{"$ref", absl::StrCat("#/$defs/", d.name())}};
     if (!f.is_repeated()) return value;
     return {{"type", "array"}, {"items", std::move(value)}};
   }
 
-  // Puts `d` in this schema's $defs: in full where it is first met, else
-  // an object naming where its fields are listed.
+  // Puts `d` in this schema's $defs, in full (the first tool to meet it is
+  // its home; Field leaves it a bare object in the others).
   void Define(const Descriptor& d) {
     const std::string& name = d.name();
     if (defs_.contains(name)) return;
-    const std::string argument = ArgumentFieldList(name);
-    if (!argument.empty()) {
-      defs_[name] = {{"type", "object"}, {"description", absl::StrCat("Fields as in ", argument, ".")}};
-      return;
-    }
-    const auto home = homes_->find(name);
-    if (home != homes_->end() && home->second != tool_) {
-      defs_[name] = {{"type", "object"}, {"description", absl::StrCat("See ", home->second, ".")}};
-      return;
-    }
     (*homes_)[name] = tool_;
     defs_[name] = Json::object();  // placeholder: a recursive message stops here
     defs_[name] = Body(d);

@@ -2,7 +2,9 @@
 
 #include <cmath>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/memory/memory_margin.h"
@@ -164,7 +166,16 @@ absl::Status Recommend(const v1::RecommendRequest& request, v1::RecommendRespons
     // The user's plan: the same model and placement, its own settings.
     Resolved current;
     if (absl::Status st = Resolve(&request.model(), request.placement(), request.current(), &current); !st.ok()) {
-      return FieldError("current", absl::StrCat("the current plan: ", st.message()));
+      // Resolve names the config's fields "config.*": here they are the current plan's.
+      const std::vector<FieldViolation> violations = FieldViolationsOf(st);
+      if (violations.empty()) return st;
+      FieldErrors renamed;
+      for (const FieldViolation& v : violations) {
+        const bool of_config = absl::StartsWith(v.field, "config.");
+        renamed.Add(of_config ? absl::StrCat("current.", v.field.substr(7)) : v.field,
+                    of_config ? absl::StrReplaceAll(v.description, {{"config.", "current."}}) : v.description);
+      }
+      return renamed.ToStatus();
     }
     q.current = current.config;
     q.current_gpus = request.current_gpus();

@@ -168,9 +168,15 @@ absl::StatusOr<std::optional<RunConfig>> ResolveRunConfig(const std::string& tex
 
 absl::Status CompareRun(const v1::CompareRunRequest& request, v1::CompareRunResponse* response) {
   FieldErrors errors;
-  if (request.log().empty()) errors.Add("log", "CompareRun needs the run's log text (at most 16 MiB)");
+  if (request.log().empty()) errors.Add("log", "CompareRun needs the run's log text (at most 4 MiB)");
+  if (auto f = ParseImportFormat(request.config_format(), "config_format"); !f.ok()) {
+    for (const auto& v : FieldViolationsOf(f.status())) errors.Add(v.field, v.description);
+  }
   errors.CheckRange("min_steady_iterations", request.min_steady_iterations(), 0, kMaxSteadyIterations);
   if (!errors.empty()) return errors.ToStatus();
+  // The caller's own config fields and placement, checked whether or not a model comes.
+  Resolved given;
+  if (absl::Status s = Resolve(nullptr, request.placement(), request.config(), &given); !s.ok()) return s;
   auto log = ParseRunLog(request.log(), "log");
   if (!log.ok()) return log.status();
   std::optional<ParsedLog> baseline;
@@ -243,6 +249,12 @@ absl::Status Calibrate(const v1::CalibrateRequest& request, v1::CalibrateRespons
     }
   }
   if (!errors.empty()) return errors.ToStatus();
+  for (int i = 0; i < request.runs_size(); ++i) {
+    Resolved given;
+    if (absl::Status s = Resolve(nullptr, request.runs(i).placement(), v1::ParallelConfig(), &given); !s.ok()) {
+      return PrefixFields(s, absl::StrCat("runs[", i, "]"));
+    }
+  }
   std::vector<CalibrationRun> runs;
   for (int i = 0; i < request.runs_size(); ++i) {
     const auto& input = request.runs(i);

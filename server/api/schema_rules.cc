@@ -165,12 +165,10 @@ const RuleTable& Rules() {
     add("CompareRunRequest", "baseline_log", Chars(kMaxLogBytes));
     add("CompareRunRequest", "config_text", Chars(kMaxImportBytes));
     add("CompareRunRequest", "baseline_config_text", Chars(kMaxImportBytes));
-    add("CompareRunRequest", "config_format", OneOf(ImportFormatNames()));
     add("CompareRunRequest", "min_steady_iterations", Range(0, 100000));
     add("CalibrateRequest", "runs", Chars(64));
     add("CalibrateRunInput", "log", Chars(kMaxLogBytes));
     add("CalibrateRunInput", "config_text", Chars(kMaxImportBytes));
-    add("CalibrateRunInput", "config_format", OneOf(ImportFormatNames()));
     add("SearchConstraints", "max_pp", Range(0, kMaxSearchPp));
     return t;
   }();
@@ -238,9 +236,9 @@ LeanHome LeanHomeOf(absl::string_view message) {
   if (message == "Placement") return {"validate", "placement"};
   if (message == "ParallelConfig") return {"validate", "config"};
   if (message == "ModelArchitecture")
-    return {"get_model", "answer, model.arch (print a catalog model and edit it)", false};
+    return {"get_model", "answer's model.arch", false};
   if (message == "SystemSpec") return {"get_system", "system_spec"};
-  if (message == "Calibration") return {"calibrate", "answer, calibration (pass it back unchanged)", false};
+  if (message == "Calibration") return {"calibrate", "answer", false};
   return {};
 }
 

@@ -139,7 +139,8 @@ std::string FormatCalibrate(const v1::CalibrateResponse& r) {
     absl::StrAppend(&out, absl::StrFormat("  %-24s measured %.3f s, predicted %.3f s (compute %.3f, communication "
                                           "%.3f), leave-one-out residual %s\n",
                                           run.label(), run.measured_step_s(), run.predicted_step_s(), run.compute_s(),
-                                          run.communication_s(), Percent(run.loo_residual())));
+                                          run.communication_s(),
+                                          run.has_loo_residual() ? Percent(run.loo_residual()) : "- (one run)"));
   }
   out += Reasons(r.reasons());
   return out;

@@ -281,7 +281,7 @@ TEST(RunLogTest, RejectsEmptyOversizedAndBinaryText) {
   const std::string big(kMaxLogBytes + 1, 'x');
   absl::StatusOr<ParsedLog> oversized = ParseRunLog(big, "log");
   ASSERT_FALSE(oversized.ok());
-  EXPECT_THAT(oversized.status().message(), HasSubstr("at most 16777216 bytes"));
+  EXPECT_THAT(oversized.status().message(), HasSubstr(absl::StrCat("at most ", kMaxLogBytes, " bytes")));
 
   const std::string binary("iteration 1\0\x01\x02", 14);
   absl::StatusOr<ParsedLog> nul = ParseRunLog(binary, "log");
@@ -326,7 +326,7 @@ TEST(RunLogTest, LargestLogIsReadWhole) {
   }
   const ParsedLog log = Parse(text);
   EXPECT_EQ(static_cast<int>(log.iterations.size()), count);
-  EXPECT_GT(count, 40000);
+  EXPECT_GT(count, 10000);  // a 4 MiB log
   EXPECT_EQ(ChooseSteadyWindow(log).records, count - 1);
 }
 

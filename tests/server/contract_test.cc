@@ -63,6 +63,15 @@ const std::map<std::string, std::vector<std::string>>& Requests() {
        {R"({"model":{"id":"llama3_8b"},"placement":{"system":"h100-sxm","gpus":8},"top_k":2})",
         R"({"model":{"id":"llama3_70b"},"placement":{"system":"h100-sxm","gpus":1}})",
         R"({"model":{"id":"mixtral_8x7b"},"placement":{"system":"h100-sxm"},"find_min_gpus":true,"top_k":2})"}},
+      {"ImportConfig",
+       {R"({"text":"recipe:llama3_8b_pretrain_config","placement":{"system":"h100-sxm"}})",
+        R"({"text":"torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 2 --hidden-size 256 --num-attention-heads 4 --seq-length 512 --max-position-embeddings 512 --vocab-size 1024 --micro-batch-size 1 --global-batch-size 8 --bf16 --tensor-model-parallel-size 3 --use-flash-attn"})"}},
+      {"CompareRun",
+       {R"({"log":" iteration 1/ 100 | elapsed time per iteration (ms): 900.0 | global batch size: 8 |\n iteration 2/ 100 | elapsed time per iteration (ms): 500.0 | global batch size: 8 |\n iteration 3/ 100 | elapsed time per iteration (ms): 502.0 | global batch size: 8 |\n iteration 4/ 100 | elapsed time per iteration (ms): 499.0 | global batch size: 8 |\n"})",
+        R"({"log":" iteration 1/ 100 | elapsed time per iteration (ms): 90000.0 | global batch size: 512 |\n iteration 2/ 100 | elapsed time per iteration (ms): 50000.0 | global batch size: 512 |\n iteration 3/ 100 | elapsed time per iteration (ms): 50200.0 | global batch size: 512 |\n","config_text":"recipe:llama3_8b_pretrain_config","placement":{"system":"h100-sxm","gpus":8},"baseline_log":" iteration 1/ 100 | elapsed time per iteration (ms): 90000.0 | global batch size: 512 |\n iteration 2/ 100 | elapsed time per iteration (ms): 54000.0 | global batch size: 512 |\n iteration 3/ 100 | elapsed time per iteration (ms): 54200.0 | global batch size: 512 |\n"})",
+        R"({"log":"Traceback (most recent call last):\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.10 GiB of which 1.50 GiB is free.\n"})"}},
+      {"Calibrate",
+       {R"({"runs":[{"log":" iteration 1/ 100 | elapsed time per iteration (ms): 90000.0 | global batch size: 512 |\n iteration 2/ 100 | elapsed time per iteration (ms): 50000.0 | global batch size: 512 |\n iteration 3/ 100 | elapsed time per iteration (ms): 50200.0 | global batch size: 512 |\n iteration 4/ 100 | elapsed time per iteration (ms): 49900.0 | global batch size: 512 |\n iteration 5/ 100 | elapsed time per iteration (ms): 50100.0 | global batch size: 512 |\n iteration 6/ 100 | elapsed time per iteration (ms): 50000.0 | global batch size: 512 |\n","config_text":"recipe:llama3_8b_pretrain_config","placement":{"system":"h100-sxm","gpus":8}}]})"}},
   };
   return *requests;
 }

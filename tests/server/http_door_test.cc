@@ -68,7 +68,12 @@ const std::map<std::string, std::string>& SampleRequests() {
        R"({"model":{"id":"llama3_70b"},"placement":{"system":"h100-sxm","gpus":64},"config":{"tp":2}})"},
       {"EstimatePerformance",
        R"({"model":{"id":"mixtral_8x7b"},"placement":{"system":"h100-sxm","gpus":64},"config":{"tp":2,"ep":8}})"},
-      {"Recommend", R"({"model":{"id":"llama3_8b"},"placement":{"system":"h100-sxm","gpus":8},"top_k":2})"}};
+      {"Recommend", R"({"model":{"id":"llama3_8b"},"placement":{"system":"h100-sxm","gpus":8},"top_k":2})"},
+      {"ImportConfig", R"({"text":"recipe:llama3_8b_pretrain_config","placement":{"system":"h100-sxm"}})"},
+      {"CompareRun",
+       R"({"log":" iteration 1/ 100 | elapsed time per iteration (ms): 90000.0 | global batch size: 512 |\n iteration 2/ 100 | elapsed time per iteration (ms): 50000.0 | global batch size: 512 |\n iteration 3/ 100 | elapsed time per iteration (ms): 50200.0 | global batch size: 512 |\n","config_text":"recipe:llama3_8b_pretrain_config","placement":{"system":"h100-sxm","gpus":8}})"},
+      {"Calibrate",
+       R"({"runs":[{"log":" iteration 1/ 100 | elapsed time per iteration (ms): 90000.0 | global batch size: 512 |\n iteration 2/ 100 | elapsed time per iteration (ms): 50000.0 | global batch size: 512 |\n iteration 3/ 100 | elapsed time per iteration (ms): 50200.0 | global batch size: 512 |\n iteration 4/ 100 | elapsed time per iteration (ms): 49900.0 | global batch size: 512 |\n iteration 5/ 100 | elapsed time per iteration (ms): 50100.0 | global batch size: 512 |\n iteration 6/ 100 | elapsed time per iteration (ms): 50000.0 | global batch size: 512 |\n","config_text":"recipe:llama3_8b_pretrain_config","placement":{"system":"h100-sxm","gpus":8}}]})"}};
   return *requests;
 }
 

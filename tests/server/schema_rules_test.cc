@@ -56,6 +56,20 @@ Json BaseArguments(const ToolSchema& tool) {
     if (field == "placement") a["placement"] = {{"system", "h100-sxm"}, {"gpus", 8}};
   }
   if (NeedsSomeField(tool.rpc)) a["system"] = "h100-sxm";
+  // Issue 34's calls: a recipe, a log of a steady run, one calibration run.
+  const std::string log =
+      " iteration 1/ 100 | elapsed time per iteration (ms): 90000.0 | global batch size: 512 |\n"
+      " iteration 2/ 100 | elapsed time per iteration (ms): 50000.0 | global batch size: 512 |\n"
+      " iteration 3/ 100 | elapsed time per iteration (ms): 50100.0 | global batch size: 512 |\n";
+  for (const std::string& field : RequiredFields(tool.rpc, "")) {
+    if (field == "text") a["text"] = "recipe:llama3_8b_pretrain_config";
+    if (field == "log") a["log"] = log;
+    if (field == "runs") {
+      a["runs"] = Json::array({{{"log", log},
+                                {"config_text", "recipe:llama3_8b_pretrain_config"},
+                                {"placement", {{"system", "h100-sxm"}, {"gpus", 8}}}}});
+    }
+  }
   return a;
 }
 
@@ -121,7 +135,7 @@ std::vector<std::string> Spellings(double n) {
     for (int i = 0; i < k; ++i) p *= 10;
     if (v == p) out.push_back(absl::StrCat("1e", k));
   }
-  if (v == (int64_t{1} << 20)) out.push_back("1 MiB");
+  if (v > 0 && v % (int64_t{1} << 20) == 0) out.push_back(absl::StrCat(v >> 20, " MiB"));
   return out;
 }
 
@@ -198,7 +212,10 @@ TEST(SchemaRulesTest, BoundsAndValuesAreWhatTheHandlersAccept) {
       }
       if (s.contains("maxItems")) {
         Json many = Json::array();
-        for (int i = 0; i <= s["maxItems"].get<int>(); ++i) many.push_back(item["enum"][0]);
+        const Json one = item.contains("enum")                 ? item["enum"][0]
+                         : item.value("type", "") == "string" ? Json("x")
+                                                              : Json::object();
+        for (int i = 0; i <= s["maxItems"].get<int>(); ++i) many.push_back(one);
         EXPECT_TRUE(Names(Refused(tool.rpc, With(base, leaf.path, many)), leaf.path)) << where << " items";
         ++checked;
       }
