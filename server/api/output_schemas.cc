@@ -69,30 +69,46 @@ class OutputWriter {
     if (f.cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) return Json::object();
     const Descriptor& d = *f.message_type();
     if (WellKnown(d)) return Json::object();
-    // A message described in another tool's schema (or in the arguments) is
-    // a bare object here: a pointer definition would cost tools/list ~75
-    // bytes each (tests/server/mcp_sizes_test.cc) and tell little.
+    // A message described in another tool's schema (or in the arguments):
+    // inside a described item (a plan's config, breakdown, violations) a
+    // definition naming where; at the answer's top level a bare object (a
+    // pointer there costs tools/list ~75 bytes, tests/server/mcp_sizes_test.cc).
     const auto home = homes_->find(d.name());
     const bool elsewhere = !ArgumentFieldList(d.name()).empty() || (home != homes_->end() && home->second != tool_);
-    if (!Described(d.name()) || elsewhere) return {{"type", f.is_repeated() ? "array" : "object"}};
+    if ((!Described(d.name()) && ArgumentFieldList(d.name()).empty()) || (elsewhere && depth_ == 0)) {
+      return {{"type", f.is_repeated() ? "array" : "object"}};
+    }
     Define(d);
     Json value = {{"$ref", absl::StrCat("#/$defs/", d.name())}};
     if (!f.is_repeated()) return value;
     return {{"type", "array"}, {"items", std::move(value)}};
   }
 
-  // Puts `d` in this schema's $defs, in full (the first tool to meet it is
-  // its home; Field leaves it a bare object in the others).
+  // Puts `d` in this schema's $defs: in full where it is first met, else
+  // an object naming where its fields are listed.
   void Define(const Descriptor& d) {
     const std::string& name = d.name();
     if (defs_.contains(name)) return;
+    const std::string argument = ArgumentFieldList(name);
+    if (!argument.empty()) {
+      defs_[name] = {{"type", "object"}, {"description", absl::StrCat("Fields as in ", argument, ".")}};
+      return;
+    }
+    const auto home = homes_->find(name);
+    if (home != homes_->end() && home->second != tool_) {
+      defs_[name] = {{"type", "object"}, {"description", absl::StrCat("See ", home->second, ".")}};
+      return;
+    }
     (*homes_)[name] = tool_;
     defs_[name] = Json::object();  // placeholder: a recursive message stops here
+    ++depth_;
     defs_[name] = Body(d);
+    --depth_;
   }
 
   std::string tool_;
   std::map<std::string, std::string>* homes_;
+  int depth_ = 0;  // 0 = the answer's own fields
   Json defs_ = Json::object();
 };
 

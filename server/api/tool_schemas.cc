@@ -36,7 +36,7 @@ enum class Direction { kInput, kOutput };
 enum class Detail { kLean, kShared };
 
 // How a collapsed object names the tool that lists its fields.
-constexpr char kFieldsPointer[] = " Its fields: as in ";
+constexpr char kFieldsPointer[] = " Fields: as in ";
 
 // A comment block as one paragraph: lines trimmed and joined by spaces.
 std::string Paragraph(const std::string& text) {
@@ -253,7 +253,7 @@ class SchemaWriter {
   OrderedJson Pointer(const Descriptor& d, const LeanHome& home, const std::string& path) {
     std::string text = absl::StrCat(LeanText(CommentOf(d)), kFieldsPointer, home.tool, "'s ", home.path);
     const std::vector<std::string>* read = d.name() == "ParallelConfig" ? ConfigFieldsRead(rpc_) : nullptr;
-    if (read != nullptr) absl::StrAppend(&text, " (this tool reads ", absl::StrJoin(*read, ", "), ")");
+    if (read != nullptr) absl::StrAppend(&text, " (reads ", absl::StrJoin(*read, ", "), ")");
     text += ".";
     OrderedJson schema = {{"type", "object"}, {"description", text}};
     const std::vector<std::string> required = RequiredFields(rpc_, path);

@@ -124,7 +124,7 @@ TEST(ToolSchemasTest, LeanSchemasCarryBoundsEnumsAndRequired) {
   const auto& config = validate->input_schema["properties"]["config"]["properties"];
   const auto& pointer = recommend->input_schema["properties"]["config"];
   EXPECT_FALSE(pointer.contains("properties"));
-  EXPECT_NE(pointer["description"].get<std::string>().find("Its fields: as in validate's config."), std::string::npos)
+  EXPECT_NE(pointer["description"].get<std::string>().find("Fields: as in validate's config."), std::string::npos)
       << pointer.dump();
   EXPECT_EQ(config["moe_token_dispatcher_type"]["enum"], OrderedJson({"alltoall", "allgather", "flex"}));
   // The config's bounds are in the JSON Schema export (the lean list is bare).
@@ -148,17 +148,17 @@ TEST(ToolSchemasTest, LeanSchemasCarryBoundsEnumsAndRequired) {
   EXPECT_EQ(recommend->input_schema["properties"]["model"]["maxProperties"], 1);
   EXPECT_FALSE(min_gpus->input_schema["properties"]["model"].contains("minProperties"));
   EXPECT_NE(recommend->input_schema["properties"]["model"]["description"].get<std::string>().find(
-                "Its fields: as in get_model's model."),
+                "Fields: as in get_model's model."),
             std::string::npos);
   EXPECT_NE(recommend->input_schema["properties"]["placement"]["description"].get<std::string>().find(
-                "Its fields: as in validate's placement."),
+                "Fields: as in validate's placement."),
             std::string::npos);
   // ExplainLayout needs the world size.
   EXPECT_EQ(layout->input_schema["required"], OrderedJson({"placement"}));
   EXPECT_EQ(layout->input_schema["properties"]["placement"]["required"], OrderedJson({"gpus"}));
   // MinGpus reads the mesh and the batch only, and says so.
   EXPECT_NE(min_gpus->input_schema["properties"]["config"]["description"].get<std::string>().find(
-                "as in validate's config (this tool reads tp, pp, cp, ep, etp, mbs, gbs)."),
+                "as in validate's config (reads tp, pp, cp, ep, etp, mbs, gbs)."),
             std::string::npos)
       << min_gpus->input_schema["properties"]["config"].dump();
 }
@@ -316,7 +316,7 @@ TEST(ToolSchemasTest, McpToolsCarryOutputSchemasAndWholeSentences) {
     const OrderedJson& in = tool["inputSchema"]["properties"];
     if (name == "get_model") {
       const OrderedJson& spec = in["model"]["properties"]["spec"];
-      EXPECT_NE(spec["description"].get<std::string>().find("as in get_model's answer, model.arch"), std::string::npos);
+      EXPECT_NE(spec["description"].get<std::string>().find("as in get_model's answer's model.arch"), std::string::npos);
     }
     const OrderedJson* system = in.contains("system_spec") ? &in["system_spec"]
                                 : name == "validate"       ? &in["placement"]["properties"]["system_spec"]
