@@ -98,7 +98,8 @@ def main():
     if not argv:
         sys.exit(__doc__)
     cli = os.path.abspath(argv[0])
-    src = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    src = os.path.abspath(argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    os.chdir(src)  # examples name files by their path in the repository (tests/data/...)
     files = [os.path.join(src, "skill", "SKILL.md")] + sorted(glob.glob(os.path.join(src, "skill", "references", "*.md")))
     stale = 0
     for path in files:

@@ -375,6 +375,10 @@ const std::vector<RuleInfo>& RuleCatalog() {
        "megatron/core/transformer/transformer_config.py:2969"},
       // Advice.
       {"memory.not_checked", Severity::kInfo, "memory fit is not part of validate yet", "parplan"},
+      // A run's CUDA out-of-memory error (core/runlog): what parplan's memory
+      // estimate predicts (core/memory), not a validator check.
+      {"memory.does_not_fit", Severity::kError, "the per-GPU peak exceeds the GPU's memory (CUDA out of memory)",
+       "parplan memory estimate (core/memory/memory_model.h)"},
       {"advice.profile_first_iterations", Severity::kInfo, "rules are necessary, not sufficient: profile",
        "reference/parallelism.md section 4"},
   };

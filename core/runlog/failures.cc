@@ -81,7 +81,7 @@ void ReadOomSizes(LogFailure* f) {
 
 void MapFailureToRule(LogFailure* f) {
   if (f->kind == "oom") {
-    f->rule_id = "";
+    f->rule_id = "memory.does_not_fit";
     std::string sizes;
     if (!std::isnan(f->tried_bytes) && !std::isnan(f->capacity_bytes)) {
       sizes = absl::StrCat("it asked for ", Gib(f->tried_bytes), " on a ", Gib(f->capacity_bytes), " GPU",
@@ -89,7 +89,7 @@ void MapFailureToRule(LogFailure* f) {
     }
     f->fix = absl::StrCat(
         "the configuration does not fit in GPU memory (", sizes,
-        "parplan's memory estimate is the check that predicts this; no validator rule id covers it): lower the "
+        "parplan's memory estimate is the check that predicts this): lower the "
         "per-GPU footprint with more TP/PP/CP/EP, a smaller micro batch, the distributed optimizer, activation "
         "recomputation or offloading, then check the plan with parplan's memory estimate. ",
         "If reserved-but-unallocated memory is large, PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True can help.");

@@ -121,6 +121,7 @@ void ToComparisonProto(const RunComparison& c, v1::CompareRunResponse* out) {
     o->set_name(g.name);
     o->set_ok(g.ok);
     o->set_detail(g.detail);
+    o->set_checked(g.checked);
   }
   out->set_valid_measurement(c.valid_measurement);
   if (c.ab.has_value()) ToAbProto(*c.ab, out->mutable_ab());

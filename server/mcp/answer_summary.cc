@@ -278,7 +278,7 @@ std::string SummarizeCompareRun(const v1::CompareRunResponse& r) {
   }
   absl::StrAppend(&out, "gate: ", r.valid_measurement() ? "PASS" : "FAIL");
   for (const auto& g : r.gate()) {
-    if (!g.ok()) absl::StrAppend(&out, "; ", g.name(), ": ", Short(g.detail()));
+    if (g.checked() && !g.ok()) absl::StrAppend(&out, "; ", g.name(), ": ", Short(g.detail()));
   }
   absl::StrAppend(&out, "\n");
   if (r.has_ab()) absl::StrAppend(&out, "A/B: ", Short(r.ab().verdict()), "\n");

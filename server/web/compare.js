@@ -139,9 +139,11 @@
       a.valid_measurement ? 'valid measurement' : 'not a valid measurement'));
     const ul = el('ul', 'gate-list');
     for (const g of a.gate) {
-      const li = el('li', g.ok ? 'gate-ok' : 'gate-fail');
-      li.appendChild(el('span', 'gate-mark', g.ok ? '✓' : '✗'));
-      li.appendChild(el('span', 'sr-only', g.ok ? 'passed: ' : 'failed: '));
+      // An item the inputs cannot tell (checked false) does not count against the gate.
+      const unchecked = g.checked === false;
+      const li = el('li', unchecked ? 'gate-na' : (g.ok ? 'gate-ok' : 'gate-fail'));
+      li.appendChild(el('span', 'gate-mark', unchecked ? '–' : (g.ok ? '✓' : '✗')));
+      li.appendChild(el('span', 'sr-only', unchecked ? 'not checked: ' : (g.ok ? 'passed: ' : 'failed: ')));
       li.appendChild(el('code', '', g.name || ''));
       if (g.detail) li.appendChild(document.createTextNode(' ' + g.detail));
       ul.appendChild(li);

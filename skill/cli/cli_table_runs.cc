@@ -106,6 +106,11 @@ std::string FormatCompareRun(const v1::CompareRunResponse& r) {
                            : "",
         "\n");
   }
+  if (r.has_prediction() && !r.has_measured_max_allocated_bytes() && !r.has_measured_max_reserved_bytes()) {
+    absl::StrAppend(&out, absl::StrFormat("memory       not logged | predicted peak %.1f GiB of %.1f%s\n",
+                                          r.predicted_peak_bytes() / kGiB, r.capacity_bytes() / kGiB,
+                                          r.predicted_peak_bytes() > r.capacity_bytes() ? " (does not fit)" : ""));
+  }
   if (r.gap_size() > 0) {
     absl::StrAppend(&out, "gap by term (what each would have to be to close the gap alone):\n");
     for (const auto& g : r.gap()) {
@@ -122,7 +127,10 @@ std::string FormatCompareRun(const v1::CompareRunResponse& r) {
     }
   }
   absl::StrAppend(&out, "gate: ", r.valid_measurement() ? "PASS (a valid measurement)" : "FAIL", "\n");
-  for (const auto& g : r.gate()) absl::StrAppend(&out, "  [", g.ok() ? "ok" : "FAIL", "] ", g.name(), ": ", g.detail(), "\n");
+  for (const auto& g : r.gate()) {
+    absl::StrAppend(&out, "  [", !g.checked() ? "n/a" : (g.ok() ? "ok" : "FAIL"), "] ", g.name(), ": ", g.detail(),
+                    "\n");
+  }
   if (r.has_ab()) absl::StrAppend(&out, "A/B: ", r.ab().verdict(), "\n");
   for (const auto& f : r.failures()) {
     absl::StrAppend(&out, "failure (", f.kind(), ", line ", f.line(), ", ", f.moment(), "): ", f.message(), "\n");

@@ -235,7 +235,7 @@ TEST(RunLogTest, OomInTheFirstIteration) {
   EXPECT_EQ(f.after_iteration, -1);
   EXPECT_EQ(f.moment, "the first iteration (training had started; no iteration logged yet)");
   EXPECT_EQ(f.raised_at, "megatron/core/pipeline_parallel/schedules.py:520 in forward_backward_no_pipelining");
-  EXPECT_EQ(f.rule_id, "");  // parplan has no rule id for "does not fit"
+  EXPECT_EQ(f.rule_id, "memory.does_not_fit");
   EXPECT_THAT(f.fix, HasSubstr("asked for 3.91 GiB on a 79.10 GiB GPU with 1.02 GiB free"));
   EXPECT_EQ(f.line, 18);
   EXPECT_EQ(log.lines_read, 11);  // the traceback (10 lines) and the repeat on rank 1

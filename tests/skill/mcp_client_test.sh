@@ -34,10 +34,10 @@ inspector() { timeout 120 ../node_modules/.bin/mcp-inspector-cli --cli "$cli" mc
 
 list=$(inspector --method tools/list)
 for tool in list_models get_model list_systems get_system min_gpus validate explain_layout render_config \
-            estimate_memory estimate_performance recommend; do
+            estimate_memory estimate_performance recommend import_config compare_run calibrate; do
   grep -q "\"name\": \"$tool\"" <<<"$list" || { echo "tools/list lacks $tool"; echo "$list" | head -20; exit 1; }
 done
-echo "inspector tools/list: 11 tools"
+echo "inspector tools/list: 14 tools"
 
 call=$(inspector --method tools/call --tool-name min_gpus --tool-arg 'config={"tp":1,"pp":4,"ep":32,"cp":1}')
 grep -q '"min_gpus": "128"' <<<"$call" || { echo "min_gpus call failed:"; echo "$call" | head -30; exit 1; }

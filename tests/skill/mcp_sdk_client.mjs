@@ -19,7 +19,7 @@ console.log(answer.structuredContent.min_gpus, answer.structuredContent.reasons[
 // --- README snippet ends
 
 const fail = (why) => { console.error("FAIL:", why); process.exit(1); };
-if (tools.length !== 11) fail(`expected 11 tools, got ${tools.length}`);
+if (tools.length !== 14) fail(`expected 14 tools, got ${tools.length}`);
 if (answer.structuredContent.min_gpus !== "128") fail(`min_gpus ${answer.structuredContent.min_gpus}`);
 const plan = await client.callTool({
   name: "recommend",

@@ -25,7 +25,7 @@ try {
 }
 if (expect === "401") fail("connected without the token");
 const { tools } = await client.listTools();
-if (tools.length !== 11) fail(`expected 11 tools, got ${tools.length}`);
+if (tools.length !== 14) fail(`expected 14 tools, got ${tools.length}`);
 const answer = await client.callTool({ name: "min_gpus", arguments: { config: { tp: 1, pp: 4, ep: 32 } } });
 if (answer.isError || answer.structuredContent.min_gpus !== "128") fail(`min_gpus: ${JSON.stringify(answer).slice(0, 300)}`);
 const plan = await client.callTool({
