@@ -46,8 +46,8 @@ enum class ArgumentStatus {
 const char* ArgumentStatusName(ArgumentStatus status);  // "mapped" | "not_modelled" | "no_effect"
 
 struct ImportedArgument {
-  std::string name;     // as written: "--tensor-model-parallel-size", "model.tensor_model_parallel_size"
-  std::string value;    // as written after variable expansion ("true" for a bare switch)
+  std::string name;   // as written: "--tensor-model-parallel-size", "model.tensor_model_parallel_size"
+  std::string value;  // as written after variable expansion ("true" for a bare switch)
   ArgumentStatus status = ArgumentStatus::kNotModelled;
   std::string maps_to;  // parplan field(s): "config.tp", "model.num_layers", "placement.gpus"
   std::string note;     // why not modelled / how it was read (e.g. "from ${TP:-8}")
@@ -61,9 +61,9 @@ struct ImportedConfig {
   std::string model_id;  // catalog id, when the source names the model (a recipe's provider) rather than its fields
   std::optional<ModelSpec> model;  // the architecture from the arguments (origin "import"), when they give it
   ParallelConfig config;           // as given (zeros / unset = not set by the source)
-  int64_t gpus = 0;                // world size the launch asks for (torchrun nproc_per_node x nnodes, ...); 0 = unknown
-  int64_t gpus_per_node = 0;       // 0 = unknown
-  std::string system;              // a parplan system id when the source names the GPU (performance recipes)
+  int64_t gpus = 0;           // world size the launch asks for (torchrun nproc_per_node x nnodes, ...); 0 = unknown
+  int64_t gpus_per_node = 0;  // 0 = unknown
+  std::string system;         // a parplan system id when the source names the GPU (performance recipes)
   std::vector<ImportedArgument> arguments;
   std::vector<std::string> warnings;  // flags Megatron drops or overrides (SP with TP=1, ...), said with the values
   std::vector<std::string> notes;     // how the source was read (format detected, variables expanded, ...)

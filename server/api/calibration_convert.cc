@@ -68,10 +68,10 @@ PerfParams ParamsForRequest(const v1::Calibration& calibration, const SystemSpec
   bool applied = false;
   PerfParams params = CalibratedParams(CalibratedPerfParams(), c, system, &applied);
   if (said != nullptr) {
-    *said = applied ? absl::StrCat("Calibrated: ", c.Summary(), ".")
-                    : absl::StrCat("Calibration not applied: it was fitted on ",
-                                   c.gpu_arch.empty() ? c.system : c.gpu_arch, " GPUs and ", system.id, " is ",
-                                   system.gpu_arch, "; the published-run fit is used.");
+    *said = applied
+                ? absl::StrCat("Calibrated: ", c.Summary(), ".")
+                : absl::StrCat("Calibration not applied: it was fitted on ", c.gpu_arch.empty() ? c.system : c.gpu_arch,
+                               " GPUs and ", system.id, " is ", system.gpu_arch, "; the published-run fit is used.");
   }
   return params;
 }

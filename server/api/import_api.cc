@@ -31,9 +31,9 @@ void ToImportedArgument(const ImportedArgument& a, v1::ImportedArgument* out) {
 }  // namespace
 
 absl::StatusOr<ImportedRequestParts> ImportRequestParts(
-    const std::string& text, const std::string& format, const google::protobuf::RepeatedPtrField<std::string>& overrides,
-    const std::string& bridge_version, const v1::Placement& placement, const std::string& field,
-    const std::string& field_prefix) {
+    const std::string& text, const std::string& format,
+    const google::protobuf::RepeatedPtrField<std::string>& overrides, const std::string& bridge_version,
+    const v1::Placement& placement, const std::string& field, const std::string& field_prefix) {
   FieldErrors errors;
   if (overrides.size() > kMaxOverrides) {
     errors.Add(field_prefix + "overrides", absl::StrCat(overrides.size(), " overrides; at most ", kMaxOverrides));
@@ -111,9 +111,10 @@ absl::Status ImportConfig(const v1::ImportConfigRequest& request, v1::ImportConf
       if (a.status != ArgumentStatus::kNotModelled) continue;
       if (listed++ < 12) absl::StrAppend(&names, listed > 1 ? ", " : "", a.name);
     }
-    response->add_reasons(absl::StrCat("Not modelled (they may change speed or training in ways parplan does not "
-                                       "predict): ",
-                                       names, listed > 12 ? absl::StrCat(" and ", listed - 12, " more") : "", "."));
+    response->add_reasons(
+        absl::StrCat("Not modelled (they may change speed or training in ways parplan does not "
+                     "predict): ",
+                     names, listed > 12 ? absl::StrCat(" and ", listed - 12, " more") : "", "."));
   }
   for (const auto& w : in.warnings) response->add_reasons(absl::StrCat("Warning: ", w));
 

@@ -29,9 +29,9 @@ struct ImportedRequestParts {
 // ImportConfigRequest). Errors name `field` (the text) or `field_prefix` +
 // "format" / "overrides": INVALID_ARGUMENT as core ImportConfig.
 absl::StatusOr<ImportedRequestParts> ImportRequestParts(
-    const std::string& text, const std::string& format, const google::protobuf::RepeatedPtrField<std::string>& overrides,
-    const std::string& bridge_version, const v1::Placement& placement, const std::string& field,
-    const std::string& field_prefix);
+    const std::string& text, const std::string& format,
+    const google::protobuf::RepeatedPtrField<std::string>& overrides, const std::string& bridge_version,
+    const v1::Placement& placement, const std::string& field, const std::string& field_prefix);
 
 absl::Status ImportConfig(const v1::ImportConfigRequest& request, v1::ImportConfigResponse* response);
 

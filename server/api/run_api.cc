@@ -136,12 +136,11 @@ struct RunConfig {
   std::string label;  // model name and the resolved mesh, for calibration evidence
 };
 
-absl::StatusOr<std::optional<RunConfig>> ResolveRunConfig(const std::string& text, const std::string& format,
-                                                          const google::protobuf::RepeatedPtrField<std::string>& overrides,
-                                                          const v1::ModelRef& model, const v1::ParallelConfig& config,
-                                                          const v1::Placement& placement, const std::string& field,
-                                                          const std::string& prefix,
-                                                          std::vector<std::string>* notes) {
+absl::StatusOr<std::optional<RunConfig>> ResolveRunConfig(
+    const std::string& text, const std::string& format,
+    const google::protobuf::RepeatedPtrField<std::string>& overrides, const v1::ModelRef& model,
+    const v1::ParallelConfig& config, const v1::Placement& placement, const std::string& field,
+    const std::string& prefix, std::vector<std::string>* notes) {
   v1::ModelRef model_ref = model;
   v1::ParallelConfig merged;
   v1::Placement placed = placement;

@@ -235,8 +235,7 @@ LeanHome LeanHomeOf(absl::string_view message) {
   if (message == "ModelRef") return {"get_model", "model"};
   if (message == "Placement") return {"validate", "placement"};
   if (message == "ParallelConfig") return {"validate", "config"};
-  if (message == "ModelArchitecture")
-    return {"get_model", "answer's model.arch", false};
+  if (message == "ModelArchitecture") return {"get_model", "answer's model.arch", false};
   if (message == "SystemSpec") return {"get_system", "system_spec"};
   if (message == "Calibration") return {"calibrate", "answer", false};
   return {};

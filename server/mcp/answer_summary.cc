@@ -283,12 +283,13 @@ std::string SummarizeCompareRun(const v1::CompareRunResponse& r) {
   absl::StrAppend(&out, "\n");
   if (r.has_ab()) absl::StrAppend(&out, "A/B: ", Short(r.ab().verdict()), "\n");
   for (const auto& f : r.failures()) {
-    absl::StrAppend(&out, "failure: ", Short(f.message()), f.rule_id().empty() ? "" : absl::StrCat(" -> rule ", f.rule_id()),
-                    "\n");
+    absl::StrAppend(&out, "failure: ", Short(f.message()),
+                    f.rule_id().empty() ? "" : absl::StrCat(" -> rule ", f.rule_id()), "\n");
   }
   if (r.changes_size() > 0) {
-    absl::StrAppend(&out, "best change: ", r.changes(0).change(),
-                    absl::StrFormat(" (%.1f%% faster, %s)\n", 100 * r.changes(0).predicted_gain(), r.changes(0).effect()));
+    absl::StrAppend(
+        &out, "best change: ", r.changes(0).change(),
+        absl::StrFormat(" (%.1f%% faster, %s)\n", 100 * r.changes(0).predicted_gain(), r.changes(0).effect()));
   }
   return out;
 }

@@ -284,7 +284,7 @@ const std::vector<CliCommand>& CliCommands() {
       PARPLAN_CLI_ROW("min-gpus", MinGpus),      PARPLAN_CLI_ROW("validate", Validate),
       PARPLAN_CLI_ROW("layout", ExplainLayout),  PARPLAN_CLI_ROW("render", RenderConfig),
       PARPLAN_CLI_ROW("memory", EstimateMemory), PARPLAN_CLI_ROW("perf", EstimatePerformance),
-      PARPLAN_CLI_ROW("recommend", Recommend),  PARPLAN_CLI_ROW("import", ImportConfig),
+      PARPLAN_CLI_ROW("recommend", Recommend),   PARPLAN_CLI_ROW("import", ImportConfig),
       PARPLAN_CLI_ROW("compare", CompareRun),    PARPLAN_CLI_ROW("calibrate", Calibrate)};
 #undef PARPLAN_CLI_ROW
   return *commands;

@@ -455,6 +455,9 @@ std::string FormatRecommend(const v1::RecommendResponse& r) {
   if (!r.feasible()) absl::StrAppend(&out, "NO FEASIBLE PLAN: ", r.infeasible_reason(), "\n");
   for (const auto& p : r.plans()) {
     absl::StrAppend(&out, "#", p.rank(), " ", PlanLine(p));
+    if (r.has_current() && !p.changes().empty()) {
+      absl::StrAppend(&out, "     changes from your plan: ", absl::StrJoin(p.changes(), ", "), "\n");
+    }
     for (const auto& reason : p.reasons()) absl::StrAppend(&out, "     - ", reason, "\n");
     for (const auto& v : p.violations()) absl::StrAppend(&out, "     ! ", v.rule(), ": ", v.message(), "\n");
   }
@@ -462,6 +465,7 @@ std::string FormatRecommend(const v1::RecommendResponse& r) {
     absl::StrAppend(&out, "Megatron Bridge overrides of #1:\n", r.plans(0).bridge_overrides());
     if (!absl::EndsWith(out, "\n")) out += "\n";
   }
+  if (r.has_current()) absl::StrAppend(&out, "your plan: ", PlanLine(r.current()), "  ", r.current_comparison(), "\n");
   if (r.has_starting_point()) absl::StrAppend(&out, "starting point: ", PlanLine(r.starting_point()));
   absl::StrAppend(&out, "  ", r.starting_point_comparison(), "\n");
   const auto& j = r.rejected();

@@ -19,12 +19,11 @@ std::string ModelLine(const v1::ModelRef& m) {
   if (!m.id().empty()) return absl::StrCat("model: ", m.id(), " (catalog)\n");
   if (m.has_spec()) {
     const auto& a = m.spec();
-    return absl::StrFormat("model: from the arguments: %d layers, hidden %d, ffn %d, %d heads / %d query groups%s\n",
-                           a.num_layers(), a.hidden_size(), a.ffn_hidden_size(), a.num_attention_heads(),
-                           a.num_query_groups(),
-                           a.num_moe_experts() > 0 ? absl::StrFormat(", %d experts top-%d", a.num_moe_experts(),
-                                                                     a.moe_router_topk())
-                                                   : "");
+    return absl::StrFormat(
+        "model: from the arguments: %d layers, hidden %d, ffn %d, %d heads / %d query groups%s\n", a.num_layers(),
+        a.hidden_size(), a.ffn_hidden_size(), a.num_attention_heads(), a.num_query_groups(),
+        a.num_moe_experts() > 0 ? absl::StrFormat(", %d experts top-%d", a.num_moe_experts(), a.moe_router_topk())
+                                : "");
   }
   if (!m.hf_config_json().empty()) return "model: from the Hugging Face config.json\n";
   return "model: not given by the text (add --model)\n";
@@ -33,15 +32,15 @@ std::string ModelLine(const v1::ModelRef& m) {
 }  // namespace
 
 std::string FormatImportConfig(const v1::ImportConfigResponse& r) {
-  std::string out = absl::StrCat("read as ", r.format(), r.recipe().empty() ? "" : absl::StrCat(" (recipe ", r.recipe(), ")"),
-                                 ": ", r.mapped(), " mapped, ", r.not_modelled(), " not modelled, ", r.no_effect(),
-                                 " without effect\n");
+  std::string out =
+      absl::StrCat("read as ", r.format(), r.recipe().empty() ? "" : absl::StrCat(" (recipe ", r.recipe(), ")"), ": ",
+                   r.mapped(), " mapped, ", r.not_modelled(), " not modelled, ", r.no_effect(), " without effect\n");
   absl::StrAppend(&out, ModelLine(r.model()));
   if (r.placement().gpus() > 0) {
-    absl::StrAppend(&out, "gpus: ", r.placement().gpus(),
-                    r.placement().gpus_per_node() > 0 ? absl::StrCat(" (", r.placement().gpus_per_node(), " per node)")
-                                                      : "",
-                    r.placement().system().empty() ? "" : absl::StrCat(" on ", r.placement().system()), "\n");
+    absl::StrAppend(
+        &out, "gpus: ", r.placement().gpus(),
+        r.placement().gpus_per_node() > 0 ? absl::StrCat(" (", r.placement().gpus_per_node(), " per node)") : "",
+        r.placement().system().empty() ? "" : absl::StrCat(" on ", r.placement().system()), "\n");
   }
   absl::StrAppend(&out, "arguments:\n");
   for (const auto& a : r.arguments()) {
@@ -62,18 +61,19 @@ std::string FormatCompareRun(const v1::CompareRunResponse& r) {
   std::string out = absl::StrCat("log: ", r.log_format(), "\n");
   const auto& w = r.window();
   if (w.records() > 0) {
-    absl::StrAppend(&out, absl::StrFormat("steady window: iterations %d-%d (%d records), median %.3f s, spread %.1f%%\n",
-                                          w.first_iteration(), w.last_iteration(), w.records(), w.median_step_s(),
-                                          100 * w.spread()));
+    absl::StrAppend(
+        &out,
+        absl::StrFormat("steady window: iterations %d-%d (%d records), median %.3f s, spread %.1f%%\n",
+                        w.first_iteration(), w.last_iteration(), w.records(), w.median_step_s(), 100 * w.spread()));
   } else {
     absl::StrAppend(&out, "steady window: none (", w.reason(), ")\n");
   }
   for (const auto& e : w.excluded()) absl::StrAppend(&out, "  excluded: ", e, "\n");
   if (r.has_prediction() && r.has_measured_step_s()) {
-    absl::StrAppend(&out, absl::StrFormat("step time    measured %s | predicted %s | error %s (p90 band +-%.0f%%: %s)\n",
-                                          Seconds(r.measured_step_s()), Seconds(r.predicted_step_s()),
-                                          Percent(r.step_error()), 100 * r.uncertainty_p90(),
-                                          r.within_uncertainty() ? "inside" : "outside"));
+    absl::StrAppend(
+        &out, absl::StrFormat("step time    measured %s | predicted %s | error %s (p90 band +-%.0f%%: %s)\n",
+                              Seconds(r.measured_step_s()), Seconds(r.predicted_step_s()), Percent(r.step_error()),
+                              100 * r.uncertainty_p90(), r.within_uncertainty() ? "inside" : "outside"));
   } else if (r.has_measured_step_s()) {
     absl::StrAppend(&out, "step time    measured ", Seconds(r.measured_step_s()), "\n");
   }
@@ -91,20 +91,20 @@ std::string FormatCompareRun(const v1::CompareRunResponse& r) {
                     "\n");
   }
   if (r.has_measured_max_allocated_bytes() || r.has_measured_max_reserved_bytes()) {
-    absl::StrAppend(
-        &out, "memory       ",
-        r.has_measured_max_allocated_bytes()
-            ? absl::StrFormat("max allocated %.1f GiB", r.measured_max_allocated_bytes() / kGiB)
-            : "max allocated -",
-        r.has_measured_max_reserved_bytes()
-            ? absl::StrFormat(", max reserved %.1f GiB", r.measured_max_reserved_bytes() / kGiB)
-            : "",
-        r.has_measured_fragmentation() ? absl::StrFormat(" (fragmentation %.1f%%)", 100 * r.measured_fragmentation())
+    absl::StrAppend(&out, "memory       ",
+                    r.has_measured_max_allocated_bytes()
+                        ? absl::StrFormat("max allocated %.1f GiB", r.measured_max_allocated_bytes() / kGiB)
+                        : "max allocated -",
+                    r.has_measured_max_reserved_bytes()
+                        ? absl::StrFormat(", max reserved %.1f GiB", r.measured_max_reserved_bytes() / kGiB)
+                        : "",
+                    r.has_measured_fragmentation()
+                        ? absl::StrFormat(" (fragmentation %.1f%%)", 100 * r.measured_fragmentation())
+                        : "",
+                    r.has_prediction() ? absl::StrFormat(" | predicted peak %.1f GiB of %.1f",
+                                                         r.predicted_peak_bytes() / kGiB, r.capacity_bytes() / kGiB)
                                        : "",
-        r.has_prediction() ? absl::StrFormat(" | predicted peak %.1f GiB of %.1f", r.predicted_peak_bytes() / kGiB,
-                                             r.capacity_bytes() / kGiB)
-                           : "",
-        "\n");
+                    "\n");
   }
   if (r.has_prediction() && !r.has_measured_max_allocated_bytes() && !r.has_measured_max_reserved_bytes()) {
     absl::StrAppend(&out, absl::StrFormat("memory       not logged | predicted peak %.1f GiB of %.1f%s\n",
@@ -114,9 +114,10 @@ std::string FormatCompareRun(const v1::CompareRunResponse& r) {
   if (r.gap_size() > 0) {
     absl::StrAppend(&out, "gap by term (what each would have to be to close the gap alone):\n");
     for (const auto& g : r.gap()) {
-      absl::StrAppend(&out, absl::StrFormat("  %-14s %8.3f s -> %8.3f s (x%.2f)", g.term(), g.predicted_s(),
-                                            g.needed_s(), g.factor()),
-                      g.note().empty() ? "" : absl::StrCat("  ", g.note()), "\n");
+      absl::StrAppend(
+          &out,
+          absl::StrFormat("  %-14s %8.3f s -> %8.3f s (x%.2f)", g.term(), g.predicted_s(), g.needed_s(), g.factor()),
+          g.note().empty() ? "" : absl::StrCat("  ", g.note()), "\n");
     }
   }
   if (r.changes_size() > 0) {

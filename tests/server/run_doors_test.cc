@@ -78,15 +78,17 @@ std::string MegatronLog(double step_s) {
   for (int i = 1; i <= 40; ++i) {
     double s = step_s * (1.0 + 0.004 * ((i * 7) % 5 - 2));
     if (i <= 3) s = step_s * (3.0 - 0.5 * i);
-    absl::StrAppend(&log, absl::StrFormat(
-                              " [2026-01-01 10:%02d:%02d] iteration %8d/    5000 | consumed samples: %12d | elapsed time "
-                              "per iteration (ms): %.1f | learning rate: 1.500000E-04 | global batch size:   128 | lm "
-                              "loss: %.6E | loss scale: 1.0 | grad norm: 0.812 | number of skipped iterations:   0 | "
-                              "number of nan iterations:   0 |\n",
-                              i / 60, i % 60, i, 128 * i, 1e3 * s, 10.0 - 0.1 * i));
+    absl::StrAppend(
+        &log,
+        absl::StrFormat(" [2026-01-01 10:%02d:%02d] iteration %8d/    5000 | consumed samples: %12d | elapsed time "
+                        "per iteration (ms): %.1f | learning rate: 1.500000E-04 | global batch size:   128 | lm "
+                        "loss: %.6E | loss scale: 1.0 | grad norm: 0.812 | number of skipped iterations:   0 | "
+                        "number of nan iterations:   0 |\n",
+                        i / 60, i % 60, i, 128 * i, 1e3 * s, 10.0 - 0.1 * i));
     if (i == 1) {
-      log += "[Rank 0] (after 1 iterations) memory (MB) | allocated: 30000.5 | max allocated: 52000.25 | reserved: "
-             "56000.0 | max reserved: 56000.0\n";
+      log +=
+          "[Rank 0] (after 1 iterations) memory (MB) | allocated: 30000.5 | max allocated: 52000.25 | reserved: "
+          "56000.0 | max reserved: 56000.0\n";
     }
   }
   return log;
@@ -115,7 +117,9 @@ class RunDoorsTest : public ServerFixture {
 
   // The request as a caller writes it: only the fields set (the doors
   // refuse explicit zeros such as placement.gpus = 0).
-  static Json Body(const google::protobuf::Message& request) { return WithoutDefaults(Json::parse(api::MessageToJson(request, false))); }
+  static Json Body(const google::protobuf::Message& request) {
+    return WithoutDefaults(Json::parse(api::MessageToJson(request, false)));
+  }
 
   static Json WithoutDefaults(const Json& j) {
     if (j.is_array()) {

@@ -212,7 +212,7 @@ TEST(SchemaRulesTest, BoundsAndValuesAreWhatTheHandlersAccept) {
       }
       if (s.contains("maxItems")) {
         Json many = Json::array();
-        const Json one = item.contains("enum")                 ? item["enum"][0]
+        const Json one = item.contains("enum")                ? item["enum"][0]
                          : item.value("type", "") == "string" ? Json("x")
                                                               : Json::object();
         for (int i = 0; i <= s["maxItems"].get<int>(); ++i) many.push_back(one);

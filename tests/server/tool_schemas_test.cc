@@ -316,7 +316,8 @@ TEST(ToolSchemasTest, McpToolsCarryOutputSchemasAndWholeSentences) {
     const OrderedJson& in = tool["inputSchema"]["properties"];
     if (name == "get_model") {
       const OrderedJson& spec = in["model"]["properties"]["spec"];
-      EXPECT_NE(spec["description"].get<std::string>().find("as in get_model's answer's model.arch"), std::string::npos);
+      EXPECT_NE(spec["description"].get<std::string>().find("as in get_model's answer's model.arch"),
+                std::string::npos);
     }
     const OrderedJson* system = in.contains("system_spec") ? &in["system_spec"]
                                 : name == "validate"       ? &in["placement"]["properties"]["system_spec"]
