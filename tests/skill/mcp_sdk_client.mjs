@@ -41,6 +41,15 @@ const calls = {
   estimate_memory: { model, placement, config: { tp: 2 } },
   estimate_performance: { model, placement, config: { tp: 2 } },
   recommend: { model, placement, top_k: 2 },
+  import_config: { text: "recipe:llama3_8b_pretrain_config", placement },
+  compare_run: { log: " iteration 1/ 10 | elapsed time per iteration (ms): 900.0 |\n iteration 2/ 10 | elapsed time per iteration (ms): 500.0 |\n", placement },
+  calibrate: {
+    runs: [{
+      log: [1, 2, 3, 4, 5, 6].map((i) => ` iteration ${i}/ 100 | elapsed time per iteration (ms): ${i === 1 ? 90000 : 50000}.0 | global batch size: 512 |`).join("\n"),
+      config_text: "recipe:llama3_8b_pretrain_config",
+      placement,
+    }],
+  },
 };
 const listed = JSON.stringify({ tools }).length;
 // 40,000: the output schemas and the inline model/system fields (issue 25).
