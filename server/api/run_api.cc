@@ -286,7 +286,7 @@ absl::Status Calibrate(const v1::CalibrateRequest& request, v1::CalibrateRespons
     }
     runs.push_back(*std::move(fitted));
   }
-  auto calibration = FitCalibration(runs);
+  auto calibration = FitCalibration(runs, request.require_network());
   if (!calibration.ok()) return calibration.status();
   ToCalibrationProto(*calibration, response->mutable_calibration());
   response->set_summary(calibration->Summary());

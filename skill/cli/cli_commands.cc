@@ -369,7 +369,7 @@ commands:
              [--min-steady N] [--calibration FILE]
                                                   a training log: steady window, measured vs predicted, gap by
                                                   term, gate, A/B verdict, failures mapped to rules
-  calibrate  --runs LOG:CONFIG[,LOG:CONFIG...] --system .. [--out calibration.json]
+  calibrate  --runs LOG:CONFIG[,LOG:CONFIG...] --system .. [--out calibration.json] [--require-network]
                                                   compute / network factors of your cluster, leave-one-out
   plot       --model .. --system .. [--gpus N] [config flags] [--figure all|ranks|memory|time] [--groups tp|cp|ep|dp|pp] [--out F.svg]
                                                   the plan as SVG: rank map, memory per stage, step time

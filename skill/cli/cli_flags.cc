@@ -34,6 +34,7 @@ const std::vector<std::string>& KnownFlags() {
                                                           "baseline-from",
                                                           "min-steady",
                                                           "runs",
+                                                          "require-network",
                                                           "size",
                                                           "model-file",
                                                           "system",
@@ -136,6 +137,7 @@ const std::vector<std::string>& KnownFlags() {
 namespace {
 const std::vector<std::string>& SwitchFlags() {
   static const auto* flags = new std::vector<std::string>{"json",
+                                                          "require-network",
                                                           "no-sp",
                                                           "help",
                                                           "dist-opt",

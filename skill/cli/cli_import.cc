@@ -155,6 +155,7 @@ absl::Status BuildCalibrate(const Flags& flags, v1::CalibrateRequest* req) {
   }
   v1::Placement placement;
   if (absl::Status s = FillPlacement(flags, &placement); !s.ok()) return s;
+  req->set_require_network(flags.Has("require-network"));
   const std::vector<std::string> pairs = absl::StrSplit(flags.Get("runs"), ',', absl::SkipEmpty());
   for (const std::string& pair : pairs) {
     const size_t colon = pair.find(':');

@@ -301,6 +301,18 @@ TEST_F(RunDoorsTest, CalibrateOnTwoRunsChangesRecommendAndSaysSo) {
   bool says_which = false;
   for (const auto& n : single.calibration().notes()) says_which |= n.find("network") != std::string::npos;
   EXPECT_TRUE(says_which) << single.summary();
+  // Asked for the network factor, one run is refused, naming the run that would determine it.
+  one.set_require_network(true);
+  ctx = Context(60000);
+  const grpc::Status refused = stub_->Calibrate(ctx.get(), one, &single);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_NE(refused.error_message().find("network"), std::string::npos) << refused.error_message();
+  // The two runs: refused exactly when they left the network factor undetermined.
+  const bool network_determined = c.network_determined();
+  request.set_require_network(true);
+  v1::CalibrateResponse required;
+  ctx = Context(60000);
+  EXPECT_EQ(stub_->Calibrate(ctx.get(), request, &required).ok(), network_determined);
 }
 
 TEST_F(RunDoorsTest, BadInputsNameTheField) {
