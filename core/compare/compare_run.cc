@@ -245,7 +245,7 @@ absl::StatusOr<RunComparison> CompareRun(const CompareInputs& in) {
     out.reasons.push_back(absl::StrCat("No prediction: ", out.no_prediction_reason, "."));
   }
   out.reasons.push_back(MemorySentence(out));
-  if (prediction.ok) {
+  if (prediction.ok && in.suggest_changes) {
     out.changes = SuggestFasterChanges(*in.model, prediction, params, kMaxSuggestedChanges);
     std::vector<std::string> parts;
     for (const SuggestedChange& c : out.changes) {

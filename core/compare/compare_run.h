@@ -32,6 +32,9 @@ struct CompareInputs {
   const PerfParams* params = nullptr;  // null = CalibratedPerfParams()
   int64_t min_steady_iterations = 5;   // the gate's N
   double memory_headroom = 0.05;       // share of HBM the gate wants free at the measured peak
+  // Evaluate single changes predicted to help (up to 24 estimates); a
+  // calibration, which reads only the measured and predicted step, skips them.
+  bool suggest_changes = true;
 };
 
 // How far one term of the predicted step would have to move to close the gap.

@@ -20,9 +20,7 @@ absl::string_view AsAbsl(std::string_view text) { return absl::string_view(text.
 // A JSON object whose keys a Hugging Face config has.
 bool LooksLikeHfConfig(std::string_view text) {
   const absl::string_view t = absl::StripLeadingAsciiWhitespace(AsAbsl(text));
-  if (t.empty() || t.front() != '{') return false;
-  return absl::StrContains(t, "\"model_type\"") || absl::StrContains(t, "\"architectures\"") ||
-         absl::StrContains(t, "\"num_hidden_layers\"");
+  return !t.empty() && t.front() == '{' && HasHfConfigKeys(t);
 }
 
 absl::StatusOr<ImportedConfig> ImportHfConfig(std::string_view text, const ImportOptions& options) {

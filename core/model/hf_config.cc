@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/model/hf_families.h"
 #include "core/model/hf_reader.h"
@@ -12,6 +13,13 @@
 namespace parplan {
 
 using nlohmann::json;
+
+bool HasHfConfigKeys(absl::string_view text) {
+  for (const char* key : {"\"num_hidden_layers\"", "\"model_type\"", "\"architectures\"", "\"text_config\""}) {
+    if (absl::StrContains(text, key)) return true;
+  }
+  return false;
+}
 
 absl::StatusOr<ModelSpec> ParseHfConfig(absl::string_view text, const std::string& field) {
   if (text.size() > kMaxHfConfigBytes) {

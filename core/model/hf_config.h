@@ -60,6 +60,11 @@ namespace parplan {
 // Megatron's defaults applied and missing_fields set; origin "hf_config".
 absl::StatusOr<ModelSpec> ParseHfConfig(absl::string_view text, const std::string& field);
 
+// True when `text` carries a key only a Hugging Face config.json has
+// (num_hidden_layers, model_type, architectures, text_config); an inline
+// spec uses Megatron's names instead.
+bool HasHfConfigKeys(absl::string_view text);
+
 }  // namespace parplan
 
 #endif  // PARPLAN_CORE_MODEL_HF_CONFIG_H_

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "core/rules/validate.h"
 #include "core/search/split_repair.h"
 #include "core/util/field_error.h"
 #include "server/api/convert.h"
@@ -126,11 +125,7 @@ absl::Status ImportConfig(const v1::ImportConfigRequest& request, v1::ImportConf
     response->add_reasons(absl::StrCat("Not resolved: ", s.message()));
     return absl::OkStatus();
   }
-  ValidationInput vin;
-  vin.model = r.model_ptr();
-  vin.config = r.config;
-  vin.placement = r.placement;
-  const ValidationResult v = parplan::Validate(vin);
+  const ValidationResult v = ValidateResolved(r);
   response->set_valid(v.valid);
   ToViolations(v.violations, response->mutable_violations());
   if (r.model.has_value()) ToModelSummary(*r.model, response->mutable_model_summary());

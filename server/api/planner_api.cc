@@ -29,17 +29,6 @@
 
 namespace parplan {
 namespace api {
-namespace {
-
-ValidationResult RunValidation(const Resolved& r) {
-  ValidationInput in;
-  in.model = r.model_ptr();
-  in.config = r.config;
-  in.placement = r.placement;
-  return Validate(in);
-}
-
-}  // namespace
 
 absl::Status ListModels(const v1::ListModelsRequest& request, v1::ListModelsResponse* response) {
   if (static_cast<int64_t>(request.filter().size()) > kMaxNameChars) {
@@ -123,7 +112,7 @@ absl::Status MinGpus(const v1::MinGpusRequest& request, v1::MinGpusResponse* res
   FillResolvedPlan(r.config, r.placement, r.model_ptr(), sized.dp, sized.edp, SettingsScope::kConfig, response);
   if (r.model.has_value()) {
     ToModelSummary(*r.model, response->mutable_model());
-    const ValidationResult v = RunValidation(r);
+    const ValidationResult v = ValidateResolved(r);
     for (const auto& violation : v.violations) {
       if (violation.severity != Severity::kInfo) ToViolation(violation, response->add_violations());
     }
@@ -134,7 +123,7 @@ absl::Status MinGpus(const v1::MinGpusRequest& request, v1::MinGpusResponse* res
 absl::Status Validate(const v1::ValidateRequest& request, v1::ValidateResponse* response) {
   Resolved r;
   if (absl::Status s = Resolve(&request.model(), request.placement(), request.config(), &r); !s.ok()) return s;
-  const ValidationResult v = RunValidation(r);
+  const ValidationResult v = ValidateResolved(r);
   response->set_valid(v.valid);
   response->set_errors(v.errors);
   response->set_warnings(v.warnings);
@@ -185,7 +174,7 @@ absl::Status ExplainLayout(const v1::ExplainLayoutRequest& request, v1::ExplainL
   response->set_gpus_per_nvlink_domain(static_cast<int32_t>(r.placement.gpus_per_nvlink_domain));
   const WorldSizing w = SizeWorld(dims, world, r.placement.gpus_per_node, 0, 1);
   if (w.dp == 0 || w.edp == 0) {
-    const ValidationResult v = RunValidation(r);
+    const ValidationResult v = ValidateResolved(r);
     for (const auto& violation : v.violations) {
       if (violation.severity == Severity::kError) ToViolation(violation, response->add_violations());
     }
@@ -290,7 +279,7 @@ absl::Status ExplainLayout(const v1::ExplainLayoutRequest& request, v1::ExplainL
   }
   if (node == 0) response->add_reasons("No system or gpus_per_node given: node placement unknown (node = 0).");
   if (r.model.has_value()) {
-    const ValidationResult v = RunValidation(r);
+    const ValidationResult v = ValidateResolved(r);
     if (v.stages.has_value()) ToStageLayers(*v.stages, response->mutable_stages());
     for (const auto& violation : v.violations) {
       if (violation.severity == Severity::kError) ToViolation(violation, response->add_violations());
@@ -302,7 +291,7 @@ absl::Status ExplainLayout(const v1::ExplainLayoutRequest& request, v1::ExplainL
 absl::Status RenderConfig(const v1::RenderConfigRequest& request, v1::RenderConfigResponse* response) {
   Resolved r;
   if (absl::Status s = Resolve(&request.model(), request.placement(), request.config(), &r); !s.ok()) return s;
-  const ValidationResult v = RunValidation(r);
+  const ValidationResult v = ValidateResolved(r);
   ResolvedConfig config = r.config;
   if (v.stages.has_value()) config.vpp = v.stages->vpp;
   const std::vector<ResolvedSetting> settings =

@@ -36,6 +36,14 @@ absl::Status Resolve(const v1::ModelRef* model_ref, const v1::Placement& placeme
   return absl::OkStatus();
 }
 
+ValidationResult ValidateResolved(const Resolved& r) {
+  ValidationInput in;
+  in.model = r.model_ptr();
+  in.config = r.config;
+  in.placement = r.placement;
+  return Validate(in);
+}
+
 double MemoryReserveOf(bool given, double value, const std::string& field, FieldErrors* errors) {
   if (!given) return kDefaultMemoryReserve;
   const absl::Status checked = CheckMemoryReserve(value, field);

@@ -12,6 +12,7 @@
 #include "core/config/resolved_settings.h"
 #include "core/util/field_error.h"
 #include "core/model/model_spec.h"
+#include "core/rules/validate.h"
 #include "parplan/v1/planner.pb.h"
 #include "server/api/convert.h"
 
@@ -33,6 +34,9 @@ struct Resolved {
 // or system.
 absl::Status Resolve(const v1::ModelRef* model_ref, const v1::Placement& placement, const v1::ParallelConfig& config,
                      Resolved* out);
+
+// Megatron's rules on the resolved model (if any), config and placement.
+ValidationResult ValidateResolved(const Resolved& r);
 
 // Fills an answer's `resolved` (every setting of the resolved plan with its
 // source and effect class) and `assumes` (the front end and Bridge release)

@@ -277,6 +277,7 @@ absl::Status Calibrate(const v1::CalibrateRequest& request, v1::CalibrateRespons
     in.model = &*r.model;
     in.config = &r.config;
     in.placement = &r.placement;
+    in.suggest_changes = false;  // the fit reads the measured and predicted steps only
     auto comparison = parplan::CompareRun(in);
     if (!comparison.ok()) return comparison.status();
     const std::string label = input.label().empty() ? absl::StrCat("run ", i + 1) : input.label();

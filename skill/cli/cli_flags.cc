@@ -13,6 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "core/catalog/catalog.h"
 #include "core/memory/memory_margin.h"
+#include "core/model/hf_config.h"
 #include "core/model/size_model.h"
 #include "core/util/field_error.h"
 #include "nlohmann/json.hpp"
@@ -241,18 +242,6 @@ absl::StatusOr<std::string> ReadFileFlag(const Flags& flags, const std::string& 
   return data;
 }
 
-namespace {
-
-// An HF config.json has HF keys; an inline spec uses Megatron names.
-bool LooksLikeHfConfig(const std::string& text) {
-  for (const char* key : {"\"num_hidden_layers\"", "\"model_type\"", "\"architectures\"", "\"text_config\""}) {
-    if (text.find(key) != std::string::npos) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 absl::Status FillModel(const Flags& flags, v1::ModelRef* model, bool required) {
   const int given = flags.Has("model") + flags.Has("size") + flags.Has("model-file");
   if (given > 1) return FieldError("--model", "give only one of --model, --size, --model-file");
@@ -261,7 +250,7 @@ absl::Status FillModel(const Flags& flags, v1::ModelRef* model, bool required) {
   } else if (flags.Has("model-file")) {
     auto text = ReadFileFlag(flags, "model-file", 1 << 20);
     if (!text.ok()) return text.status();
-    if (LooksLikeHfConfig(*text)) {
+    if (HasHfConfigKeys(*text)) {
       model->set_hf_config_json(*text);
     } else {
       const absl::Status status = api::JsonToMessage(*text, "--model-file", model->mutable_spec());

@@ -11,6 +11,7 @@
 #include "nlohmann/json.hpp"
 #include "server/api/json_codec.h"
 #include "tests/server/http_client.h"
+#include "tests/server/mcp_tool_call.h"
 #include "tests/server/server_fixture.h"
 
 namespace parplan {
@@ -26,20 +27,7 @@ class PlanDoorsTest : public ServerFixture {
 
   // The MCP tool's structuredContent for `arguments`.
   Json CallTool(const std::string& tool, const Json& arguments) {
-    Reply init = Call(http_port_, "POST", "/mcp",
-                      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}})",
-                      {"Accept: application/json, text/event-stream"});
-    EXPECT_EQ(init.status, 200) << init.body;
-    const std::string session = init.Header("mcp-session-id");
-    Json call = {{"jsonrpc", "2.0"},
-                 {"id", 2},
-                 {"method", "tools/call"},
-                 {"params", {{"name", tool}, {"arguments", arguments}}}};
-    Reply r = Call(http_port_, "POST", "/mcp", call.dump(),
-                   {"Accept: application/json, text/event-stream", "Mcp-Session-Id: " + session,
-                    "Mcp-Protocol-Version: 2025-06-18"});
-    EXPECT_EQ(r.status, 200) << r.body;
-    return Json::parse(r.body)["result"]["structuredContent"];
+    return testing_http::McpToolCall(http_port_, tool, arguments);
   }
 };
 
