@@ -38,6 +38,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+: >"$work/server.out"  # exists before the background job opens it: sed below must not race the redirection
 "$server" --listen 127.0.0.1:0 --http-listen 127.0.0.1:0 >"$work/server.out" 2>"$work/server.err" &
 pid=$!
 port=

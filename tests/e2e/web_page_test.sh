@@ -31,6 +31,7 @@ trap cleanup EXIT
 # .err; sets pid and port.
 start_server() {
   local name=$1
+  : >"$work/$name.out"  # exists before the background job opens it: sed below must not race the redirection
   "$server" --listen 127.0.0.1:0 --http-listen 127.0.0.1:0 >"$work/$name.out" 2>"$work/$name.err" &
   pid=$!
   port=

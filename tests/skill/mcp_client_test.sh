@@ -57,6 +57,7 @@ trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
 start_server() {
   local out="$dir/server.$1.out"
   shift
+  : >"$out"  # exists before the background job opens it: sed below must not race the redirection
   "$server" --listen 127.0.0.1:0 --http-listen 127.0.0.1:0 --no-access-log "$@" >"$out" 2>"$out.err" &
   pids+=($!)
   for _ in $(seq 100); do
