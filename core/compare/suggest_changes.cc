@@ -1,6 +1,7 @@
 #include "core/compare/suggest_changes.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -8,7 +9,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/config/resolved_settings.h"
+#include "core/pipeline/layout_builder.h"
 #include "core/search/candidate_space.h"
+#include "core/search/execution_knobs.h"
 #include "core/util/text.h"
 
 namespace parplan {
@@ -35,20 +38,10 @@ std::vector<Candidate> Candidates(const ModelSpec& m, const ResolvedConfig& c) {
   auto add = [&](std::string change, std::string field, ResolvedConfig changed) {
     out.push_back({std::move(change), std::move(field), std::move(changed)});
   };
-  if (c.tp > 1 && !c.tp_comm_overlap) {
-    ResolvedConfig x = c;
-    x.tp_comm_overlap = true;
-    add("tp_comm_overlap = true", "tp_comm_overlap", x);
-  }
   if (!c.overlap_grad_reduce) {
     ResolvedConfig x = c;
     x.overlap_grad_reduce = true;
     add("overlap_grad_reduce = true", "overlap_grad_reduce", x);
-  }
-  if (m.is_moe() && c.ep > 1 && !c.overlap_moe_expert_parallel_comm) {
-    ResolvedConfig x = c;
-    x.overlap_moe_expert_parallel_comm = true;
-    add("overlap_moe_expert_parallel_comm = true", "overlap_moe_expert_parallel_comm", x);
   }
   // Lighter recompute: every variant the search tries that recomputes less.
   for (ResolvedConfig x : RecomputeVariants(m, c)) {
@@ -71,39 +64,16 @@ std::vector<Candidate> Candidates(const ModelSpec& m, const ResolvedConfig& c) {
       add(DescribeConfigChange(c, x), "vpp", x);
     }
   }
-  if (c.cuda_graph_impl == "none") {
+  // The loss stage balanced: one layer fewer on the stage that computes the
+  // logits (a layout), when the layers split evenly today.
+  if (c.pp > 1 && c.pipeline_layout.empty() && !c.account_for_loss && c.first_stage_layers == 0 &&
+      c.last_stage_layers == 0 && m.num_layers % (c.pp * std::max<int64_t>(1, c.vpp)) == 0 && !m.is_hybrid()) {
     ResolvedConfig x = c;
-    x.cuda_graph_impl = "transformer_engine";
-    x.cuda_graph_modules.clear();
-    add("cuda_graph_impl = transformer_engine (whole layers)", "cuda_graph_impl", x);
-    if (m.is_moe()) {
-      x.cuda_graph_modules = {"attn", "moe_router", "moe_preprocess"};
-      add("cuda_graph_impl = transformer_engine, cuda_graph_modules = [attn, moe_router, moe_preprocess]",
-          "cuda_graph_impl", x);
-    }
-    x.cuda_graph_impl = "full_iteration";
-    x.cuda_graph_modules.clear();
-    add("cuda_graph_impl = full_iteration", "cuda_graph_impl", x);
-  }
-  if (m.is_moe() && c.ep * c.etp > 1) {
-    const std::pair<const char*, const char*> dispatchers[] = {
-        {"alltoall", ""}, {"flex", "deepep"}, {"flex", "hybridep"}};
-    for (const auto& [type, backend] : dispatchers) {
-      const bool same = c.moe_token_dispatcher_type == type &&
-                        (std::string(type) != "flex" || c.moe_flex_dispatcher_backend == backend);
-      if (same) continue;
-      ResolvedConfig x = c;
-      x.moe_token_dispatcher_type = type;
-      x.dispatcher_defaulted = false;
-      x.dispatch_fields_given = true;
-      if (*backend != '\0') {
-        x.moe_flex_dispatcher_backend = backend;
-        x.flex_backend_given = true;
-      }
-      add(*backend != '\0' ? absl::StrCat("moe_token_dispatcher_type = flex, moe_flex_dispatcher_backend = ", backend)
-                           : absl::StrCat("moe_token_dispatcher_type = ", type),
-          "moe_token_dispatcher_type", x);
-    }
+    x.pipeline_layout = LossBalancedLayout(m.num_layers, c.mtp_num_layers, c.pp * std::max<int64_t>(1, c.vpp));
+    x.vpp = 0;
+    x.vpp_given = false;
+    add("pipeline_layout balancing the loss stage (one layer fewer where the logits are computed)", "pipeline_layout",
+        x);
   }
   for (int64_t mbs : {c.mbs * 2, c.mbs / 2}) {
     if (mbs < 1 || mbs == c.mbs) continue;
@@ -111,38 +81,93 @@ std::vector<Candidate> Candidates(const ModelSpec& m, const ResolvedConfig& c) {
     x.mbs = mbs;
     add(DescribeConfigChange(c, x), "mbs", x);
   }
-  if (out.size() > static_cast<size_t>(kMaxChangeCandidates)) out.resize(kMaxChangeCandidates);
   return out;
 }
 
 }  // namespace
 
-std::vector<SuggestedChange> SuggestFasterChanges(const ModelSpec& model, const RunPrediction& base,
-                                                  const PerfParams& params, int max) {
-  std::vector<SuggestedChange> out;
+ChangeAdvice AdviseChanges(const ModelSpec& model, const RunPrediction& base, const PerfParams& params, int max) {
+  ChangeAdvice advice;
   const double step = base.perf.step_time_s;
-  if (!base.ok || step <= 0) return out;
-  for (const Candidate& cand : Candidates(model, base.config)) {
-    const RunPrediction p = PredictRun(model, cand.config, base.placement, params);
+  if (!base.ok || step <= 0 || !base.placement.system.has_value()) return advice;
+  const SystemSpec& sys = *base.placement.system;
+  auto estimate = [&](const std::string& change, const std::string& field, const ResolvedConfig& config,
+                      KnobAxis* axis) -> std::optional<std::pair<SuggestedChange, RunPrediction>> {
+    const RunPrediction p = PredictRun(model, config, base.placement, params);
     // A change whose layers no longer split would be estimated with another
     // split too: not a single change, left out.
-    if (!p.ok || !p.memory.fits || p.split_repaired) continue;
-    const double gain = (step - p.perf.step_time_s) / step;
-    if (gain <= 1e-3) continue;
+    if (!p.ok || p.split_repaired) return std::nullopt;
     SuggestedChange s;
-    s.change = cand.change;
+    s.change = change;
     s.predicted_step_s = p.perf.step_time_s;
-    s.predicted_gain = gain;
-    s.effect = EffectClassName(EffectOf(cand.field));
+    s.predicted_gain = (step - p.perf.step_time_s) / step;
+    s.effect = EffectClassName(EffectOf(field));
     s.note = absl::StrFormat("step %.3f s -> %.3f s (%.1f%% faster); peak memory %s of %s", step, p.perf.step_time_s,
-                             100 * gain, HumanGiB(p.memory.peak_bytes), HumanGiB(p.memory.capacity_bytes));
-    out.push_back(std::move(s));
+                             100 * s.predicted_gain, HumanGiB(p.memory.peak_bytes), HumanGiB(p.memory.capacity_bytes));
+    if (axis != nullptr) {
+      const auto [term, before] = KnobTerm(*axis, base.perf);
+      const double after = KnobTerm(*axis, p.perf).second;
+      absl::StrAppend(&s.note, absl::StrFormat("; %s %.3f -> %.3f s", term, before, after));
+    }
+    return std::make_pair(std::move(s), p);
+  };
+  auto keep = [&](std::optional<std::pair<SuggestedChange, RunPrediction>> r) {
+    if (r.has_value() && r->second.memory.fits && r->first.predicted_gain > 1e-3) {
+      advice.faster.push_back(std::move(r->first));
+    }
+  };
+  int estimated = 0;
+  for (const Candidate& cand : Candidates(model, base.config)) {
+    if (++estimated > kMaxChangeCandidates) break;
+    keep(estimate(cand.change, cand.field, cand.config, nullptr));
   }
-  std::stable_sort(out.begin(), out.end(), [](const SuggestedChange& a, const SuggestedChange& b) {
+  // The execution settings NVIDIA tunes, each axis's every accepted value;
+  // an axis where none helps says why.
+  for (KnobAxis axis : kKnobAxes) {
+    const std::vector<KnobAlternative> alternatives = KnobAlternatives(model, base.config, sys, axis);
+    if (alternatives.empty()) continue;
+    std::vector<std::string> why;
+    bool helped = false;
+    for (const KnobAlternative& a : alternatives) {
+      const std::string value = KnobValue(a.option.config, axis);
+      if (!a.refusal.empty()) {
+        why.push_back(absl::StrCat(value, " refused (", a.refusal.substr(0, a.refusal.find(':')), ")"));
+        continue;
+      }
+      auto r = estimate(a.option.change, KnobAxisField(axis), a.option.config, &axis);
+      if (!r.has_value()) continue;
+      if (!r->second.memory.fits) {
+        why.push_back(absl::StrCat(value, " does not fit (", HumanGiB(r->second.memory.peak_bytes), ")"));
+        continue;
+      }
+      if (r->first.predicted_gain > 1e-3) {
+        helped = true;
+        keep(std::move(r));
+        continue;
+      }
+      const auto [term, before] = KnobTerm(axis, base.perf);
+      const double after = KnobTerm(axis, r->second.perf).second;
+      std::string line = absl::StrFormat("%s %.1f%% slower (%s %.3f -> %.3f s)", value, -100 * r->first.predicted_gain,
+                                         term, before, after);
+      if (axis == KnobAxis::kCudaGraph && before < 1e-3) absl::StrAppend(&line, ": GPU-bound, no host time to hide");
+      if (axis == KnobAxis::kOptimizerOffload) absl::StrAppend(&line, ": memory it frees is not needed to fit");
+      why.push_back(std::move(line));
+    }
+    if (!helped && !why.empty()) {
+      advice.not_helping.push_back(absl::StrCat(KnobAxisName(axis), " ", KnobValue(base.config, axis),
+                                                " stays best: ", absl::StrJoin(why, ", ")));
+    }
+  }
+  std::stable_sort(advice.faster.begin(), advice.faster.end(), [](const SuggestedChange& a, const SuggestedChange& b) {
     return a.predicted_gain > b.predicted_gain;
   });
-  if (static_cast<int>(out.size()) > max) out.resize(std::max(0, max));
-  return out;
+  if (static_cast<int>(advice.faster.size()) > max) advice.faster.resize(std::max(0, max));
+  return advice;
+}
+
+std::vector<SuggestedChange> SuggestFasterChanges(const ModelSpec& model, const RunPrediction& base,
+                                                  const PerfParams& params, int max) {
+  return AdviseChanges(model, base, params, max).faster;
 }
 
 }  // namespace parplan

@@ -1,6 +1,7 @@
 #include "core/perf/group_links.h"
 
 #include <algorithm>
+#include <array>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -33,6 +34,32 @@ GroupLink AlignedLink(const SystemSpec& s, const char* name, int64_t size, int64
   return g;
 }
 
+using LinksKey = std::array<int64_t, 8>;  // tp, pp, cp, ep, etp, world, domain block, host block
+
+// The last kRecentLinks answers of LinksOfGroups' layout walks.
+class RecentLinks {
+ public:
+  const GroupLinks* Find(const LinksKey& key) const {
+    for (size_t i = 0; i < kRecentLinks; ++i) {
+      if (used_[i] && keys_[i] == key) return &values_[i];
+    }
+    return nullptr;
+  }
+  void Keep(const LinksKey& key, const GroupLinks& value) {
+    keys_[next_] = key;
+    values_[next_] = value;
+    used_[next_] = true;
+    next_ = (next_ + 1) % kRecentLinks;
+  }
+
+ private:
+  static constexpr size_t kRecentLinks = 4;
+  std::array<LinksKey, kRecentLinks> keys_{};
+  std::array<GroupLinks, kRecentLinks> values_{};
+  std::array<bool, kRecentLinks> used_{};
+  size_t next_ = 0;
+};
+
 }  // namespace
 
 GroupLinks LinksOfGroups(const MeshDims& d, int64_t world, const SystemSpec& s) {
@@ -51,6 +78,17 @@ GroupLinks LinksOfGroups(const MeshDims& d, int64_t world, const SystemSpec& s) 
     out.pp = AlignedLink(s, "PP", d.pp, std::max<int64_t>(1, world / std::max<int64_t>(1, d.pp)), world);
     return out;
   }
+  // A search estimates every split, MBS and recompute of one mesh in a row:
+  // the walks depend only on the mesh, the world and the two block sizes,
+  // so the last few answers are kept (per thread) and reused.
+  const LinksKey key{d.tp, d.pp, d.cp, d.ep, d.etp, world, domain_block, host_block};
+  thread_local RecentLinks recent;
+  if (const GroupLinks* known = recent.Find(key); known != nullptr) {
+    GroupLinks hit = *known;
+    hit.ranks_per_domain = out.ranks_per_domain;
+    hit.domains = out.domains;
+    return hit;
+  }
   const RankLayout layout(d, world);
   out.tp = LinkOf(layout, GroupKind::kTp, "TP", domain_block, host_block);
   out.cp = LinkOf(layout, GroupKind::kCp, "CP", domain_block, host_block);
@@ -58,6 +96,7 @@ GroupLinks LinksOfGroups(const MeshDims& d, int64_t world, const SystemSpec& s) 
   out.dp_cp = LinkOf(layout, GroupKind::kDpCp, "DP x CP", domain_block, host_block);
   out.edp = LinkOf(layout, GroupKind::kEdp, "expert DP", domain_block, host_block);
   out.pp = LinkOf(layout, GroupKind::kPp, "PP", domain_block, host_block);
+  recent.Keep(key, out);
   return out;
 }
 

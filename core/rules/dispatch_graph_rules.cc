@@ -327,6 +327,31 @@ void CheckCudaGraphs(const RuleContext& ctx) {
       }
     }
   }
+  // Megatron-LM docs/user-guide/features/cuda_graph.md, "MoE Model
+  // Training" (d98e8a64): dropless expert dispatch has dynamic shapes and
+  // cannot be captured; the full-iteration graph captures MoE layers only
+  // with static dispatch shapes: the hybridep backend with paged stash
+  // (moe_paged_stash, moe_expert_rank_capacity_factor), as NVIDIA's
+  // DeepSeek-V3 and Qwen3 MoE Blackwell performance recipes set them
+  // (Bridge perf_recipes/deepseek/b300/deepseek_v3.py). No config check
+  // refuses it: the capture fails. parplan does not take paged stash, so
+  // with hybridep it warns, otherwise it refuses.
+  if (m != nullptr && m->is_moe() && impl == "full_iteration") {
+    const bool hybridep = c.moe_token_dispatcher_type == "flex" && c.moe_flex_dispatcher_backend == "hybridep";
+    ctx.Add(hybridep ? "cuda_graph.moe_full_iteration_paged_stash" : "cuda_graph.moe_full_iteration_dynamic",
+            {"cuda_graph_impl", "moe_flex_dispatcher_backend"},
+            absl::StrCat("cuda_graph_impl = full_iteration on the MoE model '", m->id, "' with dispatcher ",
+                         c.moe_token_dispatcher_type == "flex" ? absl::StrCat("flex/", c.moe_flex_dispatcher_backend)
+                                                               : c.moe_token_dispatcher_type,
+                         hybridep ? ": the graph captures the experts only with moe_paged_stash and "
+                                    "moe_expert_rank_capacity_factor set (static dispatch shapes), which parplan "
+                                    "does not model"
+                                  : ": dropless dispatch has dynamic shapes and cannot be captured (Megatron-LM's "
+                                    "CUDA-graph guide: only hybridep with paged stash makes them static)"),
+            hybridep ? "set moe_paged_stash = true and moe_expert_rank_capacity_factor (NVIDIA's recipes: 1.5)"
+                     : "use cuda_graph_impl = transformer_engine with cuda_graph_modules [attn, moe_router, "
+                       "moe_preprocess], or the hybridep backend with paged stash");
+  }
   // :2856: full recompute only under the full-iteration graph.
   if (c.recompute == RecomputeGranularity::kFull && impl != "full_iteration") {
     ctx.Add("cuda_graph.full_recompute_needs_full_iteration", {"recompute_granularity", "cuda_graph_impl"},

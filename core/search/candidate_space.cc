@@ -44,8 +44,14 @@ std::vector<int64_t> Divisors(int64_t n, int64_t limit) {
 
 bool Allowed(int64_t value, int64_t pin) { return pin == 0 || value == pin; }
 
-// The same activation recomputation: granularity, the modules of selective,
-// the method and layer count of full.
+std::vector<int64_t> PowersOfTwo(int64_t limit) {
+  std::vector<int64_t> out;
+  for (int64_t v = 1; v <= limit; v *= 2) out.push_back(v);
+  return out;
+}
+
+}  // namespace
+
 bool SameRecompute(const ResolvedConfig& a, const ResolvedConfig& b) {
   if (a.recompute != b.recompute) return false;
   if (a.recompute == RecomputeGranularity::kSelective) return a.recompute_modules == b.recompute_modules;
@@ -54,14 +60,6 @@ bool SameRecompute(const ResolvedConfig& a, const ResolvedConfig& b) {
   }
   return true;
 }
-
-std::vector<int64_t> PowersOfTwo(int64_t limit) {
-  std::vector<int64_t> out;
-  for (int64_t v = 1; v <= limit; v *= 2) out.push_back(v);
-  return out;
-}
-
-}  // namespace
 
 int64_t SearchGlobalBatch(int64_t seq_length, int64_t world) {
   const double sequences =
@@ -100,6 +98,23 @@ std::vector<ResolvedConfig> RecomputeVariants(const ModelSpec& m, const Resolved
   full.recompute_method = RecomputeMethod::kUniform;
   full.recompute_num_layers = 1;
   out.push_back(full);
+  return out;
+}
+
+std::vector<ResolvedConfig> SearchedRecompute(const ModelSpec& m, const ResolvedConfig& base,
+                                              const SearchConstraints& k, bool memory_probe) {
+  std::vector<ResolvedConfig> out = RecomputeVariants(m, base);
+  if (k.recompute_pinned) {
+    out = {base};
+  } else if (!k.allow_recompute) {
+    out.resize(1);
+  } else if (k.keep_base_recompute &&
+             std::none_of(out.begin(), out.end(), [&](const ResolvedConfig& v) { return SameRecompute(v, base); })) {
+    // The user's own setting (recommend --from), before the strongest
+    // variant, which stays last for the memory probe.
+    out.insert(out.end() - 1, base);
+  }
+  if (memory_probe) out.erase(out.begin(), out.end() - 1);
   return out;
 }
 
@@ -356,7 +371,7 @@ std::vector<ResolvedConfig> EnumerateCandidates(const ModelSpec& m, const Resolv
           base,
           world,
           k,
-          RecomputeVariants(m, base),
+          SearchedRecompute(m, base, k, memory_probe),
           {1, 2, 4, 8},
           static_cast<double>(params.total - params.routed_experts),
           static_cast<double>(params.routed_experts),
@@ -365,20 +380,7 @@ std::vector<ResolvedConfig> EnumerateCandidates(const ModelSpec& m, const Resolv
   // Weights (>= 1 B in FP8) + gradients (>= 2 B) per local parameter: a floor
   // under any config's memory, unless FSDP or LoRA change what is stored.
   s.prune = s.capacity > 0 && !base.fsdp && !base.lora;
-  if (k.recompute_pinned) {
-    s.recompute = {base};
-  } else if (!k.allow_recompute) {
-    s.recompute.resize(1);
-  } else if (k.keep_base_recompute && std::none_of(s.recompute.begin(), s.recompute.end(),
-                                                   [&](const ResolvedConfig& v) { return SameRecompute(v, base); })) {
-    // The user's own setting (recommend --from), before the strongest
-    // variant, which stays last for the memory probe.
-    s.recompute.insert(s.recompute.end() - 1, base);
-  }
-  if (memory_probe) {
-    s.recompute.erase(s.recompute.begin(), s.recompute.end() - 1);
-    s.mbs_options = {1};
-  }
+  if (memory_probe) s.mbs_options = {1};
   const int64_t domain = std::max(1, sys.nvlink_domain_size);
   // TP inside the NVLink domain, and one step across it (never for long
   // sequences: CP splits them, over links TP's per-layer collectives would

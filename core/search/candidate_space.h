@@ -33,6 +33,18 @@ int64_t SearchGlobalBatch(int64_t seq_length, int64_t world);
 // full (uniform, 1 layer).
 std::vector<ResolvedConfig> RecomputeVariants(const ModelSpec& model, const ResolvedConfig& config);
 
+// The recompute settings one search tries, in its order (lightest first,
+// the strongest last): RecomputeVariants, narrowed by the constraints (only
+// the base's when pinned, only none when recompute is off, the base's own
+// before the strongest with keep_base_recompute), only the strongest for
+// the memory probe.
+std::vector<ResolvedConfig> SearchedRecompute(const ModelSpec& model, const ResolvedConfig& base,
+                                              const SearchConstraints& k, bool memory_probe);
+
+// True when `a` and `b` recompute the same way (granularity, selective
+// modules, full's method and layer count).
+bool SameRecompute(const ResolvedConfig& a, const ResolvedConfig& b);
+
 // Preconditions: model complete, world >= 1, base.seq_length > 0; base.gbs
 // 0 = each candidate's DefaultGlobalBatch. `params` prices the CP
 // communication types compared at long context (SearchedCpVariants).

@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "core/memory/memory_margin.h"
 #include "core/memory/memory_model.h"
+#include "core/search/knob_refinement.h"
 #include "core/search/search_steps.h"
 #include "core/util/limits.h"
 #include "core/util/text.h"
@@ -76,6 +77,7 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& request) {
     *worlds = {found};
   }
   Evaluated evaluated = EvaluateCandidates(req, *worlds, &out);
+  UnpinnedGain unpinned = RefineExecutionKnobs(req, &evaluated, &out);
   // The current plan, evaluated once; it is a candidate like the others.
   int64_t current_estimates = 0;
   std::optional<PlanEval> current;
@@ -95,6 +97,7 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& request) {
     SearchResult first = std::move(out);
     out = SearchResult{};
     Evaluated second = EvaluateCandidates(*offloaded, *worlds, &out);
+    UnpinnedGain second_unpinned = RefineExecutionKnobs(*offloaded, &second, &out);
     out.reasons.push_back(absl::StrCat(
         "Nothing fits without optimizer CPU offload (", first.candidates, " configurations, ", first.evaluated,
         " evaluated, none within memory): the search turned on optimizer_cpu_offload with "
@@ -102,6 +105,7 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& request) {
         "host memory, stepped on the CPU; each step moves the gradients and weights over the host link)."));
     if (AnyFits(second)) {
       evaluated = std::move(second);
+      unpinned = std::move(second_unpinned);
     } else {
       // Offload does not make anything fit either: answer without it.
       offloaded.reset();
@@ -119,6 +123,7 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& request) {
     out.estimates += current_estimates;
     CompareWithCurrent(search, evaluated.current_excluded, &out);
   }
+  ExplainExecutionKnobs(search, unpinned, &out);
   ExplainRanking(&out);
   ExplainOutcome(search, &out);
   return out;

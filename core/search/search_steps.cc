@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -27,6 +29,7 @@ namespace parplan {
 namespace {
 
 constexpr int64_t kDeadlineCheckEvery = 16;
+constexpr size_t kParallelFrom = 2048;  // candidates of one world worth a second thread
 constexpr double kHeadroomThroughputBand = 0.85;
 constexpr double kTieBand = 0.01;
 constexpr double kHeadroomResolution = 0.01;  // of HBM
@@ -275,6 +278,104 @@ FewestGpus FindFewestGpus(const SearchRequest& req, const std::vector<int64_t>& 
   return found;
 }
 
+Scored ScoreConfig(const SearchRequest& req, const StagePlan& plan, int64_t world, const SystemSpec& sys,
+                   ResolvedConfig* c, Estimates* est, bool* timed) {
+  const ModelSpec& m = *req.model;
+  c->vpp = plan.vpp;
+  est->memory = EstimateMemory(m, *c, plan, world, &sys, MemoryOptions{});
+  est->perf = PerfEstimate{};
+  const double capacity = est->memory.capacity_bytes;
+  // Far over memory (past what "the fastest that nearly fits" looks at):
+  // its speed ranks nothing, so it is not estimated.
+  *timed = capacity <= 0 || est->memory.peak_bytes <= kNearlyFits * capacity;
+  if (*timed) est->perf = EstimatePerformance(m, *c, plan, world, sys, ParamsOf(req));
+  Scored s;
+  s.world = world;
+  s.fits = FitsWithin(est->memory, req);
+  s.tokens_per_gpu = est->perf.tokens_per_s_per_gpu;
+  s.headroom_fraction = capacity > 0 ? est->memory.headroom_bytes / capacity : 0;
+  s.peak_fraction = capacity > 0 ? est->memory.peak_bytes / capacity : 0;
+  s.tight = IsTight(est->memory, req.memory_reserve);
+  s.oversized_batch = req.base.gbs <= 0 && c->gbs * c->seq_length > kMaxDefaultTokensPerStep;
+  s.dims = DimensionsInUse(*c);
+  return s;
+}
+
+namespace {
+
+// What one range of a world's candidates produced.
+struct RangeResult {
+  std::vector<Scored> scored;
+  EstimateStore store;
+  int64_t evaluated = 0, estimates = 0, invalid = 0, does_not_fit = 0, dominated = 0, pruned_by_bound = 0;
+  bool deadline = false;
+  explicit RangeResult(Objective objective) : store(Evaluated::kKeptEstimates, objective) {}
+};
+
+// Estimates configs [begin, end) of `space` in order, with a split bound of
+// its own (each range starts at a split's first candidate).
+void EvaluateRange(const SearchRequest& req, const SystemSpec& sys, const ResolvedConfig& strongest_recompute,
+                   int64_t space_index, WorldCandidates* space, size_t begin, size_t end, RangeResult* r) {
+  const ModelSpec& m = *req.model;
+  SplitBound bound(req.objective != Objective::kHeadroom && !req.current.has_value());
+  for (size_t i = begin; i < end; ++i) {
+    if ((i - begin) % kDeadlineCheckEvery == 0 && absl::Now() > req.deadline) {
+      r->deadline = true;
+      return;
+    }
+    ResolvedConfig& c = space->configs[i];
+    const SplitBound::Verdict verdict = bound.Check(c);
+    if (verdict != SplitBound::kEstimate) {
+      ++(verdict == SplitBound::kOverMemory ? r->does_not_fit : r->dominated);
+      ++r->pruned_by_bound;
+      continue;
+    }
+    const bool strongest = SameRecompute(c, strongest_recompute);
+    const auto plan = PlanStages(m, c);
+    ++r->evaluated;
+    if (!plan.has_value()) {
+      ++r->invalid;
+      continue;
+    }
+    Estimates est;
+    bool timed = false;
+    Scored s = ScoreConfig(req, *plan, space->world, sys, &c, &est, &timed);
+    ++r->estimates;
+    bound.Learn(c, s, strongest);
+    s.space = space_index;
+    s.index = static_cast<int64_t>(i);
+    r->store.Offer(s, std::move(est), timed);
+    r->scored.push_back(s);
+  }
+}
+
+// Where a second thread takes over: the first candidate of a new split at
+// or after the middle (SplitBound::SameSplit's fields), or `size` when the
+// space is too small to be worth a thread.
+size_t SecondHalf(const std::vector<ResolvedConfig>& configs) {
+  if (configs.size() < kParallelFrom || std::thread::hardware_concurrency() < 2) return configs.size();
+  SplitBound split(false);
+  size_t i = configs.size() / 2;
+  split.Check(configs[i - 1]);  // takes that candidate's split as its own
+  while (i < configs.size() && split.SameSplitAs(configs[i])) ++i;
+  return i;
+}
+
+}  // namespace
+
+void EstimateStore::MergeFrom(EstimateStore&& other, const std::vector<Scored>& offered) {
+  for (const Scored& s : offered) {
+    const Key key{s.space, s.index};
+    if (other.holders_.count(key) == 0) continue;
+    auto kept = other.kept_.find(key);
+    if (kept == other.kept_.end()) {
+      Offer(s, Estimates{}, false);
+    } else {
+      Offer(s, std::move(kept->second), true);
+    }
+  }
+}
+
 Evaluated EvaluateCandidates(const SearchRequest& req, const std::vector<int64_t>& worlds, SearchResult* out) {
   const ModelSpec& m = *req.model;
   Evaluated e(req.objective);
@@ -290,7 +391,7 @@ Evaluated EvaluateCandidates(const SearchRequest& req, const std::vector<int64_t
     out->rejected.does_not_fit += pruned;
     out->pruned_by_memory += pruned;
     // Hold only the configs the candidate bound lets this world evaluate:
-    // memory follows the bound, not the enumeration (the loop cuts there).
+    // memory follows the bound, not the enumeration.
     const auto room = static_cast<size_t>(std::max<int64_t>(1, req.max_candidates - out->evaluated));
     if (space.configs.size() > room) {
       space.configs.resize(room);
@@ -299,49 +400,66 @@ Evaluated EvaluateCandidates(const SearchRequest& req, const std::vector<int64_t
       stop = true;
     }
     const int64_t space_index = static_cast<int64_t>(e.spaces.size());
-    for (int64_t i = 0; i < static_cast<int64_t>(space.configs.size()); ++i) {
-      if (out->evaluated >= req.max_candidates) {
-        Cut(out, absl::StrCat("candidate bound of ", req.max_candidates, " evaluations reached"));
-        stop = true;
-        break;
-      }
-      if (i % kDeadlineCheckEvery == 0 && absl::Now() > req.deadline) {
+    const ResolvedConfig strongest_recompute = SearchedRecompute(m, BaseFor(req, w), req.constraints, false).back();
+    // Two threads over two halves of the world's candidates (each
+    // estimate reads only shared constants; every write is to its own
+    // config, list and store), merged in order: the same answer as one.
+    const size_t middle = SecondHalf(space.configs);
+    RangeResult first(req.objective), second(req.objective);
+    std::thread helper;
+    if (middle < space.configs.size()) {
+      helper = std::thread(EvaluateRange, std::cref(req), std::cref(sys), std::cref(strongest_recompute), space_index,
+                           &space, middle, space.configs.size(), &second);
+    }
+    EvaluateRange(req, sys, strongest_recompute, space_index, &space, 0, middle, &first);
+    if (helper.joinable()) helper.join();
+    for (RangeResult* r : {&first, &second}) {
+      out->evaluated += r->evaluated;
+      out->estimates += r->estimates;
+      out->rejected.invalid += r->invalid;
+      out->rejected.does_not_fit += r->does_not_fit;
+      out->rejected.dominated += r->dominated;
+      out->pruned_by_bound += r->pruned_by_bound;
+      if (r->deadline && !stop) {
         Cut(out, absl::StrCat("deadline reached after ", out->evaluated, " evaluations"));
         stop = true;
-        break;
       }
-      ResolvedConfig& c = space.configs[i];
-      const auto plan = PlanStages(m, c);
-      ++out->evaluated;
-      if (!plan.has_value()) {
-        ++out->rejected.invalid;
-        continue;
-      }
-      c.vpp = plan->vpp;
-      Estimates est{EstimateMemory(m, c, *plan, w, &sys, MemoryOptions{}), PerfEstimate{}};
-      const double capacity = est.memory.capacity_bytes;
-      // Far over memory (past what "the fastest that nearly fits" looks at):
-      // its speed ranks nothing, so it is not estimated.
-      const bool timed = capacity <= 0 || est.memory.peak_bytes <= kNearlyFits * capacity;
-      if (timed) est.perf = EstimatePerformance(m, c, *plan, w, sys, ParamsOf(req));
-      ++out->estimates;
-      Scored s;
-      s.space = space_index;
-      s.index = i;
-      s.world = w;
-      s.fits = FitsWithin(est.memory, req);
-      s.tokens_per_gpu = est.perf.tokens_per_s_per_gpu;
-      s.headroom_fraction = capacity > 0 ? est.memory.headroom_bytes / capacity : 0;
-      s.peak_fraction = capacity > 0 ? est.memory.peak_bytes / capacity : 0;
-      s.tight = IsTight(est.memory, req.memory_reserve);
-      s.oversized_batch = req.base.gbs <= 0 && c.gbs * c.seq_length > kMaxDefaultTokensPerStep;
-      s.dims = DimensionsInUse(c);
-      e.store.Offer(s, std::move(est), timed);
-      e.scored.push_back(s);
     }
+    e.scored.insert(e.scored.end(), first.scored.begin(), first.scored.end());
+    e.scored.insert(e.scored.end(), second.scored.begin(), second.scored.end());
+    e.store.MergeFrom(std::move(first.store), first.scored);
+    e.store.MergeFrom(std::move(second.store), second.scored);
     e.spaces.push_back(std::move(space));
   }
   return e;
+}
+
+SplitBound::Verdict SplitBound::Check(const ResolvedConfig& c) {
+  if (!SameSplitAs(c)) {
+    key_ = c;
+    over_mbs_ = 0;
+    roomy_mbs_ = 0;
+    return kEstimate;
+  }
+  if (over_mbs_ > 0 && c.mbs > over_mbs_) return kOverMemory;
+  if (enabled_ && roomy_mbs_ == c.mbs) return kDominated;
+  return kEstimate;
+}
+
+void SplitBound::Learn(const ResolvedConfig& c, const Scored& s, bool strongest) {
+  if (strongest && !s.fits && s.peak_fraction > kNearlyFits && (over_mbs_ == 0 || c.mbs < over_mbs_)) {
+    over_mbs_ = c.mbs;
+  }
+  if (s.fits && !s.tight) roomy_mbs_ = c.mbs;
+}
+
+bool SplitBound::SameSplitAs(const ResolvedConfig& c) const {
+  if (!key_.has_value()) return false;
+  const ResolvedConfig& k = *key_;
+  return k.tp == c.tp && k.cp == c.cp && k.pp == c.pp && k.ep == c.ep && k.etp == c.etp && k.vpp_given == c.vpp_given &&
+         k.pipeline_layout == c.pipeline_layout && k.account_for_embedding == c.account_for_embedding &&
+         k.account_for_loss == c.account_for_loss && k.cp_comm_type == c.cp_comm_type &&
+         k.hierarchical_cp_sizes == c.hierarchical_cp_sizes && (k.vpp == c.vpp || !c.pipeline_layout.empty());
 }
 
 bool AnyFits(const Evaluated& e) {
@@ -697,8 +815,10 @@ void ExplainOutcome(const SearchRequest& req, SearchResult* out) {
   }
   out->reasons.push_back(absl::StrCat(out->candidates, " configurations on ", out->worlds_searched.size(),
                                       " world size(s); ", out->evaluated, " evaluated (", out->pruned_by_memory,
-                                      " skipped: weights and gradients alone exceed memory); ", r.invalid, " invalid, ",
-                                      r.does_not_fit, " over memory, ", r.dominated,
+                                      " skipped: weights and gradients alone exceed memory; ", out->pruned_by_bound,
+                                      " skipped by bounds: a larger MBS of a split already over memory, or recompute "
+                                      "heavier than one that fits with room at the same MBS); ",
+                                      r.invalid, " invalid, ", r.does_not_fit, " over memory, ", r.dominated,
                                       " ranked below the plans shown or redundant with a simpler one."));
   if (out->truncated) out->reasons.push_back(absl::StrCat("Search cut short: ", out->truncated_reason, "."));
 }

@@ -64,6 +64,10 @@ class EstimateStore {
   void Offer(const Scored& s, Estimates estimates, bool complete = true);
   const Estimates* Find(const Scored& s) const;
   size_t size() const { return kept_.size(); }
+  // Offers, in order, the candidates of `offered` that `other` still holds
+  // (with their estimates when it kept them): the same store as if they had
+  // been offered here directly, for candidates `other` alone ranked.
+  void MergeFrom(EstimateStore&& other, const std::vector<Scored>& offered);
 
  private:
   using Key = std::pair<int64_t, int64_t>;  // (space, index)
@@ -131,6 +135,43 @@ FewestGpus FindFewestGpus(const SearchRequest& req, const std::vector<int64_t>& 
 // broken splits, does_not_fit for pruned ones) and, unless find_min_gpus
 // already did, worlds_searched.
 Evaluated EvaluateCandidates(const SearchRequest& req, const std::vector<int64_t>& worlds, SearchResult* out);
+
+// One candidate's estimates and score: sets c->vpp from `plan`, estimates
+// memory, and performance unless the peak is past 125% of HBM (*timed false:
+// its speed ranks nothing). The returned Scored has world, fits, speed,
+// memory shares, tight, oversized_batch and dims set; space and index are
+// the caller's.
+Scored ScoreConfig(const SearchRequest& req, const StagePlan& plan, int64_t world, const SystemSpec& sys,
+                   ResolvedConfig* c, Estimates* est, bool* timed);
+
+// Skips candidates of one split (mesh, CP type, pipeline split) before their
+// estimates, in the enumeration's order (MBS ascending, each MBS's recompute
+// variants lightest first, the strongest last):
+//  - over memory: once the strongest recompute at some MBS is past 125% of
+//    HBM, every larger MBS is too (activations grow with MBS, nothing else
+//    shrinks);
+//  - dominated (when enabled): once a recompute variant fits with the
+//    memory reserve free at an MBS, the later (heavier) variants at that MBS
+//    only add time: each recomputes a superset of the one before (none,
+//    selective, MoE long-context modules, full; RecomputeVariants).
+class SplitBound {
+ public:
+  enum Verdict { kEstimate, kOverMemory, kDominated };
+  explicit SplitBound(bool dominance) : enabled_(dominance) {}
+  // The verdict for the next candidate (a new split resets the bound).
+  Verdict Check(const ResolvedConfig& c);
+  // Records an estimated candidate's score; `strongest`: it is the search's
+  // strongest recompute.
+  void Learn(const ResolvedConfig& c, const Scored& s, bool strongest);
+  // True when `c` has the split of the last candidate checked.
+  bool SameSplitAs(const ResolvedConfig& c) const;
+
+ private:
+  bool enabled_;
+  std::optional<ResolvedConfig> key_;
+  int64_t over_mbs_ = 0;   // MBS whose strongest recompute is far over memory (0 = none)
+  int64_t roomy_mbs_ = 0;  // MBS where a lighter variant fits with room (0 = none)
+};
 
 // True when some evaluated candidate fits.
 bool AnyFits(const Evaluated& evaluated);

@@ -115,6 +115,10 @@ struct SearchResult {
   // starting point, and any example the search had not kept.
   int64_t estimates = 0;
   int64_t pruned_by_memory = 0;  // skipped: weights + gradients alone exceed memory
+  // Skipped by the split bound (core/search/search_steps.h SplitBound): a
+  // larger MBS of a split already over memory, or recompute where none fits
+  // with room; counted in rejected.does_not_fit / dominated.
+  int64_t pruned_by_bound = 0;
   std::vector<int64_t> worlds_searched;
   bool truncated = false;
   std::string truncated_reason;

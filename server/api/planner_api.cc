@@ -8,6 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/catalog/catalog.h"
+#include "core/compare/predict_run.h"
+#include "core/compare/suggest_changes.h"
 #include "core/layout/rank_layout.h"
 #include "core/memory/memory_margin.h"
 #include "core/memory/memory_planner.h"
@@ -454,6 +456,31 @@ absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::Estima
   return absl::OkStatus();
 }
 
+namespace {
+
+// What to change (core/compare/suggest_changes.h): the changes predicted
+// faster, as `suggestions` and one reason each, and per execution setting
+// where no other value helps, why.
+void AddPerfAdvice(const ModelSpec& model, const ResolvedConfig& config, const ResolvedPlacement& placement,
+                   const PerfParams& params, v1::EstimatePerformanceResponse* response) {
+  const RunPrediction base = PredictRun(model, config, placement, params);
+  if (!base.ok) return;
+  const ChangeAdvice advice = AdviseChanges(model, base, params, kPerfSuggestions);
+  for (const SuggestedChange& s : advice.faster) {
+    v1::SuggestedChange* o = response->add_suggestions();
+    o->set_change(s.change);
+    o->set_predicted_step_s(s.predicted_step_s);
+    o->set_predicted_gain(s.predicted_gain);
+    o->set_effect(s.effect);
+    o->set_note(s.note);
+    response->add_reasons(absl::StrFormat("Change: %s (%s): %s.", s.change, s.effect, s.note));
+  }
+  if (advice.faster.empty()) response->add_reasons("Change: none of the changes tried is predicted faster.");
+  for (const std::string& line : advice.not_helping) response->add_reasons(absl::StrCat("Kept: ", line, "."));
+}
+
+}  // namespace
+
 absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
                                  v1::EstimatePerformanceResponse* response) {
   FieldErrors errors;
@@ -547,6 +574,7 @@ absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
                                        HumanGiB(a.estimate->capacity_bytes), ": this config would not run as is."));
   }
   for (const auto& w : effect_warnings) response->add_reasons(absl::StrCat("Warning: ", w, "."));
+  if (a.estimate->fits && !split.repair.has_value()) AddPerfAdvice(*r.model, effective, r.placement, params, response);
   return absl::OkStatus();
 }
 

@@ -115,6 +115,7 @@ void ToComparisonProto(const RunComparison& c, v1::CompareRunResponse* out) {
     o->set_predicted_step_s(s.predicted_step_s);
     o->set_predicted_gain(s.predicted_gain);
     o->set_effect(s.effect);
+    o->set_note(s.note);
   }
   for (const GateCheck& g : c.gate) {
     v1::GateCheck* o = out->add_gate();

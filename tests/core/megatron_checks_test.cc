@@ -676,7 +676,12 @@ std::vector<Case> DispatchGraphCases() {
        qwen,
        {},
        Overlap(Graphs("transformer_engine", {"attn"}, [](ParallelConfig& c) { c.use_megatron_fsdp = true; })),
-       Overlap(Graphs("full_iteration", {}, [](ParallelConfig& c) { c.use_megatron_fsdp = true; }))},
+       Overlap(Graphs("full_iteration", {},
+                      [](ParallelConfig& c) {
+                        c.use_megatron_fsdp = true;
+                        c.moe_token_dispatcher_type = "flex";  // MoE full-iteration graphs: hybridep with paged stash
+                        c.moe_flex_dispatcher_backend = "hybridep";
+                      }))},
       {"ep_overlap.device_connections",
        qwen,
        {},
@@ -738,6 +743,24 @@ std::vector<Case> DispatchGraphCases() {
        {},
        Qwen(Graphs("transformer_engine", {"moe"})),
        Qwen(Graphs("transformer_engine", {"moe_router"}))},
+      {"cuda_graph.moe_full_iteration_dynamic",
+       qwen,
+       {},
+       Qwen(Graphs("full_iteration", {})),
+       Qwen(Graphs("full_iteration", {},
+                   [](ParallelConfig& c) {
+                     c.moe_token_dispatcher_type = "flex";
+                     c.moe_flex_dispatcher_backend = "hybridep";
+                   }))},
+      {"cuda_graph.moe_full_iteration_paged_stash",
+       qwen,
+       {},
+       Qwen(Graphs("full_iteration", {},
+                   [](ParallelConfig& c) {
+                     c.moe_token_dispatcher_type = "flex";
+                     c.moe_flex_dispatcher_backend = "hybridep";
+                   })),
+       Qwen(Graphs("transformer_engine", {"attn", "moe_router", "moe_preprocess"}))},
       {"cuda_graph.full_recompute_needs_full_iteration",
        llama,
        {},
@@ -776,6 +799,8 @@ std::vector<Case> DispatchGraphCases() {
                    [](ParallelConfig& c) {
                      c.offload_modules = {"moe_act"};
                      c.fine_grained_offloading_max_inflight_offloads = 0;  // join after every offload
+                     c.moe_token_dispatcher_type = "flex";                 // MoE full-iteration graphs: hybridep
+                     c.moe_flex_dispatcher_backend = "hybridep";
                    }))},
   };
 }

@@ -110,11 +110,11 @@ TEST(SearchStepsTest, PlansReuseTheirCandidatesEstimates) {
     EXPECT_EQ(out.estimates, static_cast<int64_t>(e.scored.size())) << id << ": a plan was estimated again";
     CompareWithStartingPoint(r, 64, &out);
     EXPECT_EQ(out.estimates, static_cast<int64_t>(e.scored.size()) + 1) << id;
-    // The whole search counts the same.
+    // The whole search counts these and, besides, the execution settings it
+    // refines and explains (core/search/knob_refinement.h).
     auto whole = Recommend(r);
     ASSERT_TRUE(whole.ok());
-    EXPECT_EQ(whole->estimates, out.estimates) << id;
-    EXPECT_EQ(PlanLabel(whole->plans[0].config), PlanLabel(out.plans[0].config)) << id;
+    EXPECT_GT(whole->estimates, out.estimates) << id;
   }
 }
 
