@@ -129,12 +129,19 @@ ChangeAdvice AdviseChanges(const ModelSpec& model, const RunPrediction& base, co
     std::vector<std::string> why;
     bool helped = false;
     for (const KnobAlternative& a : alternatives) {
-      const std::string value = KnobValue(a.option.config, axis);
+      std::string value = KnobValue(a.option.config, axis);
+      KnobOption option = a.option;
       if (!a.refusal.empty()) {
-        why.push_back(absl::StrCat(value, " refused (", a.refusal.substr(0, a.refusal.find(':')), ")"));
-        continue;
+        // Refused only for another setting's value: priced with that one reset.
+        const std::optional<KnobOption> cleared = WithoutConflict(model, a, sys);
+        if (!cleared.has_value()) {
+          why.push_back(absl::StrCat(value, " refused (", a.refusal.substr(0, a.refusal.find(':')), ")"));
+          continue;
+        }
+        option = *cleared;
+        value += option.change.substr(a.option.change.size());
       }
-      auto r = estimate(a.option.change, KnobAxisField(axis), a.option.config, &axis);
+      auto r = estimate(option.change, KnobAxisField(axis), option.config, &axis);
       if (!r.has_value()) continue;
       if (!r->second.memory.fits) {
         why.push_back(absl::StrCat(value, " does not fit (", HumanGiB(r->second.memory.peak_bytes), ")"));

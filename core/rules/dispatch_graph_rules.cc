@@ -340,14 +340,12 @@ void CheckCudaGraphs(const RuleContext& ctx) {
     const bool hybridep = c.moe_token_dispatcher_type == "flex" && c.moe_flex_dispatcher_backend == "hybridep";
     ctx.Add(hybridep ? "cuda_graph.moe_full_iteration_paged_stash" : "cuda_graph.moe_full_iteration_dynamic",
             {"cuda_graph_impl", "moe_flex_dispatcher_backend"},
-            absl::StrCat("cuda_graph_impl = full_iteration on the MoE model '", m->id, "' with dispatcher ",
+            absl::StrCat("full_iteration graph of the MoE model '", m->id, "' with dispatcher ",
                          c.moe_token_dispatcher_type == "flex" ? absl::StrCat("flex/", c.moe_flex_dispatcher_backend)
                                                                : c.moe_token_dispatcher_type,
-                         hybridep ? ": the graph captures the experts only with moe_paged_stash and "
-                                    "moe_expert_rank_capacity_factor set (static dispatch shapes), which parplan "
-                                    "does not model"
-                                  : ": dropless dispatch has dynamic shapes and cannot be captured (Megatron-LM's "
-                                    "CUDA-graph guide: only hybridep with paged stash makes them static)"),
+                         hybridep ? ": needs moe_paged_stash and moe_expert_rank_capacity_factor (not modelled)"
+                                  : ": dropless dispatch shapes are dynamic and cannot be captured (only hybridep "
+                                    "with paged stash makes them static)"),
             hybridep ? "set moe_paged_stash = true and moe_expert_rank_capacity_factor (NVIDIA's recipes: 1.5)"
                      : "use cuda_graph_impl = transformer_engine with cuda_graph_modules [attn, moe_router, "
                        "moe_preprocess], or the hybridep backend with paged stash");

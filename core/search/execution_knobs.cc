@@ -197,6 +197,49 @@ std::string KnobValue(const ResolvedConfig& c, KnobAxis axis) {
   return "";
 }
 
+std::optional<KnobOption> WithoutConflict(const ModelSpec& m, const KnobAlternative& alternative,
+                                          const SystemSpec& sys) {
+  const std::string& rule = alternative.refusal;
+  KnobAxis other;
+  if (absl::StartsWith(rule, "cuda_graph.")) {
+    other = KnobAxis::kCudaGraph;
+  } else if (absl::StartsWith(rule, "ep_overlap.")) {
+    other = KnobAxis::kEpOverlap;
+  } else if (absl::StartsWith(rule, "optimizer.offload")) {
+    other = KnobAxis::kOptimizerOffload;
+  } else if (absl::StartsWith(rule, "moe.")) {
+    other = KnobAxis::kDispatcher;
+  } else {
+    return std::nullopt;
+  }
+  const KnobAxis axis = alternative.option.axis;
+  if (other == axis) return std::nullopt;
+  const ResolvedConfig& c = alternative.option.config;
+  KnobOption out = alternative.option;
+  switch (other) {
+    case KnobAxis::kCudaGraph:
+      out.config = WithGraphs(c, "none", {});
+      break;
+    case KnobAxis::kEpOverlap:
+      out.config.overlap_moe_expert_parallel_comm = false;
+      break;
+    case KnobAxis::kTpOverlap:
+      out.config.tp_comm_overlap = false;
+      break;
+    case KnobAxis::kOptimizerOffload:
+      out.config = WithOffload(c, 0);
+      break;
+    case KnobAxis::kDispatcher:
+      out.config = WithDispatcher(c, "alltoall", "");
+      break;
+  }
+  if (!KnobRefusal(m, out.config, sys, axis).empty() || !KnobRefusal(m, out.config, sys, other).empty()) {
+    return std::nullopt;
+  }
+  absl::StrAppend(&out.change, " (with ", KnobAxisName(other), " ", KnobValue(out.config, other), ")");
+  return out;
+}
+
 std::pair<const char*, double> KnobTerm(KnobAxis axis, const PerfEstimate& p) {
   switch (axis) {
     case KnobAxis::kDispatcher:

@@ -10,6 +10,7 @@
 #ifndef PARPLAN_CORE_SEARCH_EXECUTION_KNOBS_H_
 #define PARPLAN_CORE_SEARCH_EXECUTION_KNOBS_H_
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -66,6 +67,13 @@ struct KnobAlternative {
 // checks' verdict (KnobOptions keeps the accepted ones).
 std::vector<KnobAlternative> KnobAlternatives(const ModelSpec& m, const ResolvedConfig& c, const SystemSpec& sys,
                                               KnobAxis axis);
+
+// When `alternative` is refused by a rule of another axis (a dispatcher
+// value the current CUDA graph rules out), the same value with that axis at
+// its neutral value (graphs none, overlaps off, offload off, alltoall) if
+// the checks then accept it, its change naming both; else nullopt.
+std::optional<KnobOption> WithoutConflict(const ModelSpec& m, const KnobAlternative& alternative,
+                                          const SystemSpec& sys);
 
 // The step term an axis moves and its seconds in `p` (for "why" lines):
 // exposed EP for the dispatcher and EP overlap, exposed TP, launch/host

@@ -148,24 +148,78 @@ std::vector<Scored> Seeds(const Evaluated& e) {
   return seeds;
 }
 
-// "flex/deepep 12.0% slower (exposed EP 0.061 -> 0.210 s)", "... does not fit (82.1 GiB)".
-std::string AlternativeWords(KnobAxis axis, const ResolvedConfig& alt, const PlanEval& plan, const MemoryEstimate& mem,
+// "alltoall -9.6% (exposed EP 1.26->1.89 s)", "0.5 +0.2%", "off does not fit (88.9 GiB)".
+std::string AlternativeWords(KnobAxis axis, const std::string& name, const PlanEval& plan, const MemoryEstimate& mem,
                              const PerfEstimate& perf) {
-  const std::string name = KnobValue(alt, axis);
-  const double base = plan.perf.tokens_per_s_per_gpu;
   if (!mem.fits) return absl::StrCat(name, " does not fit (", HumanGiB(mem.peak_bytes), ")");
+  const double base = plan.perf.tokens_per_s_per_gpu;
   const double change = base > 0 ? perf.tokens_per_s_per_gpu / base - 1 : 0;
+  std::string out =
+      std::fabs(change) < 5e-4 ? absl::StrCat(name, " same") : absl::StrFormat("%s %+.1f%%", name, 100 * change);
   const auto [term, before] = KnobTerm(axis, plan.perf);
   const double after = KnobTerm(axis, perf).second;
-  std::string out = std::fabs(change) < 5e-4 ? absl::StrCat(name, " same speed")
-                                             : absl::StrFormat("%s %.1f%% %s", name, 100 * std::fabs(change),
-                                                               change >= 0 ? "faster" : "slower");
-  if (std::fabs(after - before) >= 5e-4)
-    absl::StrAppend(&out, absl::StrFormat(" (%s %.3f -> %.3f s)", term, before, after));
-  if (std::fabs(mem.peak_bytes - plan.memory.peak_bytes) >= 0.5 * kGiB) {
-    absl::StrAppend(&out, ", peak ", HumanGiB(plan.memory.peak_bytes), " -> ", HumanGiB(mem.peak_bytes));
-  }
+  if (std::fabs(after - before) >= 5e-3)
+    absl::StrAppend(&out, absl::StrFormat(" (%s %.2f->%.2f s)", term, before, after));
   return out;
+}
+
+// Plan 1's line: each axis's value and, per other value, its speed change
+// on this mesh and the term it moves, or the rule refusing it.
+std::string DetailedKnobLine(const SearchRequest& req, const PlanEval& plan, SearchResult* out) {
+  const ModelSpec& m = *req.model;
+  const SystemSpec sys = SystemFor(req, plan.world);
+  std::vector<std::string> parts;
+  bool starred = false;
+  for (KnobAxis axis : kKnobAxes) {
+    const std::vector<KnobAlternative> alternatives = KnobAlternatives(m, plan.config, sys, axis);
+    if (alternatives.empty()) continue;
+    std::vector<std::string> others;
+    std::map<std::string, std::vector<std::string>> refused;  // rule -> values
+    for (const KnobAlternative& a : alternatives) {
+      ResolvedConfig c = a.option.config;
+      std::string name = KnobValue(c, axis);
+      if (!a.refusal.empty()) {
+        const std::optional<KnobOption> cleared = WithoutConflict(m, a, sys);
+        if (!cleared.has_value()) {
+          refused[a.refusal.substr(0, a.refusal.find(':'))].push_back(name);
+          continue;
+        }
+        c = cleared->config;
+        name += "*";  // with the conflicting setting reset (said once below)
+        starred = true;
+      }
+      const auto stages = PlanStages(m, c);
+      if (!stages.has_value()) continue;
+      const MemoryEstimate mem = EstimateMemory(m, c, *stages, plan.world, &sys, MemoryOptions{});
+      const PerfEstimate perf = EstimatePerformance(m, c, *stages, plan.world, sys, ParamsOf(req));
+      ++out->estimates;
+      others.push_back(AlternativeWords(axis, name, plan, mem, perf));
+    }
+    for (const auto& [rule, values] : refused) {
+      others.push_back(absl::StrCat(absl::StrJoin(values, ", "), " refused by ", rule));
+    }
+    parts.push_back(absl::StrCat(KnobAxisName(axis), " ", KnobValue(plan.config, axis),
+                                 KnobPinned(req.base, axis) ? " (yours" : " (searched", others.empty() ? "" : "; ",
+                                 absl::StrJoin(others, "; "), ")"));
+  }
+  if (parts.empty()) return "";
+  return absl::StrCat(
+      "Execution settings, each other value's tokens/s/GPU on this mesh: ", absl::StrJoin(parts, "; "),
+      starred ? " (* with the setting that refuses it reset: graphs none, overlap off, offload off)" : "", ".");
+}
+
+// Later plans: the values only.
+std::string ShortKnobLine(const SearchRequest& req, const PlanEval& plan) {
+  const SystemSpec sys = SystemFor(req, plan.world);
+  std::vector<std::string> parts;
+  for (KnobAxis axis : kKnobAxes) {
+    if (KnobAlternatives(*req.model, plan.config, sys, axis).empty()) continue;
+    parts.push_back(absl::StrCat(KnobAxisName(axis), " ", KnobValue(plan.config, axis),
+                                 KnobPinned(req.base, axis) ? " (yours)" : ""));
+  }
+  if (parts.empty()) return "";
+  return absl::StrCat("Execution settings (searched on this mesh; plan 1 shows what other values cost): ",
+                      absl::StrJoin(parts, ", "), ".");
 }
 
 }  // namespace
@@ -201,37 +255,10 @@ UnpinnedGain RefineExecutionKnobs(const SearchRequest& req, Evaluated* e, Search
 }
 
 void ExplainExecutionKnobs(const SearchRequest& req, const UnpinnedGain& unpinned, SearchResult* out) {
-  const ModelSpec& m = *req.model;
-  for (PlanEval& plan : out->plans) {
-    const SystemSpec sys = SystemFor(req, plan.world);
-    std::vector<std::string> parts;
-    for (KnobAxis axis : kKnobAxes) {
-      const std::vector<KnobAlternative> alternatives = KnobAlternatives(m, plan.config, sys, axis);
-      if (alternatives.empty()) continue;
-      const bool pinned = KnobPinned(req.base, axis);
-      std::vector<std::string> others;
-      for (const KnobAlternative& a : alternatives) {
-        if (!a.refusal.empty()) {
-          others.push_back(absl::StrCat(KnobValue(a.option.config, axis), " refused (",
-                                        a.refusal.substr(0, a.refusal.find(':')), ")"));
-          continue;
-        }
-        ResolvedConfig c = a.option.config;
-        const auto stages = PlanStages(m, c);
-        if (!stages.has_value()) continue;
-        const MemoryEstimate mem = EstimateMemory(m, c, *stages, plan.world, &sys, MemoryOptions{});
-        const PerfEstimate perf = EstimatePerformance(m, c, *stages, plan.world, sys, ParamsOf(req));
-        ++out->estimates;
-        others.push_back(AlternativeWords(axis, c, plan, mem, perf));
-      }
-      parts.push_back(absl::StrCat(KnobAxisName(axis), " ", KnobValue(plan.config, axis),
-                                   pinned ? " (yours" : " (searched", others.empty() ? "" : "; ",
-                                   absl::StrJoin(others, ", "), ")"));
-    }
-    if (!parts.empty()) {
-      plan.reasons.push_back(absl::StrCat(
-          "Execution settings (against the other values on this mesh): ", absl::StrJoin(parts, "; "), "."));
-    }
+  for (size_t i = 0; i < out->plans.size(); ++i) {
+    PlanEval& plan = out->plans[i];
+    std::string line = i == 0 ? DetailedKnobLine(req, plan, out) : ShortKnobLine(req, plan);
+    if (!line.empty()) plan.reasons.push_back(std::move(line));
   }
   if (unpinned.pinned.empty() || !unpinned.best.has_value() || unpinned.best_pinned_tokens <= 0) return;
   std::vector<std::string> names;

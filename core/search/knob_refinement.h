@@ -46,11 +46,11 @@ struct UnpinnedGain {
 // freeing the pinned axes would gain.
 UnpinnedGain RefineExecutionKnobs(const SearchRequest& req, Evaluated* e, SearchResult* out);
 
-// One line per plan: each execution axis's value in the plan and why, with
-// what each other accepted value would change (estimated on the plan's own
-// mesh), or why the checks refuse it; for pinned axes, what freeing them
-// would gain. Appended to each plan's reasons, and the unpinned gain to
-// out->reasons.
+// A reason line per plan: for plan 1 each execution axis's value and, per
+// other value, its tokens/s/GPU change on the plan's own mesh and the step
+// term it moves, or the rule refusing it (a value refused only by another
+// axis's setting is priced with that one reset); for later plans their
+// values. For pinned axes, what freeing them would gain, in out->reasons.
 void ExplainExecutionKnobs(const SearchRequest& req, const UnpinnedGain& unpinned, SearchResult* out);
 
 }  // namespace parplan

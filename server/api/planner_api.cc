@@ -574,7 +574,7 @@ absl::Status EstimatePerformance(const v1::EstimatePerformanceRequest& request,
                                        HumanGiB(a.estimate->capacity_bytes), ": this config would not run as is."));
   }
   for (const auto& w : effect_warnings) response->add_reasons(absl::StrCat("Warning: ", w, "."));
-  if (a.estimate->fits && !split.repair.has_value()) AddPerfAdvice(*r.model, effective, r.placement, params, response);
+  if (a.estimate->fits) AddPerfAdvice(*r.model, effective, r.placement, params, response);
   return absl::OkStatus();
 }
 

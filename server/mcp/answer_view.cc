@@ -55,7 +55,8 @@ bool RestatesFields(const v1::PlanSummary& p, const std::string& reason) {
   return absl::StartsWith(reason, headline) || absl::StartsWith(reason, "Memory: peak ") ||
          absl::StartsWith(reason, absl::StrFormat("MFU %.1f%% against the ", 100 * p.mfu())) ||
          reason == absl::StrCat("Uncertainty of the step time ", p.uncertainty_basis()) ||
-         absl::StartsWith(reason, "gbs not given: ");
+         absl::StartsWith(reason, "gbs not given: ") ||
+         absl::StartsWith(reason, "Execution settings (searched on this mesh");  // its config's fields
 }
 
 // Every plan: the reasons its own fields say again are left out.
@@ -77,6 +78,7 @@ void CutAlternative(v1::PlanSummary* p) {
     v.clear_fields();
     v.clear_fix();
     v.clear_source();
+    v.clear_message();  // the rule id names it; validate on the plan's config says it in full
   }
 }
 

@@ -6,10 +6,12 @@
 // - every config (ParallelConfig) prints only the fields that are set: an
 //   absent field is 0 / false / empty, the default its comment names;
 // - recommend: no plan repeats as a reason what its own fields say (its
-//   tokens/s and MFU, memory, MFU peak, uncertainty basis, default batch);
+//   tokens/s and MFU, memory, MFU peak, uncertainty basis, default batch,
+//   the execution settings of plans 2..);
 //   plan 1 keeps everything else; plans 2.. leave out bridge_overrides (ask
 //   render_config), their breakdown (estimate_performance) and their
-//   warnings' fields, fix and source (validate); the starting point and the
+//   warnings' fields, message, fix and source (the rule id stays; validate
+//   says the rest); the starting point and the
 //   rejected examples keep their label, config, numbers and errors; a plan
 //   or example whose uncertainty_basis is plan 1's leaves it empty (every
 //   plan of an answer shares it);
