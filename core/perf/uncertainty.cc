@@ -39,8 +39,7 @@ Uncertainty PerfUncertainty(const ModelSpec& model, const SystemSpec& system, co
   for (const auto& [arch, spread] : t.seen_by_generation) {
     if (arch == system.gpu_arch) generation = &spread;
   }
-  const bool generation_wider =
-      generation != nullptr && (generation->median > u.median || generation->p90 > u.p90);
+  const bool generation_wider = generation != nullptr && (generation->median > u.median || generation->p90 > u.p90);
   if (generation != nullptr) {
     u.median = std::max(u.median, generation->median);
     u.p90 = std::max(u.p90, generation->p90);

@@ -34,9 +34,9 @@ struct UncertaintyTable {
   // are published figures rather than a measured kernel table (Blackwell)
   // misses by more than the pooled spread, and says so.
   std::vector<std::pair<std::string, ErrorSpread>> seen_by_generation;
-  ErrorSpread model_unseen;              // leave-one-model-out, the model's family still calibrated
-  ErrorSpread family_unseen;             // leave-one-model-out, no other model of its family
-  ErrorSpread generation_unseen;         // leave-one-GPU-generation-out
+  ErrorSpread model_unseen;       // leave-one-model-out, the model's family still calibrated
+  ErrorSpread family_unseen;      // leave-one-model-out, no other model of its family
+  ErrorSpread generation_unseen;  // leave-one-GPU-generation-out
   // Between two configs of one model on one system and precision: the
   // spread of the difference of their leave-one-model-out errors. What
   // separates two plans of one search.
