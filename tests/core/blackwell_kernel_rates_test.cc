@@ -53,7 +53,7 @@ TEST(BlackwellKernelRatesTest, RatesFollowThePublishedTable) {
   ASSERT_GE(p.size(), 15u);
   const double derate = p.at("sustained_over_burst/H200");
   const KernelRates& bw = MeasuredKernelRates(2);
-  EXPECT_NEAR(bw.gemm_ceiling[0], p.at("gemm_bf16_sustained_burst/B200") / 2250 * derate, 0.005);
+  EXPECT_NEAR(bw.gemm_ceiling[0], p.at("gemm_bf16_mamf_burst/B200") / 2250 * derate, 0.005);
   EXPECT_NEAR(bw.gemm_ceiling[1], p.at("gemm_fp8_share_burst/B200") * derate, 0.005);
   EXPECT_NEAR(bw.attention_forward, p.at("attention_fwd_fa4_bf16/B200") / 1.3 / 2250 * derate, 0.005);
   EXPECT_EQ(MeasuredKernelRates(0).tensor_flops_per_clock_per_sm, p.at("tensor_bf16_flops_per_clock_per_sm/A100"));
