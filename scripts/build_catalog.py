@@ -588,6 +588,14 @@ SYSTEM_COMPLETIONS = {
 }
 
 
+# Exponentials (MUFU.EX2) per clock per SM where a GPU differs from its
+# architecture's (core/perf/kernel_rates.h: 16 on Ampere, Hopper and
+# Blackwell); tests/data/blackwell_kernels/published.csv lists the sources.
+BLACKWELL_ULTRA_EXP = (32, "NVIDIA Technical Blog 'Making Softmax More Efficient with NVIDIA Blackwell Ultra': "
+                           "Blackwell Ultra doubles SFU (MUFU.EX2) throughput over Blackwell's 16 per clock per SM")
+EXP_PER_CLOCK = {"B300": BLACKWELL_ULTRA_EXP, "GB300_NVL72": BLACKWELL_ULTRA_EXP}
+
+
 EXTRA_MODELS = "scripts/catalog/extra_models.json"
 
 
@@ -618,7 +626,7 @@ def build_system(key, g):
         assert g.get(field) is None, (key, field)
         g[field] = value
         sources[field] = cite
-    return {
+    out = {
         "id": sid,
         "name": g["name"],
         "aliases": aliases + [key.lower()],
@@ -638,6 +646,11 @@ def build_system(key, g):
         "sources": sources,
         "notes": g.get("notes", []) + g.get("conflicts", []),
     }
+    if key in EXP_PER_CLOCK:
+        value, cite = EXP_PER_CLOCK[key]
+        out["exp_per_clock_per_sm"] = value
+        out["sources"]["exp_per_clock_per_sm"] = cite
+    return out
 
 
 def main(data_dir, out_path):

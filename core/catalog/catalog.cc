@@ -157,6 +157,7 @@ SystemSpec ParseSystem(const json& j) {
   s.host_link_gbps_unidirectional = DoubleOr0(j, "host_link_gbps_unidirectional");
   s.host_memory_gbps_per_gpu = DoubleOr0(j, "host_memory_gbps_per_gpu");
   s.sm_count = static_cast<int>(DoubleOr0(j, "sm_count"));
+  s.exp_per_clock_per_sm = DoubleOr0(j, "exp_per_clock_per_sm");
   s.description = StringOrEmpty(j, "description");
   s.sources = StringMap(j, "sources");
   s.notes = Strings(j, "notes");

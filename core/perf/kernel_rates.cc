@@ -19,6 +19,19 @@ KernelRates Hopper() {
   r.attention_forward_us = 6;
   r.attention_backward_us = 40;
   r.attention_tail = 0.25;
+  // The head-dimension model (kernel_time.h, AttentionHeadShare): H100/H200
+  // run 4,096 dense bf16 FLOP per clock per SM (H100 whitepaper; 132 SMs x
+  // 4,096 x 1.83 GHz = 989 TFLOP/s) and 16 exponentials (MUFU.EX2; the
+  // FlashAttention-4 paper). The rest of a 128x128 tile's clocks is solved
+  // from attention.csv's head dim 64 / 128 ratios of its long calls (64
+  // heads at 8K and 16K, 8 heads at 16K and 32K): forward 0.71-0.77, mean
+  // 0.73 -> 180 clocks; backward 0.78-0.82, mean 0.79 -> 770 clocks.
+  // Head dims above 128 (MLA's 192/128) run at the d = 128 rate per FLOP:
+  // 0.98-1.00 of it measured (16-128 heads, 4K-16K).
+  r.tensor_flops_per_clock_per_sm = 4096;
+  r.exp_per_clock_per_sm = 16;
+  r.attention_other_clocks[0] = 180;
+  r.attention_other_clocks[1] = 770;
   r.stream_efficiency = 0.85;     // elementwise.csv copy/add: 3.2-4.3 TB/s of 4.8
   r.reduction_efficiency = 0.55;  // elementwise.csv rms_norm/layer_norm: 2.3-2.9 TB/s
   r.elementwise_launch_us = 5;
@@ -60,6 +73,10 @@ constexpr double kSustainedOverBurst = 0.87;
 KernelRates Ampere() {
   KernelRates r = Hopper();
   r.reference_bf16_tflops = 312;  // A100 SXM
+  // A100 whitepaper: 1,024 dense FP16/BF16 FMA per clock per SM (108 SMs x
+  // 2,048 FLOP x 1.41 GHz = 312 TFLOP/s); exponentials and the rest of a
+  // tile's clocks as Hopper's (the same SFU count per SM).
+  r.tensor_flops_per_clock_per_sm = 2048;
   r.gemm_ceiling[0] = r.gemm_ceiling[1] = r.gemm_ceiling[2] = 0.87 * kSustainedOverBurst;
   r.attention_forward = 0.70 * kSustainedOverBurst;
   r.attention_backward = 0.60 * kSustainedOverBurst;
@@ -79,6 +96,15 @@ KernelRates Ampere() {
 // backward/forward ratio. FP4: no published sustained NVFP4 GEMM measurement
 // was found; FP8's share is assumed (core/perf/README.md names it), scaled
 // like the others (B300/GB300's extra FP4 units are in their FP4 peak).
+// Attention's head-dimension share: 8,192 dense bf16 FLOP per clock per SM
+// (twice Hopper's) with the same 16 exponentials per clock per SM and the
+// same shared-memory bandwidth (FlashAttention-4: the exponential, not the
+// MMA, bounds the B200 forward at head dim 128); the rest of a tile's clocks
+// as measured on Hopper. Blackwell Ultra (B300, GB300) doubles the
+// exponential rate (NVIDIA, "Making Softmax More Efficient with NVIDIA
+// Blackwell Ultra"): the catalog's exp_per_clock_per_sm, applied by
+// AttentionHeadShare relative to the B200 these rates were measured on.
+// Every figure and its source: tests/data/blackwell_kernels/published.csv.
 // Memory-bound kernels: Hopper's measured shares of the HBM peak.
 KernelRates Blackwell() {
   KernelRates r = Hopper();
@@ -88,6 +114,8 @@ KernelRates Blackwell() {
   r.gemm_ceiling[2] = 0.76 * kSustainedOverBurst;
   r.attention_forward = 0.55 * kSustainedOverBurst;
   r.attention_backward = r.attention_forward * 0.52 / 0.60;
+  r.tensor_flops_per_clock_per_sm = 8192;  // 148 SMs x 8,192 x 1.86 GHz = 2,250 TFLOP/s
+  r.exp_per_clock_per_sm = 16;
   return r;
 }
 

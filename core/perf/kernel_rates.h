@@ -30,7 +30,19 @@ struct KernelRates {
   // Causal attention hands the last query block the most key blocks; this
   // share of that longest block's time shows beyond the even spread over SMs.
   double attention_tail = 0.25;
-  double attention_head_dim_half = 48;  // rate ~ d / (d + this), relative to d = 128
+  // The head-dimension share of those rates (AttentionHeadShare,
+  // kernel_time.h): a 128x128 tile's SM clocks are its MMA (4 x 128^2 x d
+  // FLOPs at tensor_flops_per_clock_per_sm dense bf16 FLOPs per clock), its
+  // 128^2 exponentials at exp_per_clock_per_sm (the SFU's MUFU.EX2) and
+  // attention_other_clocks of the rest (softmax arithmetic, loads,
+  // synchronisation; forward, backward), one after the other; head dims
+  // above 128 run at the d = 128 rate per FLOP (measured). Whichever GPU
+  // of the architecture the rates were measured on sets these; a GPU whose
+  // SFU differs (Blackwell Ultra) names its own exponential rate in the
+  // catalog (SystemSpec::exp_per_clock_per_sm).
+  double tensor_flops_per_clock_per_sm = 4096;
+  double exp_per_clock_per_sm = 16;
+  double attention_other_clocks[2] = {180, 770};
   // Memory-bound kernels: share of the HBM peak for streaming kernels
   // (copies, adds, activations, casts) and for row reductions (norms).
   double stream_efficiency = 0.85;

@@ -53,6 +53,7 @@ Device MakeDevice(const SystemSpec& s, Precision precision) {
   d.arch = ArchIndex(s);
   d.sm_count = SmCount(s);
   d.rates = MeasuredKernelRates(d.arch);
+  d.exp_per_clock_per_sm = s.exp_per_clock_per_sm > 0 ? s.exp_per_clock_per_sm : d.rates.exp_per_clock_per_sm;
   d.peak_bf16_flops = s.bf16_dense_tflops * 1e12;
   d.hbm_peak_bytes_per_s = s.hbm_bw_tbps * 1e12;
   // A precision the GPU lacks runs at the one it falls back to (PeakTflops).
@@ -172,6 +173,25 @@ PassSeconds SsdScanSeconds(double tokens, double d_in, double heads, double grou
   return p;
 }
 
+double AttentionHeadShare(double head_dim, bool backward, const Device& d) {
+  const KernelRates& r = d.rates;
+  if (head_dim <= 0 || r.tensor_flops_per_clock_per_sm <= 0 || r.exp_per_clock_per_sm <= 0 ||
+      d.exp_per_clock_per_sm <= 0)
+    return 1;
+  constexpr double kScores = kAttentionBlock * kAttentionBlock;
+  // The backward recomputes S and P (one exponential per score) and runs
+  // 2.5x the forward's MMA FLOPs (dV, dP, dQ, dK).
+  const double mma_passes = backward ? 2.5 : 1.0;
+  auto clocks = [&](double dim, double exp_per_clock) {
+    return mma_passes * 4 * kScores * dim / r.tensor_flops_per_clock_per_sm + kScores / exp_per_clock +
+           r.attention_other_clocks[backward ? 1 : 0];
+  };
+  // Above 128 (MLA's 192/128) cuDNN runs at the d = 128 rate per FLOP
+  // (attention.csv: 0.98-1.00 of it on the H200).
+  const double dim = std::min(head_dim, 128.0);
+  return (dim / 128) * clocks(128, r.exp_per_clock_per_sm) / clocks(dim, d.exp_per_clock_per_sm);
+}
+
 double AttentionForwardFlops(const AttentionCall& c) {
   if (c.heads <= 0 || c.q_len <= 0 || c.k_len <= 0 || c.batch <= 0) return 0;
   const double scores =
@@ -199,18 +219,18 @@ PassSeconds FusedAttentionSeconds(const AttentionCall& c, const Device& d) {
   const double units = per_row_units * c.heads * c.batch;
   const double makespan = std::max(units / d.sm_count + r.attention_tail * longest, longest);
   const double head_dim = (c.qk_dim + c.v_dim) / 2;
-  const double head_share =
-      (head_dim / (head_dim + r.attention_head_dim_half)) / (128.0 / (128.0 + r.attention_head_dim_half));
   const double unit_flops = 2.0 * kAttentionBlock * kAttentionBlock * (c.qk_dim + c.v_dim);
-  const double sm_rate = d.peak_bf16_flops * head_share / d.sm_count;
-  p.forward = makespan * unit_flops / (sm_rate * r.attention_forward) + r.attention_forward_us * 1e-6;
+  const double sm_rate = d.peak_bf16_flops / d.sm_count;
+  const double forward_rate = sm_rate * r.attention_forward * AttentionHeadShare(head_dim, false, d);
+  const double backward_rate = sm_rate * r.attention_backward * AttentionHeadShare(head_dim, true, d);
+  p.forward = makespan * unit_flops / forward_rate + r.attention_forward_us * 1e-6;
   // Backward: recompute S and P, then dV, dP, dQ, dK (2.5x the forward
   // FLOPs); its preprocessing reads O and dO, and dQ accumulates in fp32
   // before a conversion kernel writes it in bf16.
   const double rows = c.q_len * c.heads * c.batch;
   const double bytes = rows * (2.0 * c.v_dim * 2.0 + c.qk_dim * (4.0 + 4.0 + 2.0));
-  p.backward = 2.5 * makespan * unit_flops / (sm_rate * r.attention_backward) + bytes / d.StreamBytesPerS() +
-               r.attention_backward_us * 1e-6;
+  p.backward =
+      2.5 * makespan * unit_flops / backward_rate + bytes / d.StreamBytesPerS() + r.attention_backward_us * 1e-6;
   return p;
 }
 

@@ -33,6 +33,9 @@ struct Device {
   // cast-transpose); 0 in bf16.
   double quantize_bytes = 0;
   KernelRates rates;  // measured kernel rates of the architecture
+  // Exponentials (MUFU.EX2) per clock per SM of this GPU: the system's, else
+  // its architecture's (KernelRates::exp_per_clock_per_sm).
+  double exp_per_clock_per_sm = 16;
   // Seconds per byte of streaming and reduction kernels.
   double StreamBytesPerS() const { return hbm_peak_bytes_per_s * rates.stream_efficiency; }
   double ReductionBytesPerS() const { return hbm_peak_bytes_per_s * rates.reduction_efficiency; }
@@ -133,10 +136,25 @@ struct AttentionCall {
 // Forward: each (head, 128-query block) is one unit of work per 128-key
 // block it sees; the units spread over the SMs, and the longest block adds
 // its tail (attention_tail of it) beyond the even spread, at
-// attention_forward x bf16 peak x head-dimension share per SM, plus a fixed
-// time per call. Backward: 2.5x the forward FLOPs at attention_backward,
-// plus reading O and dO and the fp32 dQ accumulator, plus its fixed time.
+// attention_forward x bf16 peak x AttentionHeadShare per SM, plus a fixed
+// time per call. Backward: 2.5x the forward FLOPs at attention_backward
+// (times the backward's head share), plus reading O and dO and the fp32 dQ
+// accumulator, plus its fixed time.
 PassSeconds FusedAttentionSeconds(const AttentionCall& call, const Device& device);
+
+// The rate of fused attention at head dimension `head_dim` (the mean of the
+// QK and V dimensions) on `device`, as a share of the measured rate at head
+// dimension 128 on its architecture's reference GPU: (head_dim / 128) x
+// clocks(128, reference exponential rate) / clocks(head_dim, the device's),
+// where clocks() of one 128x128 tile is its MMA (2.5x the forward's in the
+// backward) plus its 128^2 exponentials plus the rest
+// (KernelRates::attention_other_clocks), one after the other; a head
+// dimension above 128 counts as 128 (cuDNN's MLA kernels run at the d = 128
+// rate per FLOP, measured on the H200). Where the
+// exponentials take as long as the MMA (Blackwell at 128), halving the head
+// dimension saves little; doubling the exponential rate (Blackwell Ultra)
+// speeds every head dimension up. 1 for head_dim 128 on the reference GPU.
+double AttentionHeadShare(double head_dim, bool backward, const Device& device);
 
 // Useful FLOPs of `call`'s forward (2 GEMMs over the unmasked scores).
 double AttentionForwardFlops(const AttentionCall& call);

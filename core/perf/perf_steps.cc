@@ -373,14 +373,28 @@ std::vector<std::string> PerfAssumptions(const StepInputs& in, const PerfEstimat
   const PerfParams& P = *in.params;
   const Device& device = in.device;
   std::vector<std::string> out;
+  // The model's head dimension (its first layer's), where it moves the rate
+  // (AttentionHeadShare: exponentials per tile against the MMA).
+  std::string head_dim_note;
+  if (m.num_attention_heads > 0 && c.tp > 0) {
+    const AttentionShape shape = AttentionShapeOf(m, c, 0);
+    const double dim = (shape.qk_dim + shape.v_dim) / 2;
+    const double fwd = AttentionHeadShare(dim, false, device), bwd = AttentionHeadShare(dim, true, device);
+    if (dim > 0 && (std::abs(fwd - 1) > 0.005 || std::abs(bwd - 1) > 0.005)) {
+      head_dim_note = absl::StrFormat(
+          "; at this model's head dim %.0f on this GPU (%.0f softmax exponentials per clock per SM against its "
+          "MMA) x%.2f forward and x%.2f backward",
+          dim, device.exp_per_clock_per_sm, fwd, bwd);
+    }
+  }
   out.push_back(absl::StrFormat(
       "GEMMs timed from their shapes: large ones at %.0f%% of the %.0f TFLOP/s %s peak, less for tiles and waves "
       "that do not fill the %d SMs, never faster than HBM allows; the slowest stage's dense GEMMs average %.0f%% of "
       "peak. Fused attention (cuDNN) at %.0f%% of the bf16 peak forward and %.0f%% backward per busy SM (head dim "
-      "128), with the causal mask's uneven blocks spread over the SMs. Kernel rates are measured "
+      "128%s), with the causal mask's uneven blocks spread over the SMs. Kernel rates are measured "
       "(core/perf/kernel_rates.cc), not fitted.",
       100 * device.gemm_ceiling, e.peak_tflops, PrecisionName(c.precision), device.sm_count, 100 * e.gemm_efficiency,
-      100 * device.rates.attention_forward, 100 * device.rates.attention_backward));
+      100 * device.rates.attention_forward, 100 * device.rates.attention_backward, head_dim_note));
   if (m.num_moe_experts > 0) {
     const double per_expert = in.tokens / (c.sp ? c.tp : 1) * m.moe_router_topk * c.ep * c.etp / m.num_moe_experts;
     out.push_back(absl::StrFormat(

@@ -33,6 +33,17 @@ Uncertainty PerfUncertainty(const ModelSpec& model, const SystemSpec& system, co
   // few parameters are fitted).
   u.median = std::max(model_group.median, t.seen.median);
   u.p90 = std::max(model_group.p90, t.seen.p90);
+  // Nor as more certain than the calibrated rows of its own GPU generation
+  // (Blackwell's kernel rates are published figures, not a measured table).
+  const ErrorSpread* generation = nullptr;
+  for (const auto& [arch, spread] : t.seen_by_generation) {
+    if (arch == system.gpu_arch) generation = &spread;
+  }
+  const bool generation_wider = generation != nullptr && (generation->median > u.median || generation->p90 > u.p90);
+  if (generation != nullptr) {
+    u.median = std::max(u.median, generation->median);
+    u.p90 = std::max(u.p90, generation->p90);
+  }
   if (!generation_seen) {
     if (model_seen) {
       u.median = t.generation_unseen.median;
@@ -50,7 +61,10 @@ Uncertainty PerfUncertainty(const ModelSpec& model, const SystemSpec& system, co
                                                     " model is in the calibration data (leave-one-model-out error of a "
                                                     "model alone in its family)");
   const std::string gpu_part = generation_seen
-                                   ? absl::StrCat("the ", system.gpu_arch, " generation is calibrated")
+                                   ? absl::StrCat("the ", system.gpu_arch, " generation is calibrated",
+                                                  generation_wider ? " (at its own in-sample error, wider than the "
+                                                                     "pooled one)"
+                                                                   : "")
                                    : absl::StrCat("no ", system.gpu_arch.empty() ? "such" : system.gpu_arch,
                                                   " GPU is in the calibration data (leave-one-GPU-generation-out error",
                                                   model_seen ? "" : ", combined with the model's", ")");

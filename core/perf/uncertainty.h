@@ -10,6 +10,7 @@
 #define PARPLAN_CORE_PERF_UNCERTAINTY_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/model/model_spec.h"
@@ -29,9 +30,13 @@ struct UncertaintyTable {
   std::vector<std::string> families;     // ModelFamily of each calibrated model
   std::vector<std::string> generations;  // calibrated GPU architectures (SystemSpec::gpu_arch)
   ErrorSpread seen;                      // in-sample
-  ErrorSpread model_unseen;              // leave-one-model-out, the model's family still calibrated
-  ErrorSpread family_unseen;             // leave-one-model-out, no other model of its family
-  ErrorSpread generation_unseen;         // leave-one-GPU-generation-out
+  // In-sample per calibrated GPU generation: a generation whose kernel rates
+  // are published figures rather than a measured kernel table (Blackwell)
+  // misses by more than the pooled spread, and says so.
+  std::vector<std::pair<std::string, ErrorSpread>> seen_by_generation;
+  ErrorSpread model_unseen;       // leave-one-model-out, the model's family still calibrated
+  ErrorSpread family_unseen;      // leave-one-model-out, no other model of its family
+  ErrorSpread generation_unseen;  // leave-one-GPU-generation-out
   // Between two configs of one model on one system and precision: the
   // spread of the difference of their leave-one-model-out errors. What
   // separates two plans of one search.
@@ -51,7 +56,8 @@ struct Uncertainty {
 };
 
 // The uncertainty of a prediction for `model` on `system`: the group of the
-// table it falls in (both unseen: the two spreads combined in quadrature).
+// table it falls in (both unseen: the two spreads combined in quadrature),
+// never below the in-sample spread of the system's generation.
 Uncertainty PerfUncertainty(const ModelSpec& model, const SystemSpec& system, const UncertaintyTable& table);
 
 }  // namespace parplan

@@ -37,6 +37,9 @@ struct SystemSpec {
   // (core/system/racks.h).
   int nvlink_domain_used = 0;
   int sm_count = 0;  // streaming multiprocessors per GPU; 0 = the architecture's flagship (core/perf/kernel_time.h)
+  // Exponentials (SFU MUFU.EX2) per clock per SM; 0 = the architecture's
+  // (core/perf/kernel_rates.h). Blackwell Ultra (B300, GB300) doubles it.
+  double exp_per_clock_per_sm = 0;
   std::string description;
   std::map<std::string, std::string> sources;
   std::vector<std::string> notes;

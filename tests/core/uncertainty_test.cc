@@ -90,5 +90,26 @@ TEST(UncertaintyTest, UnseenModelsAreNeverMoreCertainThanSeenOnes) {
   EXPECT_DOUBLE_EQ(u.p90, t.seen.p90);
 }
 
+TEST(UncertaintyTest, AGenerationWithoutAKernelTableStatesItsOwnWiderSpread) {
+  UncertaintyTable t = Table();
+  t.seen_by_generation = {{"blackwell", {0.13, 0.24, 80}}, {"hopper", {0.05, 0.12, 20}}};
+  const ModelSpec m = CatalogModel("llama3_70b");
+  // Blackwell's own in-sample spread is wider than the pooled one: stated.
+  const Uncertainty b = PerfUncertainty(m, System("gb200-nvl72"), t);
+  EXPECT_DOUBLE_EQ(b.median, 0.13);
+  EXPECT_DOUBLE_EQ(b.p90, 0.24);
+  EXPECT_NE(b.basis.find("wider than the pooled one"), std::string::npos) << b.basis;
+  // Hopper's narrower one never lowers the pooled figure.
+  const Uncertainty h = PerfUncertainty(m, System("h100-sxm"), t);
+  EXPECT_DOUBLE_EQ(h.median, t.seen.median);
+  EXPECT_EQ(h.basis.find("wider"), std::string::npos) << h.basis;
+  // An unseen model on Blackwell: the larger of its group and the generation's.
+  ModelSpec other = CatalogModel("llama3_8b");
+  other.id = "another_dense_model";
+  other.origin = "inline";
+  EXPECT_DOUBLE_EQ(PerfUncertainty(other, System("b200"), t).median, 0.14);
+  EXPECT_DOUBLE_EQ(PerfUncertainty(other, System("b200"), t).p90, 0.35);
+}
+
 }  // namespace
 }  // namespace parplan
