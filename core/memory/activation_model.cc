@@ -63,11 +63,12 @@ double AttentionBytes(const ModelSpec& m, const ResolvedConfig& c) {
     // Attention output O (bf16, kept by fused attention) and its GEMM copy.
     double up = (c.Offloads("core_attn") ? 0 : kBf16 * heads * m.v_head_dim) +
                 (c.Offloads("attn_proj") ? 0 : ExtraGemmCopy(heads * m.v_head_dim, c));
-    if (!c.Recomputes("mla_up_proj")) {
-      up += kBf16 * heads * qk;                                    // q_up output
-      up += kBf16 * heads * (m.qk_head_dim + m.v_head_dim);        // kv_up output (K nope, V)
-      if (!c.Offloads("core_attn")) up += 2 * kBf16 * heads * qk;  // Q and K after rotary, kept by attention
-    }
+    // Q and K after RoPE and V made contiguous: the outputs of mla_up_proj's
+    // checkpoint, saved by fused attention; the up projections' own outputs
+    // are split into views and concatenated into new tensors, so nothing
+    // keeps them (multi_latent_attention.py qkv_up_proj_and_rope_apply).
+    // Recompute discards exactly these three.
+    if (!c.Recomputes("mla_up_proj") && !c.Offloads("core_attn")) up += kBf16 * heads * (2 * qk + m.v_head_dim);
     return bytes + up / s.tp;
   }
   const double d = static_cast<double>(m.kv_channels);

@@ -288,10 +288,6 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
     const double kernels = 6.0 * (d.quantize_bytes > 0 ? 2.0 : 1.0);
     const double local_experts = std::max(1.0, static_cast<double>(m.num_moe_experts) / c.ep);
     t.sync_s = (P.moe_sync_us * DispatchHostSyncs(m, c) + P.expert_launch_us * kernels * local_experts) * 1e-6;
-    const RecomputeSyncShare again = MoeRecomputeSyncShare(c);
-    t.recompute_sync_s = (P.moe_sync_us * DispatchHostSyncs(m, c) * again.syncs +
-                          P.expert_launch_us * kernels * local_experts * again.expert_share) *
-                         1e-6;
   }
   const RecomputeHost recompute = SelectiveRecomputeHost(m, c, kind);
   t.recompute_host_s = P.host_launch_us * recompute.launches * 1e-6;

@@ -63,7 +63,6 @@ struct LayerTime {
   double norm_recompute_forward_s = 0;
   double recompute_host_s = 0;
   double recompute_checkpoint_s = 0;
-  double recompute_sync_s = 0;
   bool moe = false;
   // Communication of the forward pass (the backward repeats it; CP twice).
   int tp_collectives = 0;      // all-gathers + reduce-scatters (SP) or all-reduces (no SP)

@@ -185,7 +185,7 @@ LayerShare ShareOfLayer(const StepInputs& in, LayerKind kind, int64_t index, boo
   const double selective_gpu = selective ? st.recompute : 0.0;
   const double checkpoints = selective ? t.recompute_checkpoint_s : 0.0;
   const double selective_host = selective ? t.recompute_host_s + (host_tied ? 0.0 : checkpoints) : 0.0;
-  const double selective_fixed = selective ? t.recompute_sync_s + (host_tied ? checkpoints : 0.0) : 0.0;
+  const double selective_fixed = selective && host_tied ? checkpoints : 0.0;
   const double gpu = t.Forward() * repeat + t.Backward() + selective_gpu;
   st.overhead += std::max(0.0, t.host_s * repeat + selective_host - gpu) + t.sync_s * repeat + selective_fixed;
   // Communication: forward and backward, and the forward again when recomputed.

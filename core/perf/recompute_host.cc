@@ -57,10 +57,4 @@ RecomputeHost SelectiveRecomputeHost(const ModelSpec& m, const ResolvedConfig& c
   }
   return h;
 }
-
-RecomputeSyncShare MoeRecomputeSyncShare(const ResolvedConfig& c) {
-  if (!c.Recomputes("moe")) return {};
-  return {1.0, 2.0 / 6.0};
-}
-
 }  // namespace parplan

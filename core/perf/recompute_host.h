@@ -47,20 +47,12 @@ struct RecomputeHost {
 //    probability multiply, cast: 3).
 //  - mlp: the dense MLP region's forward (norm+fc1, activation, fc2, add).
 //  - shared_experts: fc1, activation, fc2.
-//  - moe: the MoE block's router, preprocess and dispatch forward launches
-//    (the experts' launches and the token-count sync: RecomputeSyncShare).
+//  - moe: the MoE block's router, preprocess and dispatch forward launches.
+//    The replayed token-count sync and the expert launches after it are not
+//    charged: no measured pair isolates them, and at the fitted
+//    PerfParams::moe_sync_us they made NVIDIA's Nemotron 3 Nano H100 runs
+//    (moe + layernorm recompute) 10 points slower than published.
 RecomputeHost SelectiveRecomputeHost(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind);
-
-// The share of a MoE layer's GPU idle after the token-count sync (its syncs
-// and expert launches, forward + backward) that whole-"moe" recompute
-// repeats: every sync (the token counts are read in the forward only) and
-// the forward's 2 of the 6 expert GEMMs. Returns {syncs repeated, expert
-// kernel share}; {0, 0} when `c` does not recompute "moe".
-struct RecomputeSyncShare {
-  double syncs = 0;         // fraction of the layer's syncs run again
-  double expert_share = 0;  // fraction of its expert launches run again
-};
-RecomputeSyncShare MoeRecomputeSyncShare(const ResolvedConfig& c);
 
 }  // namespace parplan
 
