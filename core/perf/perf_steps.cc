@@ -174,11 +174,14 @@ LayerShare ShareOfLayer(const StepInputs& in, LayerKind kind, int64_t index, boo
   // (full: the whole forward again; selective: the recomputed modules'
   // kernels on the GPU, their launches and checkpoints on the host). On a
   // MoE layer that reads its token counts on the host (t.sync_s > 0) the
-  // host cannot run ahead of the GPU, and the checkpoints' time shows
-  // whatever the GPU's load: the matched pairs show it on such layers
-  // (tests/data/recompute_ab_runs.csv: Nemotron 3 Nano's layernorm costs
-  // about 0.9 ms per norm where the model has the layer GPU-bound), and
-  // hidden on GPU-bound dense layers (Llama 3 70B's core_attn).
+  // host cannot run ahead of the GPU, and the checkpoints' (and
+  // Transformer Engine calls') time shows whatever the GPU's load: the
+  // matched pairs show it on such layers (tests/data/recompute_ab_runs.csv:
+  // Nemotron 3 Nano's layernorm costs about 0.9 ms per norm where the model
+  // has the layer GPU-bound), and hidden on GPU-bound dense layers (Llama 3
+  // 70B's core_attn). The replayed launches stay on the host side there
+  // too: exposing them as well fits Moonlight's mla_up_proj pair but made
+  // NVIDIA's DeepSeek-V3 runs (mla_up_proj recompute) 2-3 points slower.
   const double repeat = full_recompute ? 4.0 / 3.0 : 1.0;
   const bool selective = !full_recompute;
   const bool host_tied = t.sync_s > 0;
