@@ -57,4 +57,5 @@ RecomputeHost SelectiveRecomputeHost(const ModelSpec& m, const ResolvedConfig& c
   }
   return h;
 }
+
 }  // namespace parplan
