@@ -130,6 +130,9 @@ void PrintInitializer(const PerfParams& p) {
   std::printf("    p.tp_exposed = %.4f;\n    p.tp_exposed_overlap = %.4f;\n", p.tp_exposed, p.tp_exposed_overlap);
   std::printf("    p.ep_exposed = %.4f;\n    p.ep_exposed_overlap = %.4f;\n", p.ep_exposed, p.ep_exposed_overlap);
   std::printf("    p.dp_exposed = %.4f;\n    p.pp_exposed = %.4f;\n", p.dp_exposed, p.pp_exposed);
+  // Not fitted here: bench/recompute_accuracy_bench --fit.
+  std::printf("    p.recompute_checkpoint_us = %.1f;\n    p.recompute_te_module_us = %.1f;\n",
+              p.recompute_checkpoint_us, p.recompute_te_module_us);
 }
 
 // The plan label (PlanLabel) plus the batch and the overlap/graph switches, for diagnostics.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/model/norm_modules.h"
+
 namespace parplan {
 namespace {
 
@@ -14,13 +16,19 @@ struct Split {
 
 Split SplitOf(const ResolvedConfig& c) { return {static_cast<double>(c.tp), c.sp ? static_cast<double>(c.tp) : 1.0}; }
 
-// Pre-norm: the norm input (residual stream, bf16) and, unless "layernorm" is
-// recomputed, the norm output saved by the next GEMM.
-double NormBytes(const ModelSpec& m, const ResolvedConfig& c, const char* offload_name) {
+// True when "layernorm" recompute discards this norm's output: only a
+// separate TENorm is checkpointed; a norm Transformer Engine fuses into the
+// next GEMM keeps its output there (core/model/norm_modules.h).
+bool NormOutputRecomputed(const ResolvedConfig& c, bool separate) { return separate && c.Recomputes("layernorm"); }
+
+// Pre-norm: the norm input (residual stream, bf16) and, unless "layernorm"
+// recompute discards it (`separate` norms only), the norm output saved by
+// the next GEMM.
+double NormBytes(const ModelSpec& m, const ResolvedConfig& c, const char* offload_name, bool separate) {
   const Split s = SplitOf(c);
   if (c.Offloads(offload_name)) return 0;
   double bytes = kBf16 * m.hidden_size / s.outside;
-  if (!c.Recomputes("layernorm")) bytes += GemmInputBytes(c.precision) * m.hidden_size / s.outside;
+  if (!NormOutputRecomputed(c, separate)) bytes += GemmInputBytes(c.precision) * m.hidden_size / s.outside;
   return bytes;
 }
 
@@ -34,12 +42,13 @@ double ExtraGemmCopy(double elements, const ResolvedConfig& c) {
 double AttentionBytes(const ModelSpec& m, const ResolvedConfig& c) {
   const Split s = SplitOf(c);
   const double q_bytes = GemmInputBytes(c.precision);
-  double bytes = NormBytes(m, c, "attn_norm");
+  const bool separate_norm = SeparateAttentionNorm(m, LayerKind::kAttentionOnly);
+  double bytes = NormBytes(m, c, "attn_norm", separate_norm);
   // Unfused attention's softmax probabilities, less what core_attn recompute
   // frees (Megatron checkpoints core attention, keeping only Q, K, V).
   bytes += UnfusedScoreBytesPerToken(m, c);
   if (c.Recomputes("core_attn")) bytes -= CoreAttnRecomputeSavedBytesPerToken(m, c);
-  if (c.Offloads("qkv_linear") && !c.Offloads("attn_norm") && !c.Recomputes("layernorm")) {
+  if (c.Offloads("qkv_linear") && !c.Offloads("attn_norm") && !NormOutputRecomputed(c, separate_norm)) {
     bytes -= q_bytes * m.hidden_size / s.outside;  // the QKV GEMM's saved input went to host
   }
   if (m.multi_latent_attention) {
@@ -54,11 +63,12 @@ double AttentionBytes(const ModelSpec& m, const ResolvedConfig& c) {
     // Attention output O (bf16, kept by fused attention) and its GEMM copy.
     double up = (c.Offloads("core_attn") ? 0 : kBf16 * heads * m.v_head_dim) +
                 (c.Offloads("attn_proj") ? 0 : ExtraGemmCopy(heads * m.v_head_dim, c));
-    if (!c.Recomputes("mla_up_proj")) {
-      up += kBf16 * heads * qk;                                    // q_up output
-      up += kBf16 * heads * (m.qk_head_dim + m.v_head_dim);        // kv_up output (K nope, V)
-      if (!c.Offloads("core_attn")) up += 2 * kBf16 * heads * qk;  // Q and K after rotary, kept by attention
-    }
+    // Q and K after RoPE and V made contiguous: the outputs of mla_up_proj's
+    // checkpoint, saved by fused attention; the up projections' own outputs
+    // are split into views and concatenated into new tensors, so nothing
+    // keeps them (multi_latent_attention.py qkv_up_proj_and_rope_apply).
+    // Recompute discards exactly these three.
+    if (!c.Recomputes("mla_up_proj") && !c.Offloads("core_attn")) up += kBf16 * heads * (2 * qk + m.v_head_dim);
     return bytes + up / s.tp;
   }
   const double d = static_cast<double>(m.kv_channels);
@@ -82,14 +92,14 @@ double MlpInternals(const ModelSpec& m, const ResolvedConfig& c, double ffn, dou
 }
 
 double DenseMlpBytes(const ModelSpec& m, const ResolvedConfig& c) {
-  double bytes = NormBytes(m, c, "mlp_norm");
+  double bytes = NormBytes(m, c, "mlp_norm", SeparateMlpNorm(LayerKind::kDenseTransformer));
   if (!c.Recomputes("mlp")) bytes += MlpInternals(m, c, static_cast<double>(m.ffn_hidden_size), c.tp, false);
   return bytes;
 }
 
 double MoeBytes(const ModelSpec& m, const ResolvedConfig& c) {
   const Split s = SplitOf(c);
-  double bytes = NormBytes(m, c, "mlp_norm");
+  double bytes = NormBytes(m, c, "mlp_norm", SeparateMlpNorm(LayerKind::kMoeTransformer));
   if (c.Recomputes("moe")) return bytes;
   // Router logits and probabilities in fp32.
   bytes += 2 * 4.0 * m.num_moe_experts / s.outside;
@@ -119,7 +129,7 @@ double MambaBytes(const ModelSpec& m, const ResolvedConfig& c) {
   const Split s = SplitOf(c);
   const double di = static_cast<double>(m.mamba_num_heads * m.mamba_head_dim);
   const double bc = 2.0 * m.mamba_num_groups * m.mamba_state_dim;
-  double bytes = NormBytes(m, c, "attn_norm");
+  double bytes = NormBytes(m, c, "attn_norm", false);        // fused into in_proj; no layernorm recompute
   double split = kBf16 * (2 * di + bc + m.mamba_num_heads);  // in_proj output (z, x, B, C, dt)
   split += kBf16 * (di + bc);                                // conv1d output
   // Chunked scan: fp32 states at chunk boundaries (chunk 256 tokens).

@@ -8,7 +8,6 @@
 #include "core/perf/token_dispatch.h"
 
 namespace parplan {
-namespace {
 
 // Kernels of one input quantization per GEMM and pass: current scaling
 // zeroes and reduces the amax, computes the scale and casts (4; Transformer
@@ -27,6 +26,10 @@ double QuantizeKernels(Precision p) {
       return 1;
   }
 }
+
+double MlaRopeLaunches() { return 2 * 12 + 3; }
+
+namespace {
 
 bool HasModule(const ResolvedConfig& c, const char* module) {
   const auto& g = c.cuda_graph_modules;
@@ -64,9 +67,8 @@ RegionLaunches Region(HostRegion region, const char* name, double forward, doubl
 //    chunk reorder (3), the second query chunk's attention (1), plus 1;
 //    backward the gather again, both chunks' attention, dK/dV accumulation
 //    and the reduce-scatter (8).
-struct CpLaunches {
-  double forward = 0, backward = 0;
-};
+}  // namespace
+
 CpLaunches CpAttentionLaunches(const ResolvedConfig& c) {
   CpLaunches l;
   if (c.cp <= 1) return l;
@@ -85,8 +87,6 @@ CpLaunches CpAttentionLaunches(const ResolvedConfig& c) {
   }
   return l;
 }
-
-}  // namespace
 
 CapturingGraph GraphOf(const ResolvedConfig& c, HostRegion region) {
   if (c.cuda_graph_impl == "full_iteration") return CapturingGraph::kFullIteration;
@@ -158,10 +158,12 @@ std::vector<RegionLaunches> LayerLaunches(const ModelSpec& m, const ResolvedConf
         // q-down, q-up, kv-down, kv-up and the output projection (4 without q
         // LoRA). Replay: launch, attention mask, input copies; backward launch,
         // grad copy, 3 norm-weight adds, 5 returned-gradient clones.
+        // MLA adds its unfused RoPE and Q/K/V assembly (MlaRopeLaunches) each way.
         const double gemms = m.multi_latent_attention ? (m.q_lora_rank > 0 ? 5 : 4) : 2;
+        const double rope = m.multi_latent_attention ? MlaRopeLaunches() : 0;
         const CpLaunches cp = CpAttentionLaunches(c);
-        out.push_back(Region(region, "attention", 11 + gemms * (1 + q) + cp.forward, 16 + gemms * (2 + q) + cp.backward,
-                             5, 10, c));
+        out.push_back(Region(region, "attention", 11 + gemms * (1 + q) + rope + cp.forward,
+                             16 + gemms * (2 + q) + rope + cp.backward, 5, 10, c));
         break;
       }
       case HostRegion::kDenseMlp:

@@ -84,6 +84,28 @@ std::vector<HostRegion> LayerRegions(LayerKind kind, bool mtp);
 // forced load balancing, shared experts) and whether a graph captures it.
 std::vector<RegionLaunches> LayerLaunches(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind, bool mtp);
 
+// Kernels of one GEMM input's quantization per pass under `precision`:
+// current scaling 4, NVFP4 2, block-scaled and delayed scaling 1, bf16 0.
+double QuantizeKernels(Precision precision);
+
+// Launches of MLA's RoPE and the Q/K/V assembly after its up projections, one
+// pass, with RoPE unfused (Bridge's DeepSeek V2/V3 bridges, which Moonlight
+// and Kimi use, set apply_rope_fusion False: deepseek_v3_bridge.py:78):
+// per apply_rotary_pos_emb call (Megatron-LM rope_utils.py
+// _apply_rotary_pos_emb_bshd, mla_rotary_interleaved) the interleave copy,
+// cos and sin scaled and cast (6), rotate-half (2), multiply-add (3) and the
+// pass-through concatenation (1), for Q and K; then the query and key
+// concatenations and value's contiguous copy (3). The backward runs one
+// gradient kernel per op.
+double MlaRopeLaunches();
+
+// Launches Transformer Engine's context-parallel attention adds to one
+// attention call under `c`'s cp_comm_type, forward and backward (0 without CP).
+struct CpLaunches {
+  double forward = 0, backward = 0;
+};
+CpLaunches CpAttentionLaunches(const ResolvedConfig& c);
+
 // Sum of Issued() over `regions`.
 double IssuedLaunches(const std::vector<RegionLaunches>& regions);
 

@@ -4,7 +4,9 @@
 #include <cmath>
 
 #include "core/perf/perf_model.h"
+#include "core/model/norm_modules.h"
 #include "core/perf/host_launches.h"
+#include "core/perf/recompute_host.h"
 #include "core/perf/token_dispatch.h"
 
 namespace parplan {
@@ -132,6 +134,10 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
   // One pre-norm and one residual add per module; the add's backward sums
   // the two incoming gradients (the same three passes).
   b.Norm(LayerPart::kNorms, h * local, modules);
+  // "layernorm" recompute repeats only the separate TENorms' forward.
+  if (c.Recomputes("layernorm")) {
+    t.norm_recompute_forward_s = RecomputableNorms(m, kind) * NormSeconds(h * local, d).forward;
+  }
   for (int i = 0; i < modules; ++i) b.Stream(LayerPart::kOtherElementwise, 3 * h * local * kActivationBytes, 1.0);
 
   if (attention) {
@@ -147,7 +153,9 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
         b.Gemm(LayerPart::kMlaUpProjections, tokens, heads * qk_dim, m.q_lora_rank);
         b.Norm(LayerPart::kNorms, m.q_lora_rank * tokens);
       } else {
-        b.Gemm(LayerPart::kAttentionProjections, tokens, heads * qk_dim, h);
+        // Without q LoRA linear_q_proj runs inside mla_up_proj's checkpoint
+        // (multi_latent_attention.py qkv_up_proj_and_rope_apply).
+        b.Gemm(LayerPart::kMlaUpProjections, tokens, heads * qk_dim, h);
       }
       b.Gemm(LayerPart::kAttentionProjections, tokens, m.kv_lora_rank + m.qk_pos_emb_head_dim, h);
       b.Gemm(LayerPart::kMlaUpProjections, tokens, heads * (m.qk_head_dim + m.v_head_dim), m.kv_lora_rank);
@@ -281,6 +289,10 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
     const double local_experts = std::max(1.0, static_cast<double>(m.num_moe_experts) / c.ep);
     t.sync_s = (P.moe_sync_us * DispatchHostSyncs(m, c) + P.expert_launch_us * kernels * local_experts) * 1e-6;
   }
+  const RecomputeHost recompute = SelectiveRecomputeHost(m, c, kind);
+  t.recompute_host_s = P.host_launch_us * recompute.launches * 1e-6;
+  t.recompute_checkpoint_s =
+      (P.recompute_checkpoint_us * recompute.checkpoints + P.recompute_te_module_us * recompute.te_module_calls) * 1e-6;
   t.host_s = host_us * 1e-6;
   return t;
 }

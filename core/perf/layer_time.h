@@ -54,6 +54,15 @@ struct LayerTime {
   std::array<double, kLayerParts> backward{};
   double host_s = 0;  // host time to issue the layer's kernels, forward + backward (not graphed)
   double sync_s = 0;  // GPU idle after the MoE token-count synchronisation, forward + backward
+  // Selective recompute (the config's modules; full recompute repeats the
+  // whole forward instead): the forward of the norms "layernorm" repeats
+  // (separate TENorms only, core/model/norm_modules.h), the host time of the
+  // recomputed modules' launches and the time of their checkpoints and
+  // Transformer Engine module calls (0 where graphed, core/perf/recompute_host.h), and the GPU idle after the
+  // token-count sync that whole-"moe" recompute repeats.
+  double norm_recompute_forward_s = 0;
+  double recompute_host_s = 0;
+  double recompute_checkpoint_s = 0;
   bool moe = false;
   // Communication of the forward pass (the backward repeats it; CP twice).
   int tp_collectives = 0;      // all-gathers + reduce-scatters (SP) or all-reduces (no SP)

@@ -161,16 +161,41 @@ LayerShare ShareOfLayer(const StepInputs& in, LayerKind kind, int64_t index, boo
     const LayerPart part = static_cast<LayerPart>(i);
     AddByKind(&st, part, t.forward[i] + t.backward[i]);
     st.backward += t.backward[i];
-    if (full_recompute || in.selected[i]) st.recompute += t.forward[i];
+    if (full_recompute) {
+      st.recompute += t.forward[i];
+    } else if (in.selected[i]) {
+      // "layernorm" repeats only the separate norms (core/model/norm_modules.h).
+      st.recompute += part == LayerPart::kNorms ? t.norm_recompute_forward_s : t.forward[i];
+    }
     if (KindOfPart(part) == ComputeKind::kGemm) st.dense_gemm_s += t.forward[i] + t.backward[i];
   }
-  // The GPU waits for a host that issues kernels slower than it runs them.
+  // The GPU waits for a host that issues kernels slower than it runs them:
+  // the layer takes the longer of the two, each with what recompute adds
+  // (full: the whole forward again; selective: the recomputed modules'
+  // kernels on the GPU, their launches and checkpoints on the host). On a
+  // MoE layer that reads its token counts on the host (t.sync_s > 0) the
+  // host cannot run ahead of the GPU, and the checkpoints' (and
+  // Transformer Engine calls') time shows whatever the GPU's load: the
+  // matched pairs show it on such layers (tests/data/recompute_ab_runs.csv:
+  // Nemotron 3 Nano's layernorm costs about 0.9 ms per norm where the model
+  // has the layer GPU-bound), and hidden on GPU-bound dense layers (Llama 3
+  // 70B's core_attn). The replayed launches stay on the host side there
+  // too: exposing them as well fits Moonlight's mla_up_proj pair but made
+  // NVIDIA's DeepSeek-V3 runs (mla_up_proj recompute) 2-3 points slower.
   const double repeat = full_recompute ? 4.0 / 3.0 : 1.0;
-  const double gpu = t.Forward() * repeat + t.Backward();
-  st.overhead += std::max(0.0, t.host_s * repeat - gpu) + t.sync_s * repeat;
+  const bool selective = !full_recompute;
+  const bool host_tied = t.sync_s > 0;
+  const double selective_gpu = selective ? st.recompute : 0.0;
+  const double checkpoints = selective ? t.recompute_checkpoint_s : 0.0;
+  const double selective_host = selective ? t.recompute_host_s + (host_tied ? 0.0 : checkpoints) : 0.0;
+  const double selective_fixed = selective && host_tied ? checkpoints : 0.0;
+  const double gpu = t.Forward() * repeat + t.Backward() + selective_gpu;
+  st.overhead += std::max(0.0, t.host_s * repeat + selective_host - gpu) + t.sync_s * repeat + selective_fixed;
   // Communication: forward and backward, and the forward again when recomputed.
   const bool moe_selected = c.recompute == RecomputeGranularity::kSelective && c.Recomputes("moe");
-  out.tp_count = t.tp_collectives * (2 + (full_recompute ? 1 : 0));
+  // Selective "mlp" repeats the dense MLP's all-gather and reduce-scatter.
+  const bool mlp_again = !full_recompute && HasDenseMlp(kind) && c.tp > 1 && c.Recomputes("mlp");
+  out.tp_count = t.tp_collectives * (2 + (full_recompute ? 1 : 0)) + (mlp_again ? 2 : 0);
   out.ep_count = t.ep_all_to_alls * (2 + (full_recompute || moe_selected ? 1 : 0));
   if (t.ep_all_to_alls > 0) {
     const DispatchCost d = DispatchOfStep(in);
