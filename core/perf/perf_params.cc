@@ -9,16 +9,16 @@ namespace parplan {
 const PerfParams& CalibratedPerfParams() {
   static const PerfParams params = [] {
     PerfParams p;
-    p.expert_launch_us = 22.13;
+    p.expert_launch_us = 21.92;
     p.link_efficiency = 0.7500;
     p.host_launch_us = 18.00;
     p.moe_sync_us = 500.00;
     p.tp_exposed = 1.0000;
     p.tp_exposed_overlap = 0.6000;
     p.ep_exposed = 1.0000;
-    p.ep_exposed_overlap = 0.3636;
+    p.ep_exposed_overlap = 0.3646;
     p.dp_exposed = 0.3000;
-    p.pp_exposed = 0.7609;
+    p.pp_exposed = 0.7122;
     // recompute_accuracy_bench --fit (not perf_accuracy_bench):
     p.recompute_checkpoint_us = 310.0;
     p.recompute_te_module_us = 440.0;

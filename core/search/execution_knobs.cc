@@ -244,11 +244,11 @@ std::pair<const char*, double> KnobTerm(KnobAxis axis, const PerfEstimate& p) {
   switch (axis) {
     case KnobAxis::kDispatcher:
     case KnobAxis::kEpOverlap:
-      return {"exposed EP", p.breakdown.ep_comm_s};
+      return {"EP comm", p.breakdown.ep_comm_s};
     case KnobAxis::kTpOverlap:
-      return {"exposed TP", p.breakdown.tp_comm_s};
+      return {"TP comm", p.breakdown.tp_comm_s};
     case KnobAxis::kCudaGraph:
-      return {"launch/host overhead", p.breakdown.overhead_s};
+      return {"host overhead", p.breakdown.overhead_s};
     case KnobAxis::kOptimizerOffload:
       return {"optimizer", p.breakdown.optimizer_s};
   }

@@ -76,8 +76,8 @@ std::optional<KnobOption> WithoutConflict(const ModelSpec& m, const KnobAlternat
                                           const SystemSpec& sys);
 
 // The step term an axis moves and its seconds in `p` (for "why" lines):
-// exposed EP for the dispatcher and EP overlap, exposed TP, launch/host
-// overhead for CUDA graphs, the optimizer step for offload.
+// exposed EP ("EP comm") for the dispatcher and EP overlap, exposed TP,
+// launch and host overhead for CUDA graphs, the optimizer step for offload.
 std::pair<const char*, double> KnobTerm(KnobAxis axis, const PerfEstimate& p);
 
 // The error a check raises on `c` for the axis's settings, or "" when the

@@ -198,14 +198,15 @@ std::string DetailedKnobLine(const SearchRequest& req, const PlanEval& plan, Sea
     for (const auto& [rule, values] : refused) {
       others.push_back(absl::StrCat(absl::StrJoin(values, ", "), " refused by ", rule));
     }
+    std::vector<std::string> notes;
+    if (KnobPinned(req.base, axis)) notes.push_back("yours");
+    notes.insert(notes.end(), others.begin(), others.end());
     parts.push_back(absl::StrCat(KnobAxisName(axis), " ", KnobValue(plan.config, axis),
-                                 KnobPinned(req.base, axis) ? " (yours" : " (searched", others.empty() ? "" : "; ",
-                                 absl::StrJoin(others, "; "), ")"));
+                                 notes.empty() ? "" : absl::StrCat(" (", absl::StrJoin(notes, "; "), ")")));
   }
   if (parts.empty()) return "";
-  return absl::StrCat(
-      "Execution settings, each other value's tokens/s/GPU on this mesh: ", absl::StrJoin(parts, "; "),
-      starred ? " (* with the setting that refuses it reset: graphs none, overlap off, offload off)" : "", ".");
+  return absl::StrCat("Execution settings searched (other values' tokens/s/GPU on this mesh): ",
+                      absl::StrJoin(parts, "; "), starred ? " (*: with the setting refusing it reset)" : "", ".");
 }
 
 // Later plans: the values only.

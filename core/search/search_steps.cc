@@ -317,7 +317,7 @@ struct RangeResult {
 void EvaluateRange(const SearchRequest& req, const SystemSpec& sys, const ResolvedConfig& strongest_recompute,
                    int64_t space_index, WorldCandidates* space, size_t begin, size_t end, RangeResult* r) {
   const ModelSpec& m = *req.model;
-  SplitBound bound(req.objective != Objective::kHeadroom && !req.current.has_value());
+  SplitBound bound(req.objective != Objective::kHeadroom);
   for (size_t i = begin; i < end; ++i) {
     if ((i - begin) % kDeadlineCheckEvery == 0 && absl::Now() > req.deadline) {
       r->deadline = true;

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/util/limits.h"
@@ -55,7 +56,12 @@ void SayBudgetCut(int64_t asked, int64_t allowed, google::protobuf::Message* res
   const auto* reasons = Field(*response, "reasons", FieldDescriptor::CPPTYPE_STRING, /*repeated=*/true);
   if (evaluated == nullptr || truncated == nullptr || why == nullptr || reasons == nullptr) return;
   const auto* r = response->GetReflection();
-  if (r->GetInt64(*response, evaluated) < allowed) return;  // the search ended before the lowered bound
+  // The search ended before the lowered bound unless it evaluated that many
+  // or says the bound cut it (its split bounds skip some of the candidates
+  // it holds, core/search/search_steps.h SplitBound).
+  const bool cut_by_bound =
+      r->GetBool(*response, truncated) && absl::StartsWith(r->GetString(*response, why), "candidate bound of ");
+  if (r->GetInt64(*response, evaluated) < allowed && !cut_by_bound) return;
   const std::string said =
       absl::StrCat("max_candidates ", asked, " would hold about ", Mib(asked * kSearchBytesPerCandidate),
                    " while searching; this server's memory budget per search (", Mib(SearchMemoryBytes()),

@@ -141,8 +141,11 @@ TEST(RecommendFromTest, ACurrentPlanThatIsAlreadyTheBestIsKept) {
   EXPECT_DOUBLE_EQ(r.plans.front().perf.tokens_per_s_per_gpu, r.current->perf.tokens_per_s_per_gpu);
   EXPECT_EQ(r.current_comparison.rfind("Keep your current plan", 0), 0u) << r.current_comparison;
   for (size_t i = 1; i < r.plans.size(); ++i) EXPECT_FALSE(r.plans[i].changes.empty()) << i;
-  // One extra estimate at most: the current plan, once.
-  EXPECT_LE(r.estimates, plain.estimates + 1);
+  // The same candidates, each estimated once; besides them the current plan
+  // once, and the walk that prices freeing the settings it sets
+  // (core/search/knob_refinement.h: the current plan's settings are pinned).
+  EXPECT_EQ(r.evaluated, plain.evaluated);
+  EXPECT_GE(r.estimates, plain.estimates + 1);
 }
 
 TEST(RecommendFromTest, ACurrentPlanThatDoesNotFitGetsTheLeastChangeThatFits) {
@@ -218,9 +221,14 @@ TEST(RecommendFromTest, TiesRankTowardFewerChanges) {
                                    [&](const PlanEval& p) { return PlanLabel(p.config) == PlanLabel(fastest.config); });
   ASSERT_NE(former, r.plans.end());
   EXPECT_FALSE(former->changes.empty());
-  EXPECT_TRUE(std::any_of(former->reasons.begin(), former->reasons.end(), [](const std::string& s) {
-    return s.find("changing fewer settings of your current plan") != std::string::npos;
-  })) << testing::PrintToString(former->reasons);
+  // Faster than plan 1, it says why it ranks below (with the current plan's
+  // execution settings kept it may no longer be faster: core/search/
+  // knob_refinement.h keeps what the current plan sets).
+  if (former->perf.tokens_per_s_per_gpu > r.plans.front().perf.tokens_per_s_per_gpu) {
+    EXPECT_TRUE(std::any_of(former->reasons.begin(), former->reasons.end(), [](const std::string& s) {
+      return s.find("changing fewer settings of your current plan") != std::string::npos;
+    })) << testing::PrintToString(former->reasons);
+  }
   EXPECT_EQ(r.current_comparison.rfind("Keep your current plan", 0), 0u) << r.current_comparison;
 
   // Beyond the error the faster plan wins: a current plan far slower than
@@ -329,7 +337,12 @@ void ExpectSlowerThanCalibrated(const ModelSpec& m, const SearchResult& r) {
     SystemSpec sys = *Catalog::Get().FindSystem("h100-sxm");
     ChooseDomainUse(p.world, &sys);
     const PlanEval calibrated = EvaluatePlan(m, p.config, p.world, sys);
-    EXPECT_LT(p.perf.tokens_per_s_per_gpu, calibrated.perf.tokens_per_s_per_gpu) << what << PlanLabel(p.config);
+    if (p.config.cuda_graph_impl == "full_iteration" && p.perf.breakdown.overhead_s == 0) {
+      // One graph replays the whole step: no host time for a slower host to stretch.
+      EXPECT_LE(p.perf.tokens_per_s_per_gpu, calibrated.perf.tokens_per_s_per_gpu) << what << PlanLabel(p.config);
+    } else {
+      EXPECT_LT(p.perf.tokens_per_s_per_gpu, calibrated.perf.tokens_per_s_per_gpu) << what << PlanLabel(p.config);
+    }
   };
   ASSERT_TRUE(r.feasible);
   for (const PlanEval& p : r.plans) check(p, "plan ");

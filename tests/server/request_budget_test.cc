@@ -35,7 +35,8 @@ TEST_F(BudgetTest, SearchBoundFollowsTheByteBudget) {
                   .ok());
   v1::RecommendResponse resp;
   ASSERT_TRUE(api::RunMethod(*api::FindApiMethod("Recommend"), req, &resp, absl::InfiniteFuture()).ok());
-  EXPECT_EQ(resp.evaluated(), 1000);
+  EXPECT_LE(resp.evaluated(), 1000);  // the split bounds skip some of the 1,000 held
+  EXPECT_GT(resp.evaluated(), 0);
   EXPECT_TRUE(resp.truncated());
   EXPECT_NE(resp.truncated_reason().find("max_candidates 2000000 would hold about 2098 MiB while searching; this "
                                          "server's memory budget per search (1 MiB"),
@@ -46,7 +47,8 @@ TEST_F(BudgetTest, SearchBoundFollowsTheByteBudget) {
   req.set_max_candidates(500);
   resp.Clear();
   ASSERT_TRUE(api::RunMethod(*api::FindApiMethod("Recommend"), req, &resp, absl::InfiniteFuture()).ok());
-  EXPECT_EQ(resp.evaluated(), 500);
+  EXPECT_LE(resp.evaluated(), 500);
+  EXPECT_GT(resp.evaluated(), 0);
   EXPECT_EQ(resp.truncated_reason().find("memory budget"), std::string::npos);
   // Out of range stays the call's own refusal, naming the field.
   req.set_max_candidates(INT64_MAX);
