@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -37,6 +38,9 @@ MemoryRootCause ExplainMemoryPeak(const ModelSpec& m, const ResolvedConfig& c, c
   out.reasons.push_back(absl::StrCat("PP rank ", e.peak_pp_rank, " peaks at ", HumanGiB(st.total_bytes), ": ", top.term,
                                      " ", HumanGiB(top.bytes), " (", Pct(top.share), "), then ", out.terms[1].term, " ",
                                      HumanGiB(out.terms[1].bytes), " (", Pct(out.terms[1].share), ")."));
+  // The structural reasons, each with the bytes it explains; said largest first.
+  std::vector<std::pair<double, std::string>> why;
+  auto say = [&why](double bytes, std::string line) { why.emplace_back(bytes, std::move(line)); };
   int64_t stage_layers = 0;
   for (int64_t n : st.decoder_layers) stage_layers += n;
   auto large = [&](double bytes) { return bytes / total >= kLargeShare; };
@@ -45,36 +49,40 @@ MemoryRootCause ExplainMemoryPeak(const ModelSpec& m, const ResolvedConfig& c, c
   if (large(optimizer)) {
     const int64_t dense_shards = c.distributed_optimizer || c.fsdp ? e.dp * c.cp : 1;
     if (!c.distributed_optimizer && !c.fsdp) {
-      out.reasons.push_back(absl::StrCat("The distributed optimizer is off: every one of the ", e.dp,
-                                         " DP ranks holds the full Adam state (", HumanGiB(optimizer), ", ",
-                                         Pct(optimizer / total), " of the peak)."));
+      say(optimizer, absl::StrCat("The distributed optimizer is off: every one of the ", e.dp,
+                                  " DP ranks holds the full Adam state (", HumanGiB(optimizer), ", ",
+                                  Pct(optimizer / total), " of the peak)."));
     } else if (dense_shards == 1 && (!m.is_moe() || e.edp == 1)) {
-      out.reasons.push_back(absl::StrCat("DP=1: the distributed optimizer has nothing to shard over; the Adam state (",
-                                         HumanGiB(optimizer), ", ", Pct(optimizer / total),
-                                         " of the peak) stays whole on every GPU."));
+      say(optimizer,
+          absl::StrCat("DP=1: the distributed optimizer has nothing to shard over; the Adam state (",
+                       HumanGiB(optimizer), ", ", Pct(optimizer / total), " of the peak) stays whole on every GPU."));
     } else if (m.is_moe() && st.optimizer_expert_bytes > st.optimizer_dense_bytes && e.edp <= 2) {
-      out.reasons.push_back(
-          absl::StrCat("Expert DP=", e.edp, ": the experts' Adam state (", HumanGiB(st.optimizer_expert_bytes),
-                       ") is sharded over only that many ranks (expert DP = GPUs / (PP x EP x ETP))."));
+      say(st.optimizer_expert_bytes,
+          absl::StrCat(
+              "Expert DP=", e.edp, ": the experts' Adam state (", HumanGiB(st.optimizer_expert_bytes), ") is ",
+              e.edp == 1 ? std::string("not sharded at all") : absl::StrCat("sharded over only ", e.edp, " ranks"),
+              " (expert DP = GPUs / (PP x EP x ETP))."));
     } else {
-      out.reasons.push_back(absl::StrCat("Adam state ", HumanGiB(optimizer), " is ", Pct(optimizer / total),
-                                         " of the peak even sharded over DP x CP = ", dense_shards, "."));
+      say(optimizer, absl::StrCat("Adam state ", HumanGiB(optimizer), " is ", Pct(optimizer / total),
+                                  " of the peak even sharded over DP x CP = ", dense_shards, "."));
     }
   }
   if (large(st.weight_bytes + st.grad_bytes) || large(model_state)) {
     if (c.pp == 1) {
-      out.reasons.push_back(absl::StrCat(
-          "PP=1: all ", stage_layers, " layers' weights and gradients on every GPU (",
-          HumanGiB(st.weight_bytes + st.grad_bytes), ", ", Pct((st.weight_bytes + st.grad_bytes) / total),
-          " of the peak)", c.tp == 1 ? ", unsplit by TP." : absl::StrCat(", split only by TP=", c.tp, ".")));
+      say(st.weight_bytes + st.grad_bytes,
+          absl::StrCat("PP=1: all ", stage_layers, " layers' weights and gradients on every GPU (",
+                       HumanGiB(st.weight_bytes + st.grad_bytes), ", ", Pct((st.weight_bytes + st.grad_bytes) / total),
+                       " of the peak)",
+                       c.tp == 1 ? ", unsplit by TP." : absl::StrCat(", split only by TP=", c.tp, ".")));
     } else {
-      out.reasons.push_back(absl::StrCat("PP rank ", e.peak_pp_rank, " holds ", stage_layers, " of ", m.num_layers,
-                                         " layers: weights and gradients ", HumanGiB(st.weight_bytes + st.grad_bytes),
-                                         " (", Pct((st.weight_bytes + st.grad_bytes) / total), ") with TP=", c.tp,
-                                         m.is_moe() ? absl::StrCat(", EP=", c.ep) : std::string(), "."));
+      say(st.weight_bytes + st.grad_bytes,
+          absl::StrCat("PP rank ", e.peak_pp_rank, " holds ", stage_layers, " of ", m.num_layers,
+                       " layers: weights and gradients ", HumanGiB(st.weight_bytes + st.grad_bytes), " (",
+                       Pct((st.weight_bytes + st.grad_bytes) / total), ") with TP=", c.tp,
+                       m.is_moe() ? absl::StrCat(", EP=", c.ep) : std::string(), "."));
     }
     if (m.is_moe() && st.expert_params > st.dense_params) {
-      out.reasons.push_back(
+      say(st.weight_bytes + st.grad_bytes - 1,
           absl::StrCat("Experts dominate the parameters: ", m.num_moe_experts / std::max<int64_t>(c.ep, 1), " of ",
                        m.num_moe_experts, " experts per GPU at EP=", c.ep, " (", HumanCount(st.expert_params),
                        " expert parameters vs ", HumanCount(st.dense_params), " dense)."));
@@ -85,22 +93,23 @@ MemoryRootCause ExplainMemoryPeak(const ModelSpec& m, const ResolvedConfig& c, c
         c.recompute == RecomputeGranularity::kNone
             ? "no recompute"
             : (c.recompute == RecomputeGranularity::kFull ? "full recompute" : "selective recompute");
-    out.reasons.push_back(
+    say(activations,
         absl::StrCat("MBS ", c.mbs, " x seq ", c.seq_length, c.cp > 1 ? absl::StrCat(" / CP ", c.cp) : std::string(),
                      ": activations are ", Pct(activations / total), " of the peak (", HumanGiB(activations), "; ",
                      recompute, absl::StrFormat(", %.2f microbatches in flight", st.in_flight_microbatches),
                      c.tp > 1 && c.sp ? absl::StrCat(", split by TP=", c.tp, " with SP") : std::string(), ")."));
   }
   if (large(st.logits_bytes)) {
-    out.reasons.push_back(absl::StrCat("The logits (vocabulary ", m.vocab_size, " / TP ", c.tp, ") take ",
-                                       HumanGiB(st.logits_bytes), " on the loss rank."));
+    say(st.logits_bytes, absl::StrCat("The logits (vocabulary ", m.vocab_size, " / TP ", c.tp, ") take ",
+                                      HumanGiB(st.logits_bytes), " on the loss rank."));
   }
   if (large(buffers)) {
-    out.reasons.push_back(absl::StrCat("Runtime buffers (dispatcher ", HumanGiB(st.dispatcher_buffer_bytes),
-                                       ", CUDA graphs ", HumanGiB(st.cuda_graph_bytes), ", FSDP working set ",
-                                       HumanGiB(st.fsdp_working_bytes), ") are ", Pct(buffers / total),
-                                       " of the peak."));
+    say(buffers, absl::StrCat("Runtime buffers (dispatcher ", HumanGiB(st.dispatcher_buffer_bytes), ", CUDA graphs ",
+                              HumanGiB(st.cuda_graph_bytes), ", FSDP working set ", HumanGiB(st.fsdp_working_bytes),
+                              ") are ", Pct(buffers / total), " of the peak."));
   }
+  std::stable_sort(why.begin(), why.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (auto& w : why) out.reasons.push_back(std::move(w.second));
   return out;
 }
 

@@ -542,9 +542,11 @@ void ToMemorySuggestion(const MemoryFix& s, v1::MemorySuggestion* out) {
   out->set_peak_gib(std::round(s.peak_bytes / kGiB * 100) / 100);
   out->set_fits(s.fits);
   out->set_note(s.note);
-  out->set_step_time_s(s.step_time_s);
-  out->set_step_time_delta_s(s.step_time_delta_s);
-  out->set_step_time_delta_pct(s.step_time_delta_pct);
+  if (s.step_time_s > 0) {
+    out->set_step_time_s(s.step_time_s);
+    out->set_step_time_delta_s(s.step_time_delta_s);
+    out->set_step_time_delta_pct(s.step_time_delta_pct);
+  }
   out->set_levers(s.levers);
 }
 

@@ -182,9 +182,12 @@ std::string SummarizeEstimateMemory(const v1::EstimateMemoryResponse& r) {
     for (const auto& line : r.root_cause()) absl::StrAppend(&out, "root cause: ", line, "\n");
   }
   for (const auto& s : r.suggestions()) {
-    absl::StrAppend(&out, absl::StrFormat("  change: %s -> %.1f GiB%s, step %+.1f%% (%.2f s)\n", s.change(),
-                                          s.peak_gib(), s.fits() ? (s.tight() ? " (fits, tight)" : " (fits)") : "",
-                                          s.step_time_delta_pct(), s.step_time_s()));
+    absl::StrAppend(
+        &out, absl::StrFormat("  change: %s -> %.1f GiB%s%s\n", s.change(), s.peak_gib(),
+                              s.fits() ? (s.tight() ? " (fits, tight)" : " (fits)") : "",
+                              s.has_step_time_s()
+                                  ? absl::StrFormat(", step %+.1f%% (%.2f s)", s.step_time_delta_pct(), s.step_time_s())
+                                  : std::string()));
   }
   out += Findings(r.violations());
   return out;

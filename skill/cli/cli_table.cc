@@ -366,10 +366,13 @@ std::string FormatEstimateMemory(const v1::EstimateMemoryResponse& r) {
                                           "changes estimated):\n",
                                           r.current_step_time_s(), r.suggestions_evaluated()));
     for (const auto& s : r.suggestions()) {
-      absl::StrAppend(
-          &out, absl::StrFormat("  %-48s %.2f GiB -> %.2f GiB %s, step %.2f s (%+.2f s, %+.1f%%)  (%s)\n", s.change(),
-                                r.peak_gib(), s.peak_gib(), s.fits() ? (s.tight() ? "fits, tight" : "fits") : "short",
-                                s.step_time_s(), s.step_time_delta_s(), s.step_time_delta_pct(), s.note()));
+      absl::StrAppend(&out, absl::StrFormat("  %-48s %.2f GiB -> %.2f GiB %s%s  (%s)\n", s.change(), r.peak_gib(),
+                                            s.peak_gib(), s.fits() ? (s.tight() ? "fits, tight" : "fits") : "short",
+                                            s.has_step_time_s()
+                                                ? absl::StrFormat(", step %.2f s (%+.2f s, %+.1f%%)", s.step_time_s(),
+                                                                  s.step_time_delta_s(), s.step_time_delta_pct())
+                                                : std::string(),
+                                            s.note()));
     }
   }
   out += Reasons(r.reasons());

@@ -21,14 +21,14 @@ namespace {
 
 using testing_util::CatalogModel;
 
-struct Setup {
+struct FixCase {
   ModelSpec model;
   ResolvedConfig config;
   ResolvedPlacement placement;
 };
 
-Setup Make(const std::string& model_id, const ParallelConfig& given, int64_t gpus) {
-  Setup s;
+FixCase Make(const std::string& model_id, const ParallelConfig& given, int64_t gpus) {
+  FixCase s;
   s.model = CatalogModel(model_id);
   auto c = ResolveConfig(given, &s.model, "config");
   EXPECT_TRUE(c.ok()) << c.status();
@@ -46,7 +46,7 @@ Setup Make(const std::string& model_id, const ParallelConfig& given, int64_t gpu
 // One value of one lever, written out for the brute force.
 using Change = std::function<void(ResolvedConfig*)>;
 
-std::vector<std::vector<Change>> LeverValues(const Setup& s) {
+std::vector<std::vector<Change>> LeverValues(const FixCase& s) {
   const ResolvedConfig& b = s.config;
   const ModelSpec& m = s.model;
   std::vector<std::vector<Change>> levers;
@@ -123,7 +123,7 @@ struct Best {
 
 // The fastest fitting config among every single change and every pair of
 // changes of different levers (TP within the 8-GPU NVLink domain).
-Best BruteForce(const Setup& s) {
+Best BruteForce(const FixCase& s) {
   const auto levers = LeverValues(s);
   Best best;
   auto consider = [&](const ResolvedConfig& c) {
@@ -158,7 +158,7 @@ Best BruteForce(const Setup& s) {
   return best;
 }
 
-void ExpectFirstFixIsCheapest(const Setup& s) {
+void ExpectFirstFixIsCheapest(const FixCase& s) {
   const MemoryAnswer before = AnswerMemory(s.model, s.config, s.placement, MemoryOptions{});
   ASSERT_TRUE(before.estimate.has_value());
   ASSERT_FALSE(before.estimate->fits) << "the case must not fit as given";
@@ -221,7 +221,7 @@ TEST(MemoryFixesTest, NothingFitsGivesTheLargestImprovementsMarkedAsShort) {
   c.mbs = 1;
   c.gbs = 8;
   c.seq_length = 4096;
-  const Setup s = Make("llama31_405b", c, 8);
+  const FixCase s = Make("llama31_405b", c, 8);
   const MemoryFixSearch found =
       SearchMemoryFixes(s.model, s.config, s.placement, MemoryOptions{}, CalibratedPerfParams(), 3);
   ASSERT_FALSE(found.fixes.empty());
