@@ -440,7 +440,6 @@ absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::Estima
   const MemoryRootCause cause = ExplainMemoryPeak(*r.model, estimated, e);
   for (const auto& line : cause.reasons) response->add_root_cause(line);
   if (e.capacity_bytes > 0 && !e.fits) {
-    for (const auto& line : cause.reasons) response->add_reasons(absl::StrCat("Root cause: ", line));
     if (e.first_iteration_peak_bytes <= e.capacity_bytes) {
       response->add_reasons(absl::StrCat(
           "Iteration 1 peaks at ", HumanGiB(e.first_iteration_peak_bytes),
