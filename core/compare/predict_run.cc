@@ -47,7 +47,7 @@ RunPrediction PredictRun(const ModelSpec& model, const ResolvedConfig& config, c
   out.perf = EstimatePerformance(model, out.config, *a.validation.stages, a.world, *out.placement.system, params);
   out.uncertainty = PerfUncertainty(model, *out.placement.system, CalibratedUncertainty());
   const StageMemory& peak = out.memory.stages[out.memory.peak_pp_rank];
-  out.fragmentation_allowance_bytes = peak.overhead_bytes - kDefaultOverheadGiB * kGiB;
+  out.fragmentation_allowance_bytes = peak.fragmentation_bytes;
   out.ok = true;
   return out;
 }

@@ -329,6 +329,8 @@ absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& c, const Mode
   if (r.cp_comm_type_given) r.cp_comm_type = NormalizeName(c.cp_comm_type);
   r.hierarchical_cp_sizes = c.hierarchical_context_parallel_sizes;
   r.optimizer_cpu_offload = c.optimizer_cpu_offload.value_or(false);
+  r.expandable_segments_given = c.expandable_segments.has_value();
+  r.expandable_segments = c.expandable_segments.value_or(true);
   r.offload_fraction_given = c.optimizer_offload_fraction.has_value();
   // Megatron-LM's --optimizer-offload-fraction defaults to 1.0 (arguments.py:2922),
   // Megatron-Core's and Bridge's OptimizerConfig to 0.0 (optimizer_config.py:350).
@@ -464,9 +466,20 @@ std::string DescribeConfigChange(const ResolvedConfig& a, const ResolvedConfig& 
   dim("CP", a.cp, b.cp);
   dim("VPP", a.vpp, b.vpp);
   if (a.recompute != b.recompute || a.recompute_modules != b.recompute_modules) {
-    parts.push_back(b.recompute == RecomputeGranularity::kSelective
-                        ? absl::StrCat("selective recompute (", absl::StrJoin(b.recompute_modules, ", "), ")")
-                        : absl::StrCat(RecomputeName(b.recompute), " recompute"));
+    parts.push_back(
+        b.recompute == RecomputeGranularity::kSelective
+            ? absl::StrCat("selective recompute (", absl::StrJoin(b.recompute_modules, ", "), ")")
+            : absl::StrCat(RecomputeName(b.recompute), " recompute",
+                           b.recompute == RecomputeGranularity::kFull &&
+                                   (b.recompute_method != RecomputeMethod::kUniform || b.recompute_num_layers != 1)
+                               ? absl::StrCat(" (", b.recompute_method == RecomputeMethod::kBlock ? "block" : "uniform",
+                                              ", ", b.recompute_num_layers, " layers)")
+                               : std::string()));
+  }
+  if (a.OffloadedOptimizerShare() != b.OffloadedOptimizerShare()) {
+    parts.push_back(b.OffloadedOptimizerShare() > 0
+                        ? absl::StrCat("optimizer CPU offload ", b.optimizer_offload_fraction)
+                        : std::string("optimizer CPU offload off"));
   }
   if (a.distributed_optimizer != b.distributed_optimizer) parts.push_back("distributed optimizer on");
   if (a.fsdp != b.fsdp) parts.push_back("Megatron FSDP on");

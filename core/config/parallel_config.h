@@ -107,6 +107,10 @@ struct ParallelConfig {
   // Megatron fp8_param_gather; unset = the precision preset's, as Megatron
   // Bridge's mixed-precision recipes set it (FP8ParamGatherDefault).
   std::optional<bool> fp8_param_gather;
+  // PyTorch's caching allocator with expandable segments
+  // (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True); unset = on, as
+  // Megatron Bridge's recipes set it (their env_vars).
+  std::optional<bool> expandable_segments;
   // The Megatron Bridge release ("" = the newest parplan knows) and the
   // front end ("" = bridge) whose defaults and checks apply (front_end.h).
   std::string bridge_version;
@@ -194,6 +198,10 @@ struct ResolvedConfig {
   bool optimizer_cpu_offload = false;
   double optimizer_offload_fraction = 0.0;  // Megatron-Core's default when not given
   bool offload_fraction_given = false;
+  // PyTorch's allocator setting (memory fragmentation allowance,
+  // core/memory/README.md section 5): given, else on (Bridge's env_vars).
+  bool expandable_segments = true;
+  bool expandable_segments_given = false;
   // FP8 (or, under NVFP4, FP4) parameter copies gathered and held instead
   // of BF16 ones: given, else Fp8ParamGatherDefault(precision).
   bool fp8_param_gather = false;

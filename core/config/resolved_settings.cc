@@ -248,6 +248,10 @@ std::vector<ResolvedSetting> ListResolvedSettings(const ResolvedConfig& c, const
             bridge ? "Megatron-Core's 0.0 (optimizer_config.py:350)" : "Megatron-LM's 1.0 (arguments.py:2922)");
     }
   }
+  if (c.expandable_segments_given || !c.expandable_segments) {
+    s.Add("expandable_segments", OnOff(c.expandable_segments), c.expandable_segments_given, SettingSource::kParplan,
+          "PyTorch's allocator (PYTORCH_CUDA_ALLOC_CONF); on in Megatron Bridge's recipes' env_vars");
+  }
   if (c.cpu_offloading_num_layers > 0) {
     s.Add("cpu_offloading_num_layers", absl::StrCat(c.cpu_offloading_num_layers), true, SettingSource::kUser, "");
   }

@@ -69,6 +69,7 @@ absl::StatusOr<ImportedConfig> ImportMegatronLm(std::string_view text, ImportFor
       out.gpus = launch->gpus;
       out.gpus_per_node = launch->gpus_per_node;
       out.notes = std::move(launch->notes);
+      out.config.expandable_segments = launch->expandable_segments;
       break;
     }
     case ImportFormat::kMegatronLmArgsBlock: {

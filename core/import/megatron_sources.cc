@@ -114,7 +114,29 @@ int64_t LauncherValue(const std::vector<ShellWord>& words, size_t end, std::init
   return 0;
 }
 
+// PyTorch's allocator settings, "key:value" pairs separated by commas
+// (PyTorch "CUDA semantics", PYTORCH_CUDA_ALLOC_CONF; PYTORCH_ALLOC_CONF is
+// its newer name): expandable_segments when the script sets it.
+void ReadAllocatorConf(const ShellScript& script, MegatronLaunch* out) {
+  for (const char* name : {"PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF"}) {
+    auto it = script.variables.find(name);
+    if (it == script.variables.end()) continue;
+    for (absl::string_view item : absl::StrSplit(it->second, ',')) {
+      std::vector<absl::string_view> kv = absl::StrSplit(item, absl::MaxSplits(':', 1));
+      if (kv.size() != 2 || absl::StripAsciiWhitespace(kv[0]) != "expandable_segments") continue;
+      const std::string v = absl::AsciiStrToLower(absl::StripAsciiWhitespace(kv[1]));
+      if (v != "true" && v != "false") continue;
+      out->expandable_segments = v == "true";
+      out->notes.push_back(absl::StrCat(name, " sets expandable_segments:", kv[1],
+                                        " (the allocator's fragmentation "
+                                        "allowance follows it)"));
+      return;
+    }
+  }
+}
+
 void ReadLauncher(const std::vector<ShellWord>& words, size_t entry, const ShellScript& script, MegatronLaunch* out) {
+  ReadAllocatorConf(script, out);
   bool torchrun = false, srun = false;
   for (size_t i = 0; i < entry; ++i) {
     const std::string b = Basename(words[i].text);

@@ -5,6 +5,7 @@
 #define PARPLAN_CORE_IMPORT_MEGATRON_SOURCES_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,9 @@ struct MegatronLaunch {
   std::string entry_point;    // "pretrain_gpt.py", "" when the arguments came from a bare command line
   int64_t gpus = 0;           // nproc_per_node x nnodes (torchrun) or srun's tasks; 0 = unknown
   int64_t gpus_per_node = 0;  // 0 = unknown
+  // expandable_segments from the script's PYTORCH_CUDA_ALLOC_CONF (or
+  // PYTORCH_ALLOC_CONF, its newer name); unset when the script sets neither.
+  std::optional<bool> expandable_segments;
   std::vector<std::string> notes;
 };
 

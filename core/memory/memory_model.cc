@@ -22,7 +22,7 @@ MemoryEstimate EstimateMemory(const ModelSpec& m, const ResolvedConfig& c, const
     AddRuntimeBuffers(in, r, &st);
     AddAttentionWorking(in, r, &st);
     AddModelState(in, CountStageParams(in, r), &st);
-    AddOverhead(options, &st);
+    AddOverhead(options, c, &st);
     e.stages.push_back(std::move(st));
   }
   FindPeak(system, &e);

@@ -17,8 +17,12 @@
 namespace parplan {
 
 inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-inline constexpr double kDefaultOverheadGiB = 2.0;      // CUDA context, NCCL, cuBLAS/TE workspaces
-inline constexpr double kDefaultAllocatorSlack = 0.03;  // caching-allocator fragmentation (expandable segments)
+inline constexpr double kDefaultOverheadGiB = 2.0;  // CUDA context, NCCL, cuBLAS/TE workspaces
+// Caching-allocator fragmentation with expandable segments, a share of the
+// stage's other terms: fitted on NVIDIA's tuned configs (bench/memory_fit),
+// which all run with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (the
+// env_vars of Megatron Bridge's recipes, core/import/bridge_recipe_data.cc).
+inline constexpr double kDefaultAllocatorSlack = 0.03;
 
 struct MemoryOptions {
   // Replaces the default overhead (2 GiB + 3% of everything else).
@@ -64,6 +68,10 @@ struct StageMemory {
   // unfused attention's s x s scores before the softmax.
   double attention_working_bytes = 0;
   double overhead_bytes = 0;
+  // The part of overhead_bytes allowed for the caching allocator's
+  // fragmentation in steady state (core/memory/README.md section 5); 0 when
+  // the caller fixed overhead_gib.
+  double fragmentation_bytes = 0;
   double total_bytes = 0;
   std::vector<ChunkMemory> chunks;
 };
@@ -71,7 +79,10 @@ struct StageMemory {
 struct MemoryEstimate {
   std::vector<StageMemory> stages;
   int64_t peak_pp_rank = 0;
-  double peak_bytes = 0;
+  double peak_bytes = 0;  // steady state (after the allocator has fragmented)
+  // Iteration 1: the same terms before fragmentation builds up (the largest
+  // stage total less its fragmentation allowance).
+  double first_iteration_peak_bytes = 0;
   double capacity_bytes = 0;  // 0 when no system
   bool fits = false;
   double headroom_bytes = 0;

@@ -294,14 +294,40 @@ void AddRuntimeBuffers(const MemoryInputs& in, int64_t r, StageMemory* st) {
   st->cuda_graph_bytes = GraphStageBytes(in, r, *st).total();
 }
 
-void AddOverhead(const MemoryOptions& options, StageMemory* st) {
-  const double subtotal = st->weight_bytes + st->grad_bytes + st->optimizer_dense_bytes + st->optimizer_expert_bytes +
-                          st->activation_bytes + st->recompute_working_bytes + st->logits_bytes + st->embedding_bytes +
-                          st->fsdp_working_bytes + st->dispatcher_buffer_bytes + st->cuda_graph_bytes +
-                          st->attention_working_bytes;
-  st->overhead_bytes = options.overhead_gib.has_value()
-                           ? *options.overhead_gib * kGiB
-                           : kDefaultOverheadGiB * kGiB + kDefaultAllocatorSlack * subtotal;
+namespace {
+
+double StageSubtotal(const StageMemory& st) {
+  return st.weight_bytes + st.grad_bytes + st.optimizer_dense_bytes + st.optimizer_expert_bytes + st.activation_bytes +
+         st.recompute_working_bytes + st.logits_bytes + st.embedding_bytes + st.fsdp_working_bytes +
+         st.dispatcher_buffer_bytes + st.cuda_graph_bytes + st.attention_working_bytes;
+}
+
+}  // namespace
+
+double FragmentationAllowance(const StageMemory& st, bool expandable_segments) {
+  const double slack = kDefaultAllocatorSlack * StageSubtotal(st);
+  if (expandable_segments) return slack;
+  // Without expandable segments every cudaMalloc'd segment is fixed and
+  // blocks of different segments never merge (PyTorch "CUDA semantics",
+  // section "Optimizing memory usage with PYTORCH_CUDA_ALLOC_CONF",
+  // expandable_segments; PyTorch DevLog, E. Yang, "When does fragmentation
+  // occur in the CUDA caching allocator?", 2026-06-01). A large transient
+  // freed into one segment and re-requested after smaller blocks split it
+  // needs a new segment: the allowance adds the stage's largest transient
+  // block (the logits, one attention call's buffers, one recomputed layer,
+  // one FSDP-gathered layer). No run in ../shared/data was made without
+  // expandable segments, so this term is not fitted.
+  const double largest_transient =
+      std::max({st.logits_bytes, st.attention_working_bytes, st.recompute_working_bytes, st.fsdp_working_bytes / 2});
+  return slack + largest_transient;
+}
+
+void AddOverhead(const MemoryOptions& options, const ResolvedConfig& config, StageMemory* st) {
+  const double subtotal = StageSubtotal(*st);
+  st->fragmentation_bytes =
+      options.overhead_gib.has_value() ? 0 : FragmentationAllowance(*st, config.expandable_segments);
+  st->overhead_bytes = options.overhead_gib.has_value() ? *options.overhead_gib * kGiB
+                                                        : kDefaultOverheadGiB * kGiB + st->fragmentation_bytes;
   st->total_bytes = subtotal + st->overhead_bytes;
 }
 
@@ -311,6 +337,7 @@ void FindPeak(const SystemSpec* system, MemoryEstimate* e) {
       e->peak_bytes = st.total_bytes;
       e->peak_pp_rank = st.pp_rank;
     }
+    e->first_iteration_peak_bytes = std::max(e->first_iteration_peak_bytes, st.total_bytes - st.fragmentation_bytes);
   }
   if (system != nullptr && system->hbm_gb > 0) {
     // Marketed "80 GB" HBM is 80 GiB of device memory (nvidia-smi: 81,559 MiB on H100).
@@ -351,9 +378,16 @@ std::vector<std::string> MemoryAssumptions(const MemoryInputs& in, const MemoryO
   }
   out.push_back(options.overhead_gib.has_value()
                     ? absl::StrFormat("Overhead fixed at %.2f GiB per GPU (caller's value).", *options.overhead_gib)
-                    : absl::StrFormat("Overhead %.1f GiB (CUDA context, NCCL buffers, workspaces) + %.0f%% "
-                                      "allocator slack; override with overhead_gib.",
-                                      kDefaultOverheadGiB, kDefaultAllocatorSlack * 100));
+                    : (c.expandable_segments
+                           ? absl::StrFormat("Overhead %.1f GiB (CUDA context, NCCL buffers, workspaces) + %.0f%% "
+                                             "allocator slack (expandable segments%s); override with overhead_gib.",
+                                             kDefaultOverheadGiB, kDefaultAllocatorSlack * 100,
+                                             c.expandable_segments_given ? "" : ", as Bridge's recipes set them")
+                           : absl::StrFormat("Overhead %.1f GiB (CUDA context, NCCL buffers, workspaces) + %.0f%% "
+                                             "allocator slack + the stage's largest transient block "
+                                             "(expandable_segments off: freed segments do not merge); override "
+                                             "with overhead_gib.",
+                                             kDefaultOverheadGiB, kDefaultAllocatorSlack * 100)));
   out.push_back(
       "Not modelled: host memory and PCIe traffic of activation offloading, ncclep's buffers, the exact layout of "
       "CUDA-graph "

@@ -89,9 +89,16 @@ void AddAttentionWorking(const MemoryInputs& in, int64_t stage, StageMemory* out
 // memory of stage `stage`; call after AddActivations.
 void AddRuntimeBuffers(const MemoryInputs& in, int64_t stage, StageMemory* out);
 
-// The fixed overhead (CUDA context, NCCL, workspaces) and allocator slack,
-// or the caller's figure; sets total_bytes.
-void AddOverhead(const MemoryOptions& options, StageMemory* out);
+// The fixed overhead (CUDA context, NCCL, workspaces) and the allocator's
+// fragmentation allowance (by config.expandable_segments), or the caller's
+// figure; sets fragmentation_bytes and total_bytes.
+void AddOverhead(const MemoryOptions& options, const ResolvedConfig& config, StageMemory* out);
+
+// The steady-state fragmentation allowance of a stage whose other terms are
+// `st` (overhead not yet added): kDefaultAllocatorSlack of their sum with
+// expandable segments; without them, that plus the stage's largest
+// transient block (core/memory/README.md section 5).
+double FragmentationAllowance(const StageMemory& st, bool expandable_segments);
 
 // The peak stage, and capacity, fit and headroom against `system`'s HBM
 // (none when `system` is null).

@@ -60,11 +60,12 @@ inline constexpr double kMaxMemoryReserve = 0.5;    // memory_reserve, a share o
 inline constexpr int64_t kMaxTopK = 100;            // Recommend top_k
 inline constexpr int64_t kMaxCandidates = 2000000;  // Recommend max_candidates
 inline constexpr int64_t kDefaultCandidates = 200000;
-inline constexpr int64_t kMaxSearchPp = 4096;            // Recommend constraints.max_pp
-inline constexpr int64_t kDefaultMaxSearchGpus = 65536;  // Recommend max_gpus when only min_gpus is given
-inline constexpr int64_t kMaxSearchWorlds = 256;         // world sizes one search tries
-inline constexpr int64_t kMaxSearchSeconds = 20;         // any search, whatever the caller's deadline
-inline constexpr int64_t kMaxClientTimeoutMs = 600000;   // the CLI's --timeout-ms for remote calls
+inline constexpr int64_t kMaxSearchPp = 4096;              // Recommend constraints.max_pp
+inline constexpr int64_t kDefaultMaxSearchGpus = 65536;    // Recommend max_gpus when only min_gpus is given
+inline constexpr int64_t kMaxSearchWorlds = 256;           // world sizes one search tries
+inline constexpr int64_t kMaxSearchSeconds = 20;           // any search, whatever the caller's deadline
+inline constexpr int64_t kMaxMemoryFixEvaluations = 3000;  // configs EstimateMemory's fix search estimates
+inline constexpr int64_t kMaxClientTimeoutMs = 600000;     // the CLI's --timeout-ms for remote calls
 
 // ---- the answers' own bounds
 inline constexpr int64_t kMaxRanksPerGroupListed = 4096;  // ranks shown per example group of a layout

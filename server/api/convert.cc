@@ -252,6 +252,7 @@ ParallelConfig ToParallelConfig(const v1::ParallelConfig& c) {
   if (c.has_optimizer_cpu_offload()) r.optimizer_cpu_offload = c.optimizer_cpu_offload();
   if (c.has_optimizer_offload_fraction()) r.optimizer_offload_fraction = c.optimizer_offload_fraction();
   if (c.has_fp8_param_gather()) r.fp8_param_gather = c.fp8_param_gather();
+  if (c.has_expandable_segments()) r.expandable_segments = c.expandable_segments();
   r.bridge_version = c.bridge_version();
   r.front_end = c.front_end();
   return r;
@@ -461,6 +462,7 @@ void ToResolvedConfig(const ResolvedConfig& c, v1::ParallelConfig* out) {
   if (IsFp8(c.precision) || (c.given != nullptr && c.given->fp8_param_gather.has_value())) {
     out->set_fp8_param_gather(c.fp8_param_gather);
   }
+  if (c.expandable_segments_given || !c.expandable_segments) out->set_expandable_segments(c.expandable_segments);
   out->set_front_end(FrontEndName(c.front_end));
   if (c.front_end == FrontEnd::kBridge) out->set_bridge_version(BridgeVersionName(c.bridge_version));
 }
@@ -521,6 +523,7 @@ void ToStageMemory(const StageMemory& st, v1::StageMemory* out) {
   out->set_cuda_graph_bytes(Bytes(st.cuda_graph_bytes));
   out->set_attention_working_bytes(Bytes(st.attention_working_bytes));
   out->set_overhead_bytes(Bytes(st.overhead_bytes));
+  out->set_fragmentation_bytes(Bytes(st.fragmentation_bytes));
   out->set_total_bytes(Bytes(st.total_bytes));
   for (const auto& ch : st.chunks) {
     v1::ChunkMemory* c = out->add_chunks();
@@ -532,13 +535,19 @@ void ToStageMemory(const StageMemory& st, v1::StageMemory* out) {
   }
 }
 
-void ToMemorySuggestion(const MemorySuggestion& s, v1::MemorySuggestion* out) {
+void ToMemorySuggestion(const MemoryFix& s, v1::MemorySuggestion* out) {
   out->set_change(s.change);
   ToResolvedConfig(s.config, out->mutable_config());
   out->set_peak_bytes(Bytes(s.peak_bytes));
   out->set_peak_gib(std::round(s.peak_bytes / kGiB * 100) / 100);
   out->set_fits(s.fits);
   out->set_note(s.note);
+  if (s.step_time_s > 0) {
+    out->set_step_time_s(s.step_time_s);
+    out->set_step_time_delta_s(s.step_time_delta_s);
+    out->set_step_time_delta_pct(s.step_time_delta_pct);
+  }
+  out->set_levers(s.levers);
 }
 
 void ToLayerComputeTime(const LayerCompute& l, v1::LayerComputeTime* out) {

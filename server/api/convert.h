@@ -10,6 +10,7 @@
 #include "core/config/parallel_config.h"
 #include "core/config/resolved_settings.h"
 #include "core/memory/memory_planner.h"
+#include "core/search/memory_fixes.h"
 #include "core/search/split_repair.h"
 #include "core/mesh/mesh.h"
 #include "core/resolve/model_resolve.h"
@@ -65,7 +66,7 @@ void ToLayerComputeTime(const LayerCompute& layer, v1::LayerComputeTime* out);
 void ToStageLayers(const StagePlan& plan, google::protobuf::RepeatedPtrField<v1::StageLayers>* out);
 void ToStageMemory(const StageMemory& stage, v1::StageMemory* out);
 void ToSplitRepair(const SplitRepair& repair, v1::SplitRepair* out);
-void ToMemorySuggestion(const MemorySuggestion& suggestion, v1::MemorySuggestion* out);
+void ToMemorySuggestion(const MemoryFix& fix, v1::MemorySuggestion* out);
 
 }  // namespace parplan
 

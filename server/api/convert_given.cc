@@ -60,6 +60,7 @@ void FromParallelConfig(const ParallelConfig& c, v1::ParallelConfig* out) {
   if (c.optimizer_cpu_offload.has_value()) out->set_optimizer_cpu_offload(*c.optimizer_cpu_offload);
   if (c.optimizer_offload_fraction.has_value()) out->set_optimizer_offload_fraction(*c.optimizer_offload_fraction);
   if (c.fp8_param_gather.has_value()) out->set_fp8_param_gather(*c.fp8_param_gather);
+  if (c.expandable_segments.has_value()) out->set_expandable_segments(*c.expandable_segments);
   out->set_bridge_version(c.bridge_version);
   out->set_front_end(c.front_end);
 }

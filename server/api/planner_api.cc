@@ -13,12 +13,14 @@
 #include "core/layout/rank_layout.h"
 #include "core/memory/memory_margin.h"
 #include "core/memory/memory_planner.h"
+#include "core/memory/memory_root_cause.h"
 #include "core/perf/perf_model.h"
 #include "core/perf/uncertainty.h"
 #include "core/mesh/mesh.h"
 #include "core/resolve/model_resolve.h"
 #include "core/render/render.h"
 #include "core/rules/validate.h"
+#include "core/search/memory_fixes.h"
 #include "core/search/split_repair.h"
 #include "core/system/racks.h"
 #include "core/util/field_error.h"
@@ -435,22 +437,45 @@ absl::Status EstimateMemory(const v1::EstimateMemoryRequest& request, v1::Estima
                                        : std::string(),
       peak.cuda_graph_bytes > 0 ? absl::StrCat(", CUDA graphs ", HumanGiB(peak.cuda_graph_bytes)) : std::string(),
       ", overhead ", HumanGiB(peak.overhead_bytes), "."));
+  response->set_first_iteration_peak_bytes(static_cast<int64_t>(std::llround(e.first_iteration_peak_bytes)));
+  const ResolvedConfig& estimated = split.repair.has_value() ? split.repair->config : r.config;
+  const MemoryRootCause cause = ExplainMemoryPeak(*r.model, estimated, e);
+  for (const auto& line : cause.reasons) response->add_root_cause(line);
+  if (e.capacity_bytes > 0 && !e.fits) {
+    if (e.first_iteration_peak_bytes <= e.capacity_bytes) {
+      response->add_reasons(absl::StrCat(
+          "Iteration 1 peaks at ", HumanGiB(e.first_iteration_peak_bytes),
+          " and fits; the steady state adds the allocator's fragmentation allowance: expect an OOM after the first "
+          "iterations",
+          estimated.expandable_segments ? "." : " (expandable_segments is off: turning it on shrinks the allowance)."));
+    }
+  }
   if (e.capacity_bytes > 0 && !e.fits) {
     const int max = request.max_suggestions() > 0 ? request.max_suggestions() : 5;
-    const ResolvedConfig& estimated = split.repair.has_value() ? split.repair->config : r.config;
-    for (const auto& s : SuggestMemoryChanges(*r.model, estimated, r.placement, options, max)) {
+    const MemoryFixSearch fixes =
+        SearchMemoryFixes(*r.model, estimated, r.placement, options, CalibratedPerfParams(), max);
+    response->set_current_step_time_s(fixes.current_step_time_s);
+    response->set_suggestions_evaluated(static_cast<int32_t>(fixes.evaluated));
+    if (fixes.capped) {
+      response->add_reasons(absl::StrCat("The fix search stopped at ", fixes.evaluated,
+                                         " estimated changes (its bound); fixes of three levers may be missing."));
+    }
+    for (const auto& s : fixes.fixes) {
       v1::MemorySuggestion* out = response->add_suggestions();
       ToMemorySuggestion(s, out);
       // A change that fits with less than the reserve free is tight, not a fix to rely on.
       const double free_bytes = e.capacity_bytes - s.peak_bytes;
       const bool tight = s.fits && free_bytes < reserve * e.capacity_bytes;
       out->set_tight(tight);
-      response->add_reasons(
-          absl::StrCat(s.change, ": ", HumanGiB(e.peak_bytes), " -> ", HumanGiB(s.peak_bytes),
-                       !s.fits ? " (still does not fit)"
-                               : (tight ? absl::StrFormat(" (fits, tight: %s free, under the %.0f%% reserve)",
-                                                          HumanGiB(free_bytes), 100 * reserve)
-                                        : "")));
+      response->add_reasons(absl::StrCat(
+          s.change, ": ", HumanGiB(e.peak_bytes), " -> ", HumanGiB(s.peak_bytes),
+          !s.fits ? " (still does not fit)"
+                  : (tight ? absl::StrFormat(" (fits, tight: %s free, under the %.0f%% reserve)", HumanGiB(free_bytes),
+                                             100 * reserve)
+                           : ""),
+          s.step_time_s > 0 ? absl::StrFormat("; step %.2f s -> %.2f s (%+.1f%%)", fixes.current_step_time_s,
+                                              s.step_time_s, s.step_time_delta_pct)
+                            : std::string()));
     }
   }
   return absl::OkStatus();

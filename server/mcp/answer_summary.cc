@@ -178,9 +178,16 @@ std::string SummarizeEstimateMemory(const v1::EstimateMemoryResponse& r) {
   std::vector<std::string> stages;
   for (const auto& s : r.stages()) stages.push_back(absl::StrCat("PP", s.pp_rank(), " ", GiB(s.total_bytes())));
   if (!stages.empty()) absl::StrAppend(&out, "per stage: ", absl::StrJoin(stages, ", "), "\n");
+  if (!r.fits() && r.capacity_bytes() > 0) {
+    for (const auto& line : r.root_cause()) absl::StrAppend(&out, "root cause: ", line, "\n");
+  }
   for (const auto& s : r.suggestions()) {
-    absl::StrAppend(&out, absl::StrFormat("  change: %s -> %.1f GiB%s\n", s.change(), s.peak_gib(),
-                                          s.fits() ? (s.tight() ? " (fits, tight)" : " (fits)") : ""));
+    absl::StrAppend(
+        &out, absl::StrFormat("  change: %s -> %.1f GiB%s%s\n", s.change(), s.peak_gib(),
+                              s.fits() ? (s.tight() ? " (fits, tight)" : " (fits)") : "",
+                              s.has_step_time_s()
+                                  ? absl::StrFormat(", step %+.1f%% (%.2f s)", s.step_time_delta_pct(), s.step_time_s())
+                                  : std::string()));
   }
   out += Findings(r.violations());
   return out;

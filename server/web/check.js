@@ -67,7 +67,10 @@
     $('suggestions').textContent = '';
     for (const s of list) {
       const li = el('li', '', (s.change || '') + ' → ' + (s.peak_gib !== undefined ? num(s.peak_gib).toFixed(1) + ' GiB' : '') +
-        (s.fits ? ' (fits)' : ' (still over)') + (s.note ? ': ' + s.note : '') + ' ');
+        (s.fits ? ' (fits)' : ' (still over)') +
+        (s.step_time_s ? ', step ' + (num(s.step_time_delta_pct || 0) >= 0 ? '+' : '') +
+          num(s.step_time_delta_pct || 0).toFixed(1) + '% (' + num(s.step_time_s).toFixed(2) + ' s)' : '') +
+        (s.note ? ': ' + s.note : '') + ' ');
       if (s.config) {
         const a = el('a', 'try-link', 'check it');
         a.href = '?' + window.ParplanUrl.configUrl(s.config).toString();

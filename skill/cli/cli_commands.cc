@@ -395,6 +395,7 @@ config:  --tp --pp --vpp --cp --ep --etp (1..4096)  --sp | --no-sp  --mbs --gbs 
          --optimizer-cpu-offload[=false] --optimizer-offload-fraction X (0..1; Megatron-Core's default 0.0)
          --attention-backend auto|flash|fused|unfused|local
          --fp8-param-gather[=false] (default: the precision preset's, as Megatron Bridge sets it)
+         --expandable-segments[=false] (PyTorch's allocator setting; default on, as Bridge's recipes set it)
 versions: --front-end bridge|megatron-lm (whose defaults and checks apply; default bridge)
          --bridge-version 0.6.0 (the Megatron Bridge release; default the newest parplan knows, e.g. 0.5.1
          keeps ETP = TP)

@@ -127,6 +127,7 @@ const std::vector<std::string>& KnownFlags() {
                                                           "optimizer-cpu-offload",
                                                           "optimizer-offload-fraction",
                                                           "fp8-param-gather",
+                                                          "expandable-segments",
                                                           "bridge-version",
                                                           "front-end",
                                                           "out",
@@ -157,7 +158,8 @@ const std::vector<std::string>& SwitchFlags() {
                                                           "moe-router-force-load-balancing",
                                                           "use-transformer-engine-op-fuser",
                                                           "optimizer-cpu-offload",
-                                                          "fp8-param-gather"};
+                                                          "fp8-param-gather",
+                                                          "expandable-segments"};
   return *flags;
 }
 }  // namespace
@@ -408,6 +410,7 @@ absl::Status FillConfig(const Flags& flags, v1::ParallelConfig* c) {
   }
   boolean("optimizer-cpu-offload", "use the bare flag or =false", [c](bool b) { c->set_optimizer_cpu_offload(b); });
   boolean("fp8-param-gather", "use the bare flag or =false", [c](bool b) { c->set_fp8_param_gather(b); });
+  boolean("expandable-segments", "use the bare flag or =false", [c](bool b) { c->set_expandable_segments(b); });
   if (flags.Has("bridge-version")) c->set_bridge_version(flags.Get("bridge-version"));
   if (flags.Has("front-end")) c->set_front_end(flags.Get("front-end"));
   if (flags.Has("optimizer-offload-fraction")) {

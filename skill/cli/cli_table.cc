@@ -357,12 +357,22 @@ std::string FormatEstimateMemory(const v1::EstimateMemoryResponse& r) {
                                               : (r.fits() ? (r.tight() ? "FITS, TIGHT" : "FITS") : "DOES NOT FIT"),
                                           r.headroom_bytes() / (1024.0 * 1024.0 * 1024.0)));
   }
+  if (!r.root_cause().empty() && !r.fits() && r.capacity_bytes() > 0) {
+    absl::StrAppend(&out, "root cause:\n");
+    for (const auto& line : r.root_cause()) absl::StrAppend(&out, "  ", line, "\n");
+  }
   if (!r.suggestions().empty()) {
-    absl::StrAppend(&out, "changes that would help (cheapest first):\n");
+    absl::StrAppend(&out, absl::StrFormat("changes that would help (fastest predicted step first; now %.2f s, %d "
+                                          "changes estimated):\n",
+                                          r.current_step_time_s(), r.suggestions_evaluated()));
     for (const auto& s : r.suggestions()) {
-      absl::StrAppend(&out,
-                      absl::StrFormat("  %-48s %.2f GiB -> %.2f GiB %s  (%s)\n", s.change(), r.peak_gib(), s.peak_gib(),
-                                      s.fits() ? (s.tight() ? "fits, tight" : "fits") : "", s.note()));
+      absl::StrAppend(&out, absl::StrFormat("  %-48s %.2f GiB -> %.2f GiB %s%s  (%s)\n", s.change(), r.peak_gib(),
+                                            s.peak_gib(), s.fits() ? (s.tight() ? "fits, tight" : "fits") : "short",
+                                            s.has_step_time_s()
+                                                ? absl::StrFormat(", step %.2f s (%+.2f s, %+.1f%%)", s.step_time_s(),
+                                                                  s.step_time_delta_s(), s.step_time_delta_pct())
+                                                : std::string(),
+                                            s.note()));
     }
   }
   out += Reasons(r.reasons());

@@ -596,3 +596,26 @@ TEST(FieldMapTest, EveryEntryHasASetterAndKnownFlagsRoundTrip) {
 
 }  // namespace
 }  // namespace parplan
+
+namespace parplan {
+namespace {
+
+TEST(ImportMegatronTest, AllocatorConfSetsExpandableSegments) {
+  const std::string script =
+      "export PYTORCH_CUDA_ALLOC_CONF=garbage_collection_threshold:0.6,expandable_segments:False\n"
+      "torchrun --nproc_per_node 8 pretrain_gpt.py --tensor-model-parallel-size 2 --micro-batch-size 1\n";
+  const ImportedConfig off = Import(script);
+  ASSERT_TRUE(off.config.expandable_segments.has_value());
+  EXPECT_FALSE(*off.config.expandable_segments);
+  bool said = false;
+  for (const auto& n : off.notes) said = said || absl::StrContains(n, "expandable_segments:False");
+  EXPECT_TRUE(said);
+  const ImportedConfig on =
+      Import("PYTORCH_ALLOC_CONF=expandable_segments:True\npython pretrain_gpt.py --micro-batch-size 1\n");
+  ASSERT_TRUE(on.config.expandable_segments.has_value());
+  EXPECT_TRUE(*on.config.expandable_segments);
+  EXPECT_FALSE(Import("python pretrain_gpt.py --micro-batch-size 1\n").config.expandable_segments.has_value());
+}
+
+}  // namespace
+}  // namespace parplan

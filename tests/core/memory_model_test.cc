@@ -220,33 +220,5 @@ TEST(MemoryModelTest, DefaultOverheadAndFit) {
   EXPECT_DOUBLE_EQ(e.headroom_bytes, e.capacity_bytes - e.peak_bytes);
 }
 
-TEST(MemoryPlannerTest, SuggestsCheapestChangesThatFit) {
-  const ModelSpec m = CatalogModel("llama3_70b");
-  ResolvedConfig c;
-  c.tp = 8;
-  c.etp = 8;
-  c.pp = 2;
-  c.sp = true;
-  c.seq_length = 8192;
-  c.gbs = 256;
-  c.mbs = 2;
-  ResolvedPlacement p;
-  p.system = *Catalog::Get().FindSystem("h100-sxm");
-  p.gpus = 64;
-  p.gpus_per_node = 8;
-  p.nvlink_domain_size = 8;
-  const MemoryAnswer before = AnswerMemory(m, c, p, MemoryOptions{});
-  ASSERT_TRUE(before.estimate.has_value());
-  ASSERT_FALSE(before.estimate->fits);
-  const auto suggestions = SuggestMemoryChanges(m, c, p, MemoryOptions{}, 5);
-  ASSERT_FALSE(suggestions.empty());
-  for (const auto& s : suggestions) {
-    EXPECT_TRUE(s.fits) << s.change;
-    EXPECT_LT(s.peak_bytes, before.estimate->peak_bytes) << s.change;
-    EXPECT_FALSE(s.change.empty());
-  }
-  EXPECT_EQ(suggestions[0].change, "MBS 2 -> 1");  // the cheapest change that fits comes first
-}
-
 }  // namespace
 }  // namespace parplan

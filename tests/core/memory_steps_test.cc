@@ -80,8 +80,9 @@ TEST(MemoryStepsTest, OverheadIsTheCallersWhenGiven) {
   st.weight_bytes = 10 * kGiB;
   MemoryOptions options;
   options.overhead_gib = 3.0;
-  AddOverhead(options, &st);
+  AddOverhead(options, ResolvedConfig{}, &st);
   EXPECT_DOUBLE_EQ(st.overhead_bytes, 3 * kGiB);
+  EXPECT_DOUBLE_EQ(st.fragmentation_bytes, 0);
   EXPECT_DOUBLE_EQ(st.total_bytes, 13 * kGiB);
 }
 
