@@ -1,6 +1,7 @@
 #include "core/compare/suggest_changes.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <utility>
@@ -154,15 +155,23 @@ ChangeAdvice AdviseChanges(const ModelSpec& model, const RunPrediction& base, co
       }
       const auto [term, before] = KnobTerm(axis, base.perf);
       const double after = KnobTerm(axis, r->second.perf).second;
-      std::string line = absl::StrFormat("%s %.1f%% slower (%s %.3f -> %.3f s)", value, -100 * r->first.predicted_gain,
-                                         term, before, after);
-      if (axis == KnobAxis::kCudaGraph && before < 1e-3) absl::StrAppend(&line, ": GPU-bound, no host time to hide");
-      if (axis == KnobAxis::kOptimizerOffload) absl::StrAppend(&line, ": memory it frees is not needed to fit");
+      const double slower = -r->first.predicted_gain;
+      std::string line =
+          slower < 5e-4 ? absl::StrCat(value, " same speed") : absl::StrFormat("%s %.1f%% slower", value, 100 * slower);
+      if (std::fabs(after - before) >= 5e-4)
+        absl::StrAppend(&line, absl::StrFormat(" (%s %.3f -> %.3f s)", term, before, after));
       why.push_back(std::move(line));
     }
     if (!helped && !why.empty()) {
-      advice.not_helping.push_back(absl::StrCat(KnobAxisName(axis), " ", KnobValue(base.config, axis),
-                                                " stays best: ", absl::StrJoin(why, ", ")));
+      // Why, once per setting: the term it would have moved is not there.
+      std::string because;
+      if (axis == KnobAxis::kCudaGraph && KnobTerm(axis, base.perf).second < 1e-3) {
+        because = " (GPU-bound: no host time to hide)";
+      } else if (axis == KnobAxis::kOptimizerOffload && !base.config.optimizer_cpu_offload) {
+        because = " (it fits without: offload only adds the host step)";
+      }
+      advice.not_helping.push_back(absl::StrCat(KnobAxisName(axis), " ", KnobValue(base.config, axis), " stays best",
+                                                because, ": ", absl::StrJoin(why, ", ")));
     }
   }
   std::stable_sort(advice.faster.begin(), advice.faster.end(), [](const SuggestedChange& a, const SuggestedChange& b) {

@@ -26,8 +26,8 @@ struct ChangeAdvice {
   std::vector<SuggestedChange> faster;  // at most `max`, largest gain first
   // Per execution axis (dispatcher, overlaps, CUDA graphs, optimizer offload)
   // where no other value helps: why, with the step term it moves
-  // ("cuda_graph none stays best: transformer_engine [attn] 0.4% slower
-  // (launch/host overhead 0.000 -> 0.000 s): GPU-bound, no host time to hide").
+  // ("cuda_graph none stays best (GPU-bound: no host time to hide):
+  // transformer_engine [attn] same speed, ...").
   std::vector<std::string> not_helping;
 };
 
