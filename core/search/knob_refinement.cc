@@ -52,9 +52,10 @@ class Walker {
 
   bool stopped() const { return stopped_; }
 
-  // Estimates `c` on `world` (nullopt: its split fails, or the candidate
-  // bound or deadline is reached). With `add` it joins the candidates.
-  std::optional<Scored> Try(ResolvedConfig c, int64_t world, bool add) {
+  // Estimates `c` on `world` GPUs of `sys` (SystemFor(req, world); nullopt:
+  // its split fails, or the candidate bound or deadline is reached). With
+  // `add` it joins the candidates.
+  std::optional<Scored> Try(ResolvedConfig c, int64_t world, const SystemSpec& sys, bool add) {
     if (stopped_) return std::nullopt;
     if ((add && out_->evaluated >= req_.max_candidates) || absl::Now() > req_.deadline) {
       stopped_ = true;
@@ -71,7 +72,7 @@ class Walker {
     }
     Estimates est;
     bool timed = false;
-    Scored s = ScoreConfig(req_, *plan, world, SystemFor(req_, world), &c, &est, &timed);
+    Scored s = ScoreConfig(req_, *plan, world, sys, &c, &est, &timed);
     ++out_->estimates;
     // A plan the search put on optimizer offload ranks like a tight one: it
     // yields to a plan without it that is as fast within the model's
@@ -106,7 +107,7 @@ class Walker {
       for (KnobAxis axis : axes) {
         for (KnobOption& option : KnobOptions(*req_.model, best, sys, axis)) {
           if (!seen.insert(KnobKey(option.config)).second) continue;
-          std::optional<Scored> s = Try(option.config, seed_score.world, add);
+          std::optional<Scored> s = Try(option.config, seed_score.world, sys, add);
           if (!s.has_value() || !Beats(*s, best_score)) continue;
           best = std::move(option.config);
           best_score = *s;

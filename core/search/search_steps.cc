@@ -383,10 +383,10 @@ Evaluated EvaluateCandidates(const SearchRequest& req, const std::vector<int64_t
   for (int64_t w : worlds) {
     if (stop) break;
     const SystemSpec sys = SystemFor(req, w);
+    const ResolvedConfig base = BaseFor(req, w);
     if (!req.find_min_gpus) out->worlds_searched.push_back(w);
     int64_t pruned = 0;
-    WorldCandidates space{
-        w, EnumerateCandidates(m, BaseFor(req, w), w, sys, req.constraints, false, ParamsOf(req), &pruned)};
+    WorldCandidates space{w, EnumerateCandidates(m, base, w, sys, req.constraints, false, ParamsOf(req), &pruned)};
     out->candidates += static_cast<int64_t>(space.configs.size()) + pruned;
     out->rejected.does_not_fit += pruned;
     out->pruned_by_memory += pruned;
@@ -400,7 +400,7 @@ Evaluated EvaluateCandidates(const SearchRequest& req, const std::vector<int64_t
       stop = true;
     }
     const int64_t space_index = static_cast<int64_t>(e.spaces.size());
-    const ResolvedConfig strongest_recompute = SearchedRecompute(m, BaseFor(req, w), req.constraints, false).back();
+    const ResolvedConfig strongest_recompute = SearchedRecompute(m, base, req.constraints, false).back();
     // Two threads over two halves of the world's candidates (each
     // estimate reads only shared constants; every write is to its own
     // config, list and store), merged in order: the same answer as one.

@@ -113,6 +113,14 @@ void ExpectEachAxisBest(const ModelSpec& m, const SearchRequest& req, const Plan
   }
 }
 
+// The plan's execution-settings reason ("" when it has none).
+std::string ExecutionLine(const PlanEval& plan) {
+  for (const std::string& s : plan.reasons) {
+    if (absl::StartsWith(s, "Execution settings")) return s;
+  }
+  return "";
+}
+
 TEST(KnobSearchTest, DeepSeekV3On256H100ChoosesEveryAxisAndSaysWhy) {
   const ModelSpec m = CatalogModel("deepseek_v3");
   const SearchRequest req = DeepSeekOn256H100(&m, 4096);
@@ -121,13 +129,12 @@ TEST(KnobSearchTest, DeepSeekV3On256H100ChoosesEveryAxisAndSaysWhy) {
   ASSERT_TRUE(r->feasible);
   const PlanEval& top = r->plans.front();
   ExpectEachAxisBest(m, req, top);
-  const auto line = std::find_if(top.reasons.begin(), top.reasons.end(),
-                                 [](const std::string& s) { return absl::StartsWith(s, "Execution settings"); });
-  ASSERT_NE(line, top.reasons.end());
+  const std::string line = ExecutionLine(top);
+  ASSERT_FALSE(line.empty());
   for (const char* axis : {"dispatcher", "ep_overlap", "cuda_graph", "optimizer_offload"}) {
-    EXPECT_TRUE(absl::StrContains(*line, axis)) << axis << " missing from: " << *line;
+    EXPECT_TRUE(absl::StrContains(line, axis)) << axis << " missing from: " << line;
   }
-  EXPECT_TRUE(absl::StartsWith(*line, "Execution settings searched")) << *line;
+  EXPECT_TRUE(absl::StartsWith(line, "Execution settings searched")) << line;
 }
 
 TEST(KnobSearchTest, PinnedDispatcherIsKeptAndFreeingItIsPriced) {
@@ -145,10 +152,9 @@ TEST(KnobSearchTest, PinnedDispatcherIsKeptAndFreeingItIsPriced) {
     return absl::StartsWith(s, "You set moe_token_dispatcher_type");
   });
   EXPECT_TRUE(priced);
-  const auto line = std::find_if(r->plans.front().reasons.begin(), r->plans.front().reasons.end(),
-                                 [](const std::string& s) { return absl::StartsWith(s, "Execution settings"); });
-  ASSERT_NE(line, r->plans.front().reasons.end());
-  EXPECT_TRUE(absl::StrContains(*line, "dispatcher alltoall (yours")) << *line;
+  const std::string line = ExecutionLine(r->plans.front());
+  ASSERT_FALSE(line.empty());
+  EXPECT_TRUE(absl::StrContains(line, "dispatcher alltoall (yours")) << line;
 }
 
 TEST(KnobSearchTest, LongContextConsidersOffloadAndDeepEpUntold) {
@@ -158,11 +164,10 @@ TEST(KnobSearchTest, LongContextConsidersOffloadAndDeepEpUntold) {
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_TRUE(r->feasible);
   const PlanEval& top = r->plans.front();
-  const auto line = std::find_if(top.reasons.begin(), top.reasons.end(),
-                                 [](const std::string& s) { return absl::StartsWith(s, "Execution settings"); });
-  ASSERT_NE(line, top.reasons.end());
-  EXPECT_TRUE(absl::StrContains(*line, "flex/deepep")) << *line;
-  EXPECT_TRUE(absl::StrContains(*line, "optimizer_offload")) << *line;
+  const std::string line = ExecutionLine(top);
+  ASSERT_FALSE(line.empty());
+  EXPECT_TRUE(absl::StrContains(line, "flex/deepep")) << line;
+  EXPECT_TRUE(absl::StrContains(line, "optimizer_offload")) << line;
   ExpectEachAxisBest(m, req, top);
 }
 
