@@ -64,16 +64,18 @@ std::vector<Knob> Knobs() {
   k.push_back({"tp_exposed", [](PerfParams* p) { return &p->tp_exposed; }, 0.8, 1});
   k.push_back({"tp_exposed_overlap", [](PerfParams* p) { return &p->tp_exposed_overlap; }, 0.05, 0.6});
   k.push_back({"ep_exposed", [](PerfParams* p) { return &p->ep_exposed; }, 0.8, 1});
-  k.push_back({"ep_exposed_overlap", [](PerfParams* p) { return &p->ep_exposed_overlap; }, 0.05, 0.8});
+  // ep_exposed_overlap is measured, not fitted (core/perf/perf_params.cc).
   k.push_back({"dp_exposed", [](PerfParams* p) { return &p->dp_exposed; }, 0.02, 0.3});
   k.push_back({"pp_exposed", [](PerfParams* p) { return &p->pp_exposed; }, 0.3, 1});
   return k;
 }
 
 // Starts from PerfParams' defaults (so a fit does not depend on the committed
-// values), clamped into the knobs' bounds.
+// values), clamped into the knobs' bounds; the measured parameters are the
+// committed ones and stay.
 PerfParams Fit(const std::vector<const CalibrationRow*>& rows) {
   PerfParams best;
+  best.ep_exposed_overlap = CalibratedPerfParams().ep_exposed_overlap;
   const auto knobs = Knobs();
   for (const auto& k : knobs) {
     double* v = k.get(&best);

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "core/config/nemo_containers.h"
 #include "core/util/field_error.h"
 #include "core/util/text.h"
 
@@ -46,6 +47,16 @@ BridgeVersion NewestKnownBridge() { return KnownBridgeReleases().back(); }
 
 absl::StatusOr<BridgeVersion> ParseBridgeVersion(const std::string& text, const std::string& field) {
   if (text.empty()) return NewestKnownBridge();
+  if (LooksLikeContainerTag(text)) {
+    if (const NemoContainer* c = FindNemoContainer(text)) return c->bridge;
+    const auto& all = KnownNemoContainers();
+    return FieldError(field, absl::StrCat("NeMo container '", text.substr(0, 32), "' is not one parplan knows (",
+                                          all.front().tag, "..", all.back().tag,
+                                          "; 25.09 and older ship Megatron Bridge releases before ",
+                                          BridgeVersionName(KnownBridgeReleases().front()),
+                                          ", whose defaults parplan has not read): give a known container or a "
+                                          "Bridge release"));
+  }
   const std::string known =
       absl::StrCat(BridgeVersionName(KnownBridgeReleases().front()), "..", BridgeVersionName(NewestKnownBridge()));
   std::string v = text.substr(0, 32);

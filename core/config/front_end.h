@@ -41,7 +41,9 @@ const std::vector<BridgeVersion>& KnownBridgeReleases();
 BridgeVersion NewestKnownBridge();
 
 // Accepts "0.6.0", "v0.5.1", "0.6" (patch 0), with an optional pre-release
-// suffix ("0.6.0rc1" reads as 0.6.0); "" = NewestKnownBridge(). Versions
+// suffix ("0.6.0rc1" reads as 0.6.0), or a NeMo container tag ("26.04",
+// "nemo:26.02.01": the release it ships, core/config/nemo_containers.h;
+// an unknown tag is INVALID_ARGUMENT); "" = NewestKnownBridge(). Versions
 // outside KnownBridgeReleases()' range: INVALID_ARGUMENT
 // naming `field`, the value and the known range (a newer release may change
 // defaults parplan has not read).
@@ -60,7 +62,8 @@ inline constexpr const char* kPinnedMegatronCommit = "d98e8a64";
 // What every answer says it assumes: "Megatron Bridge 0.6.0 defaults (checks
 // read at Bridge 067f987df0, Megatron-Core d98e8a64)" or, for Megatron-LM,
 // "Megatron-LM launch (pretrain_gpt.py argument defaults; Megatron-Core
-// d98e8a64)".
+// d98e8a64)". With a NeMo container named, ContainerAssumes
+// (core/config/nemo_containers.h) follows it.
 std::string AssumesLine(FrontEnd f, const BridgeVersion& v);
 
 }  // namespace parplan

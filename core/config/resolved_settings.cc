@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/config/nemo_containers.h"
 #include "core/system/racks.h"
 #include "core/util/text.h"
 
@@ -114,8 +115,11 @@ std::vector<ResolvedSetting> ListResolvedSettings(const ResolvedConfig& c, const
   s.Add("front_end", FrontEndName(c.front_end), !g.front_end.empty(), SettingSource::kParplan,
         "Megatron Bridge, the front end NVIDIA's recipes run");
   if (bridge) {
-    s.Add("bridge_version", BridgeVersionName(c.bridge_version), !g.bridge_version.empty(), SettingSource::kParplan,
-          "the newest Megatron Bridge release parplan knows");
+    s.Add("bridge_version",
+          ContainerOf(c) == nullptr
+              ? BridgeVersionName(c.bridge_version)
+              : absl::StrCat(BridgeVersionName(c.bridge_version), " (NeMo ", ContainerOf(c)->tag, " container)"),
+          !g.bridge_version.empty(), SettingSource::kParplan, "the newest Megatron Bridge release parplan knows");
   }
   // The mesh. Under a search the sizes not pinned are the search's choice.
   auto dim = [&](const char* field, int64_t value, int64_t given_value) {

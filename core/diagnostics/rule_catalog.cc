@@ -311,6 +311,15 @@ const std::vector<RuleInfo>& RuleCatalog() {
        "Bridge training/flex_dispatcher_backend.py:96"},
       {"moe.hybridep_unsupported_gpu", Severity::kError, "HybridEP only on compute capability 8, 9, 10",
        "Bridge training/flex_dispatcher_backend.py:105"},
+      // Known issues of a named NeMo container (container_rules.cc).
+      {"container.deepep_unavailable", Severity::kError, "DeepEP is not supported in the NeMo 26.02 container",
+       "Bridge docs/releases/known-issues.md (26.02)"},
+      {"container.deepep_hopper_timeout", Severity::kWarning,
+       "DeepEP on H100 times out in the NeMo 25.11 container (reported for DeepSeek-V3)",
+       "Bridge docs/releases/known-issues.md (25.11)"},
+      {"container.tp_slowdown_pytorch_image", Severity::kWarning,
+       "Moonlight and Nemotron 3 Nano run slower with TP > 1 in the NeMo 26.06 containers",
+       "Bridge docs/releases/known-issues.md (26.06)"},
       // Expert-parallel communication overlap.
       {"ep_overlap.needs_ep", Severity::kError, "overlap_moe_expert_parallel_comm needs EP > 1",
        "megatron/core/transformer/transformer_config.py:3013; Bridge training/comm_overlap.py:479"},

@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "core/catalog/catalog.h"
 #include "core/config/front_end.h"
+#include "core/config/nemo_containers.h"
 #include "core/import/bridge_overrides.h"
 #include "core/import/bridge_paths.h"
 #include "core/import/bridge_recipes.h"
@@ -140,7 +141,9 @@ absl::StatusOr<ImportedConfig> ImportBridge(std::string_view text, ImportFormat 
   ImportedConfig out;
   out.format = format;
   out.config.front_end = "bridge";
-  out.config.bridge_version = BridgeVersionName(*version);
+  // A container tag stays a tag, so its known issues are checked downstream.
+  const NemoContainer* image = FindNemoContainer(options.bridge_version);
+  out.config.bridge_version = image != nullptr ? image->tag : BridgeVersionName(*version);
 
   std::string recipe_name, named_at;
   int64_t launch_gpus = 0, launch_gpus_per_node = 0;

@@ -30,6 +30,8 @@ void CheckTrainingRules(const RuleContext& ctx);
 void CheckLayerRules(const RuleContext& ctx);
 void CheckDispatchGraphRules(const RuleContext& ctx);
 void CheckContextParallelRules(const RuleContext& ctx);
+// Known issues of the NeMo container named (container_rules.cc).
+void CheckContainerRules(const RuleContext& ctx);
 
 }  // namespace parplan
 

@@ -42,6 +42,7 @@ ValidationResult Validate(const ValidationInput& in) {
   CheckLayerRules(ctx);
   CheckDispatchGraphRules(ctx);
   CheckContextParallelRules(ctx);
+  CheckContainerRules(ctx);
   ctx.Add("memory.not_checked", {},
           "validate checks Megatron's rules, not memory: whether the config fits the GPU is a separate estimate",
           "run EstimateMemory (`parplan memory`) for the per-GPU peak and what to change when it does not fit");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "core/config/nemo_containers.h"
 #include "core/config/parallel_config.h"
 #include "core/config/resolved_settings.h"
 #include "core/util/field_error.h"
@@ -48,7 +49,7 @@ std::vector<ResolvedSetting> FillResolvedPlan(const ResolvedConfig& config, cons
                                               Response* response) {
   std::vector<ResolvedSetting> settings = ListResolvedSettings(config, placement, model, dp, edp, scope);
   ToResolvedSettings(settings, response->mutable_resolved());
-  response->set_assumes(AssumesLine(config.front_end, config.bridge_version));
+  response->set_assumes(AssumesLine(config.front_end, config.bridge_version) + ContainerAssumes(config));
   return settings;
 }
 

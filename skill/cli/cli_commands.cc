@@ -398,7 +398,8 @@ config:  --tp --pp --vpp --cp --ep --etp (1..4096)  --sp | --no-sp  --mbs --gbs 
          --expandable-segments[=false] (PyTorch's allocator setting; default on, as Bridge's recipes set it)
 versions: --front-end bridge|megatron-lm (whose defaults and checks apply; default bridge)
          --bridge-version 0.6.0 (the Megatron Bridge release; default the newest parplan knows, e.g. 0.5.1
-         keeps ETP = TP)
+         keeps ETP = TP) | 26.04 (a NeMo container 25.11..26.08: the release it ships, its libraries named,
+         its published known issues checked)
 where:   --system ID (parplan systems: h100-sxm, h800-sxm, a100-40gb, rtx-pro-6000, gb200-nvl72, ...)
          --gpus N  --gpus-per-node N  --gpus-per-domain N (GPUs used of each NVLink domain, e.g. 64 of 72)
 system figures (override --system's, or describe your own with --gpu-arch):

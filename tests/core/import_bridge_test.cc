@@ -544,6 +544,11 @@ TEST(ImportBridge, BridgeVersion) {
   auto newest = Import("recipe:llama3_8b_pretrain_config", ImportFormat::kBridgeRecipe);
   ASSERT_TRUE(newest.ok());
   EXPECT_EQ(newest->config.bridge_version, BridgeVersionName(NewestKnownBridge()));
+  // A NeMo container reads the recipe of the release it ships and stays named.
+  options.bridge_version = "nemo:25.11";
+  auto in_image = ImportBridge("recipe:llama3_8b_pretrain_config", ImportFormat::kBridgeRecipe, options);
+  ASSERT_TRUE(in_image.ok()) << in_image.status();
+  EXPECT_EQ(in_image->config.bridge_version, "25.11");
   // A recipe name that no release before the pinned commit had.
   const BridgeRecipe* r = FindBridgeRecipe("llama3_8b_pretrain_8gpu_h100_bf16_config");
   ASSERT_NE(r, nullptr);

@@ -592,3 +592,46 @@ TEST(ValidateTest, NeighboursOfMegatronChecksPass) {
 
 }  // namespace
 }  // namespace parplan
+
+namespace parplan {
+namespace {
+
+// Known issues of a named NeMo container (Megatron Bridge
+// docs/releases/known-issues.md at 067f987df0): only a container tag in
+// bridge_version turns them on.
+TEST(ValidateTest, NamedContainerKnownIssues) {
+  auto message = [](const ValidationResult& r, const std::string& rule) {
+    for (const auto& v : r.violations) {
+      if (v.rule == rule) return v.message;
+    }
+    return std::string();
+  };
+  ParallelConfig deepep = Cfg(1, 1, 1, 8);
+  deepep.moe_token_dispatcher_type = "flex";
+  deepep.moe_flex_dispatcher_backend = "deepep";
+  deepep.bridge_version = "26.02";
+  const ValidationResult in_2602 = ValidateConfig("qwen3_30b_a3b", deepep, "h100-sxm", 8);
+  EXPECT_FALSE(in_2602.valid);
+  EXPECT_THAT(message(in_2602, "container.deepep_unavailable"), ::testing::HasSubstr("nvcr.io/nvidia/nemo:26.02"));
+  deepep.bridge_version = "0.3.0";  // the same release, no container named
+  EXPECT_FALSE(HasRule(ValidateConfig("qwen3_30b_a3b", deepep, "h100-sxm", 8), "container.deepep_unavailable"));
+  deepep.bridge_version = "26.02.01";
+  EXPECT_FALSE(HasRule(ValidateConfig("qwen3_30b_a3b", deepep, "h100-sxm", 8), "container.deepep_unavailable"));
+
+  deepep.bridge_version = "25.11";
+  const ValidationResult in_2511 = ValidateConfig("deepseek_v3", deepep, "h100-sxm", 8);
+  EXPECT_THAT(message(in_2511, "container.deepep_hopper_timeout"), ::testing::HasSubstr("timeout (dispatch CPU)"));
+  EXPECT_FALSE(HasRule(ValidateConfig("deepseek_v3", deepep, "b200", 8), "container.deepep_hopper_timeout"));
+
+  ParallelConfig tp2 = Cfg(2, 1, 1, 8);
+  tp2.bridge_version = "26.06";
+  EXPECT_THAT(message(ValidateConfig("nemotron_3_nano", tp2, "h100-sxm", 16), "container.tp_slowdown_pytorch_image"),
+              ::testing::HasSubstr("TP=2 for nemotron_3_nano in the NeMo 26.06 container"));
+  tp2.bridge_version = "26.04";
+  EXPECT_FALSE(HasRule(ValidateConfig("nemotron_3_nano", tp2, "h100-sxm", 16), "container.tp_slowdown_pytorch_image"));
+  tp2.bridge_version = "26.06.01";
+  EXPECT_FALSE(HasRule(ValidateConfig("qwen3_30b_a3b", tp2, "h100-sxm", 16), "container.tp_slowdown_pytorch_image"));
+}
+
+}  // namespace
+}  // namespace parplan
