@@ -50,12 +50,12 @@ absl::StatusOr<BridgeVersion> ParseBridgeVersion(const std::string& text, const 
   if (LooksLikeContainerTag(text)) {
     if (const NemoContainer* c = FindNemoContainer(text)) return c->bridge;
     const auto& all = KnownNemoContainers();
-    return FieldError(field, absl::StrCat("NeMo container '", text.substr(0, 32), "' is not one parplan knows (",
-                                          all.front().tag, "..", all.back().tag,
-                                          "; 25.09 and older ship Megatron Bridge releases before ",
-                                          BridgeVersionName(KnownBridgeReleases().front()),
-                                          ", whose defaults parplan has not read): give a known container or a "
-                                          "Bridge release"));
+    return FieldError(
+        field, absl::StrCat("NeMo container '", text.substr(0, 32), "' is not one parplan knows (", all.front().tag,
+                            "..", all.back().tag, "; 25.09 and older ship Megatron Bridge releases before ",
+                            BridgeVersionName(KnownBridgeReleases().front()),
+                            ", whose defaults parplan has not read): give a known container or a "
+                            "Bridge release"));
   }
   const std::string known =
       absl::StrCat(BridgeVersionName(KnownBridgeReleases().front()), "..", BridgeVersionName(NewestKnownBridge()));

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/perf/uncertainty.h"
+#include "core/memory/memory_margin.h"
 #include "core/search/recommender.h"
 
 #include "core/pipeline/stage_plan.h"
@@ -264,15 +265,17 @@ TEST(RecommenderTest, LongSequenceMlaPlansKeepTpInsideTheDomainAndNameTheirCpTyp
     ASSERT_GT(p.config.cp, 1) << PlanLabel(p.config);
     EXPECT_TRUE(p.config.cp_comm_type_given);
     if (p.config.optimizer_cpu_offload) {
-      // Offload only costs time: a plan carries it only where it does not fit without.
+      // Offload only costs time: a plan carries it only where without it the
+      // plan does not fit, or fits only inside the memory reserve (tight).
       ResolvedConfig without = p.config;
       without.optimizer_cpu_offload = false;
       without.optimizer_offload_fraction = 0;
       const auto stages = PlanStages(c.model, without);
       ASSERT_TRUE(stages.has_value());
       const SystemSpec sys = SystemFor(c.request, p.world);
-      EXPECT_FALSE(EstimateMemory(c.model, without, *stages, p.world, &sys, MemoryOptions{}).fits)
-          << PlanLabel(p.config) << " fits without optimizer offload";
+      const MemoryEstimate m = EstimateMemory(c.model, without, *stages, p.world, &sys, MemoryOptions{});
+      EXPECT_TRUE(!m.fits || IsTight(m, c.request.memory_reserve))
+          << PlanLabel(p.config) << " fits with room without optimizer offload";
     }
     const std::string type = CpVariantName({p.config.cp_comm_type, p.config.hierarchical_cp_sizes});
     const bool named = std::any_of(p.reasons.begin(), p.reasons.end(), [&](const std::string& x) {
