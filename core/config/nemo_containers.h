@@ -21,10 +21,10 @@ struct NemoContainer {
   // Library versions as the release notes list them ("" = not published for
   // this container, e.g. patch containers and 26.08).
   std::string megatron_core, transformer_engine, pytorch, cuda, cudnn;
-  // Where the Bridge release and the versions come from; "inferred" when
-  // no release note pairs them (a patch container's nearest tag).
+  // Where the Bridge release and the versions come from; it says
+  // "inferred" when no release note pairs them (a patch container's nearest
+  // tag).
   std::string source;
-  bool bridge_inferred = false;
 };
 
 // Every container parplan knows, oldest first (25.11 .. 26.08).

@@ -115,10 +115,10 @@ std::vector<ResolvedSetting> ListResolvedSettings(const ResolvedConfig& c, const
   s.Add("front_end", FrontEndName(c.front_end), !g.front_end.empty(), SettingSource::kParplan,
         "Megatron Bridge, the front end NVIDIA's recipes run");
   if (bridge) {
+    const NemoContainer* image = ContainerOf(c);
     s.Add("bridge_version",
-          ContainerOf(c) == nullptr
-              ? BridgeVersionName(c.bridge_version)
-              : absl::StrCat(BridgeVersionName(c.bridge_version), " (NeMo ", ContainerOf(c)->tag, " container)"),
+          image == nullptr ? BridgeVersionName(c.bridge_version)
+                           : absl::StrCat(BridgeVersionName(c.bridge_version), " (NeMo ", image->tag, " container)"),
           !g.bridge_version.empty(), SettingSource::kParplan, "the newest Megatron Bridge release parplan knows");
   }
   // The mesh. Under a search the sizes not pinned are the search's choice.

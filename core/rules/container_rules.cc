@@ -11,8 +11,6 @@
 namespace parplan {
 namespace {
 
-bool IsMoeModel(const ModelSpec* m) { return m != nullptr && m->num_moe_experts > 0; }
-
 bool UsesDeepEp(const ResolvedConfig& c) {
   return c.moe_token_dispatcher_type == "flex" && c.moe_flex_dispatcher_backend == "deepep";
 }
@@ -25,7 +23,7 @@ void CheckContainerRules(const RuleContext& ctx) {
   if (image == nullptr) return;
   const std::string& tag = image->tag;
   const ModelSpec* m = ctx.in.model;
-  const bool moe = IsMoeModel(m) || c.ep > 1;
+  const bool moe = (m != nullptr && m->is_moe()) || c.ep > 1;
   // known-issues.md "26.02": "DeepEP is not supported in the current NeMo
   // framework 26.02 container (nvcr.io/nvidia/nemo:26.02)".
   if (tag == "26.02" && moe && UsesDeepEp(c)) {
