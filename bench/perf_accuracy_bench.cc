@@ -57,7 +57,10 @@ struct Knob {
 // (core/perf/kernel_rates.cc, bench/kernel_accuracy_bench).
 std::vector<Knob> Knobs() {
   std::vector<Knob> k;
-  k.push_back({"host_launch_us", [](PerfParams* p) { return &p->host_launch_us; }, 8, 40});
+  // host_launch_us is fitted on the recompute A/B pairs, where replayed
+  // launches are isolated (recompute_accuracy_bench --fit); the throughput
+  // rows barely move with it (mean squared log error 0.0182 at 18 us, 0.0181
+  // at the 40 us bound).
   k.push_back({"moe_sync_us", [](PerfParams* p) { return &p->moe_sync_us; }, 0, 500});
   k.push_back({"expert_launch_us", [](PerfParams* p) { return &p->expert_launch_us; }, 1, 30});
   k.push_back({"link_efficiency", [](PerfParams* p) { return &p->link_efficiency; }, 0.75, 0.95});
@@ -71,11 +74,16 @@ std::vector<Knob> Knobs() {
 }
 
 // Starts from PerfParams' defaults (so a fit does not depend on the committed
-// values), clamped into the knobs' bounds; the measured parameters are the
-// committed ones and stay.
+// values), clamped into the knobs' bounds; the measured parameters and those
+// fitted on other data (the recompute pairs) are the committed ones and stay.
 PerfParams Fit(const std::vector<const CalibrationRow*>& rows) {
   PerfParams best;
-  best.ep_exposed_overlap = CalibratedPerfParams().ep_exposed_overlap;
+  const PerfParams& committed = CalibratedPerfParams();
+  best.ep_exposed_overlap = committed.ep_exposed_overlap;
+  best.recompute_checkpoint_us = committed.recompute_checkpoint_us;
+  best.recompute_te_norm_us = committed.recompute_te_norm_us;
+  best.recompute_te_attention_us = committed.recompute_te_attention_us;
+  best.host_launch_us = committed.host_launch_us;
   const auto knobs = Knobs();
   for (const auto& k : knobs) {
     double* v = k.get(&best);
@@ -128,7 +136,7 @@ Summary Summarize(std::vector<double> errors) {
 
 void PrintInitializer(const PerfParams& p) {
   std::printf("    p.expert_launch_us = %.2f;\n    p.link_efficiency = %.4f;\n", p.expert_launch_us, p.link_efficiency);
-  std::printf("    p.host_launch_us = %.2f;\n    p.moe_sync_us = %.2f;\n", p.host_launch_us, p.moe_sync_us);
+  std::printf("    p.moe_sync_us = %.2f;\n", p.moe_sync_us);
   std::printf("    p.tp_exposed = %.4f;\n    p.tp_exposed_overlap = %.4f;\n", p.tp_exposed, p.tp_exposed_overlap);
   std::printf("    p.ep_exposed = %.4f;\n", p.ep_exposed);
   std::printf(
@@ -139,8 +147,11 @@ void PrintInitializer(const PerfParams& p) {
       p.ep_exposed_overlap);
   std::printf("    p.dp_exposed = %.4f;\n    p.pp_exposed = %.4f;\n", p.dp_exposed, p.pp_exposed);
   // Not fitted here: bench/recompute_accuracy_bench --fit.
-  std::printf("    p.recompute_checkpoint_us = %.1f;\n    p.recompute_te_module_us = %.1f;\n",
-              p.recompute_checkpoint_us, p.recompute_te_module_us);
+  std::printf("    // recompute_accuracy_bench --fit (not perf_accuracy_bench):\n");
+  std::printf("    p.host_launch_us = %.2f;\n", p.host_launch_us);
+  std::printf("    p.recompute_checkpoint_us = %.1f;\n    p.recompute_te_norm_us = %.1f;\n", p.recompute_checkpoint_us,
+              p.recompute_te_norm_us);
+  std::printf("    p.recompute_te_attention_us = %.1f;\n", p.recompute_te_attention_us);
 }
 
 // The plan label (PlanLabel) plus the batch and the overlap/graph switches, for diagnostics.

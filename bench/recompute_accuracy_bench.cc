@@ -11,12 +11,13 @@
 // the source gives both step times (the recompute's own charge, apart from
 // how well the base step is predicted), else relative to the step.
 //
-// Two parameters are fitted on these pairs, PerfParams::recompute_checkpoint_us
-// and recompute_te_module_us (the host time of one recompute checkpoint and
-// of one Transformer Engine norm / attention call, besides the launches the
-// recompute replays); the report gives the cost errors with the committed
-// values and leave-one-pair-out / leave-one-study-out (both refitted without
-// the pair or its study, then predicting it). Step times come from the core
+// Three parameters are fitted on these pairs, PerfParams::recompute_checkpoint_us,
+// recompute_te_norm_us and recompute_te_attention_us (the host time of one
+// recompute checkpoint, of one Transformer Engine norm call and of one fused
+// attention call, besides the launches the recompute replays); the report
+// gives the cost errors with the committed values and leave-one-pair-out /
+// leave-one-study-out (all three refitted without the pair or its study,
+// then predicting it). Step times come from the core
 // estimate with the parameters under test, peaks from the API.
 //
 //   build/bench/recompute_accuracy_bench [--check | --fit]
@@ -92,6 +93,7 @@ parplan::v1::EstimatePerformanceRequest RequestOf(const std::map<std::string, st
   if (!r.at("flex_backend").empty()) c.set_moe_flex_dispatcher_backend(r.at("flex_backend"));
   c.set_moe_router_force_load_balancing(r.at("force_load_balancing") == "true");
   c.set_tp_comm_overlap(r.at("tp_comm_overlap") == "true");
+  c.set_apply_rope_fusion(r.at("apply_rope_fusion") == "true");
   // Bridge's perf recipes: bf16 gradient buffers, distributed optimizer
   // (_benchmark_common; moonlight_16b.py: precision-aware bf16 moments).
   c.set_grad_reduce_in_fp32(false);
@@ -176,21 +178,31 @@ double CostLoss(const Pairs& pairs, const std::map<std::string, Arm>& arms, cons
   return err;
 }
 
-// The two recompute parameters (recompute_checkpoint_us,
-// recompute_te_module_us) minimizing CostLoss over the pairs `use` admits:
-// coordinate search on a 10 us grid over 0-1500 us.
+// The three recompute parameters (recompute_checkpoint_us,
+// recompute_te_norm_us, recompute_te_attention_us) minimizing CostLoss over
+// the pairs `use` admits: coordinate search on a 10 us grid over 0-1500 us.
 parplan::PerfParams FitRecompute(const Pairs& pairs, const std::map<std::string, Arm>& arms,
                                  const std::function<bool(const std::map<std::string, std::string>&)>& use) {
   Pairs kept;
   for (const auto& r : pairs) {
     if (use(r)) kept.push_back(r);
   }
+  // Start from the struct's priors, not the committed fit: a parameter no
+  // kept pair constrains (te_attention without Moonlight's core_attn) must
+  // not inherit the value the held-out pairs set.
   parplan::PerfParams best = parplan::CalibratedPerfParams();
+  const parplan::PerfParams prior;
+  best.recompute_checkpoint_us = prior.recompute_checkpoint_us;
+  best.recompute_te_norm_us = prior.recompute_te_norm_us;
+  best.recompute_te_attention_us = prior.recompute_te_attention_us;
+  best.host_launch_us = prior.host_launch_us;
   double best_loss = CostLoss(kept, arms, best);
   for (int round = 0; round < 4; ++round) {
     for (double parplan::PerfParams::*field :
-         {&parplan::PerfParams::recompute_checkpoint_us, &parplan::PerfParams::recompute_te_module_us}) {
-      for (double us = 0; us <= 1500; us += 10) {
+         {&parplan::PerfParams::recompute_checkpoint_us, &parplan::PerfParams::recompute_te_norm_us,
+          &parplan::PerfParams::recompute_te_attention_us, &parplan::PerfParams::host_launch_us}) {
+      const bool launch = field == &parplan::PerfParams::host_launch_us;
+      for (double us = launch ? 8 : 0; us <= (launch ? 40 : 1500); us += launch ? 1 : 10) {
         parplan::PerfParams trial = best;
         trial.*field = us;
         const double loss = CostLoss(kept, arms, trial);
@@ -262,14 +274,18 @@ int main(int argc, char** argv) {
   }
   if (fit) {
     const parplan::PerfParams p = FitRecompute(pairs, arms, [](const auto&) { return true; });
-    std::printf("    p.recompute_checkpoint_us = %.1f;\n    p.recompute_te_module_us = %.1f;\n",
-                p.recompute_checkpoint_us, p.recompute_te_module_us);
+    std::printf(
+        "    p.recompute_checkpoint_us = %.1f;\n    p.recompute_te_norm_us = %.1f;\n    p.recompute_te_attention_us = "
+        "%.1f;\n",
+        p.recompute_checkpoint_us, p.recompute_te_norm_us, p.recompute_te_attention_us);
+    std::printf("    p.host_launch_us = %.2f;\n", p.host_launch_us);
     return 0;
   }
   const Evaluation e = Evaluate(pairs, arms, parplan::CalibratedPerfParams());
-  std::printf("recompute_checkpoint_us = %.1f, recompute_te_module_us = %.1f (committed)\n",
-              parplan::CalibratedPerfParams().recompute_checkpoint_us,
-              parplan::CalibratedPerfParams().recompute_te_module_us);
+  std::printf(
+      "recompute_checkpoint_us = %.1f, recompute_te_norm_us = %.1f, recompute_te_attention_us = %.1f (committed)\n",
+      parplan::CalibratedPerfParams().recompute_checkpoint_us, parplan::CalibratedPerfParams().recompute_te_norm_us,
+      parplan::CalibratedPerfParams().recompute_te_attention_us);
   std::printf("%-20s %-34s %9s %9s %8s %8s %8s %5s | %9s %9s %5s\n", "study", "A -> B", "dt meas", "dt pred", "ms meas",
               "ms pred", "cost err", "sign", "dM meas", "dM pred", "sign");
   int signs = 0, signs_right = 0, costs = 0, costs_within = 0;
@@ -326,7 +342,9 @@ int main(int argc, char** argv) {
     }
   }
   // Leave-one-out: refit without the pair (or its study), predict the pair.
-  std::printf("\nleave-one-out cost error (both recompute parameters refitted without the pair / its study):\n");
+  std::printf(
+      "\nleave-one-out cost error (the three recompute parameters refitted without the pair / its study;"
+      " checkpoint/norm/attention us):\n");
   int loo_pair_within = 0, loo_study_within = 0, loo_n = 0;
   for (const auto& held : pairs) {
     const std::string key = held.at("study") + "/" + held.at("arm_a") + "/" + held.at("arm_b");
@@ -341,10 +359,11 @@ int main(int argc, char** argv) {
     ++loo_n;
     loo_pair_within += std::fabs(pair_err) <= kCostTolerance ? 1 : 0;
     loo_study_within += std::fabs(study_err) <= kCostTolerance ? 1 : 0;
-    std::printf("  %-20s %-34s pair out: %4.0f/%4.0f us %+5.0f%%   study out: %4.0f/%4.0f us %+5.0f%%\n",
+    std::printf("  %-20s %-34s pair out: %4.0f/%4.0f/%4.0f %+5.0f%%   study out: %4.0f/%4.0f/%4.0f %+5.0f%%\n",
                 held.at("study").c_str(), committed[0].label.c_str(), pair_p.recompute_checkpoint_us,
-                pair_p.recompute_te_module_us, 100 * pair_err, study_p.recompute_checkpoint_us,
-                study_p.recompute_te_module_us, 100 * study_err);
+                pair_p.recompute_te_norm_us, pair_p.recompute_te_attention_us, 100 * pair_err,
+                study_p.recompute_checkpoint_us, study_p.recompute_te_norm_us, study_p.recompute_te_attention_us,
+                100 * study_err);
   }
   std::printf("  within 30%%: %d/%d leaving the pair out, %d/%d leaving its study out\n", loo_pair_within, loo_n,
               loo_study_within, loo_n);

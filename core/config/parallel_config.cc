@@ -322,6 +322,7 @@ absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& c, const Mode
                             c.moe_router_force_load_balancing.has_value();
   r.moe_permute_fusion = c.moe_permute_fusion.value_or(bridge);
   r.moe_router_force_load_balancing = c.moe_router_force_load_balancing.value_or(false);
+  r.apply_rope_fusion = c.apply_rope_fusion.value_or(!bridge);
   r.op_fuser_given = c.use_transformer_engine_op_fuser.has_value();
   r.use_transformer_engine_op_fuser = c.use_transformer_engine_op_fuser.value_or(false);
   r.fine_grained_offloading_max_inflight_offloads = c.fine_grained_offloading_max_inflight_offloads;

@@ -85,6 +85,8 @@ struct ParallelConfig {
   std::string moe_flex_dispatcher_backend;  // deepep | hybridep | ncclep (flex only)
   std::optional<bool> moe_permute_fusion;
   std::optional<bool> moe_router_force_load_balancing;
+  // Megatron-Core apply_rope_fusion; unset = the front end's default (see ResolvedConfig).
+  std::optional<bool> apply_rope_fusion;
   // Megatron-Core use_transformer_engine_op_fuser (Transformer Engine's
   // fused-op API: the fused grouped expert MLP, TEFusedMLP for dense MLPs);
   // unset = False, Megatron-Core's and Bridge's default.
@@ -178,6 +180,13 @@ struct ResolvedConfig {
   std::string moe_flex_dispatcher_backend = "deepep";  // used when the dispatcher is flex
   bool moe_permute_fusion = true;
   bool moe_router_force_load_balancing = false;
+  // Fused RoPE kernels (Megatron-Core apply_rope_fusion). Bridge's DeepSeek,
+  // Kimi and Moonlight bridges set False (models/deepseek/deepseek_v3_bridge.py:78,
+  // kimi/kimi_bridge.py:66), as does Megatron-Core (transformer_config.py:513);
+  // Bridge's performance recipes set True (perf_recipes/_common.py:69) and so
+  // does Megatron-LM's parser (--no-rope-fusion clears it). The step-time
+  // model reads it for MLA, whose unfused RoPE is a chain of small kernels.
+  bool apply_rope_fusion = false;
   bool dispatcher_defaulted = false;   // moe_token_dispatcher_type not given
   bool dispatch_fields_given = false;  // any of the four dispatch fields given
   bool flex_backend_given = false;     // moe_flex_dispatcher_backend given

@@ -273,6 +273,11 @@ std::vector<ResolvedSetting> ListResolvedSettings(const ResolvedConfig& c, const
   s.Add("attention_backend", c.attention_backend, !g.attention_backend.empty(), SettingSource::kMegatronCoreDefault,
         "auto: Transformer Engine picks the fused kernel");
   s.Add("cuda_graph_impl", c.cuda_graph_impl, !g.cuda_graph_impl.empty(), SettingSource::kMegatronCoreDefault, "none");
+  if ((model != nullptr && model->multi_latent_attention) || g.apply_rope_fusion.has_value()) {
+    s.Add("apply_rope_fusion", OnOff(c.apply_rope_fusion), g.apply_rope_fusion.has_value(), fe_default,
+          bridge ? "Megatron Bridge's DeepSeek, Kimi and Moonlight bridges set False (its perf recipes set True)"
+                 : "Megatron-LM's default (--no-rope-fusion clears it)");
+  }
   if (!c.cuda_graph_modules.empty()) {
     s.Add("cuda_graph_modules", absl::StrJoin(c.cuda_graph_modules, ","), true, SettingSource::kUser, "");
   }

@@ -781,6 +781,15 @@ std::vector<FieldEntry> BuildTable() {
        SetConfigOptBool<&ParallelConfig::moe_router_force_load_balancing>,
        GetBool<&ResolvedConfig::moe_router_force_load_balancing>,
        ""});
+  add({"config.apply_rope_fusion",
+       K::kBool,
+       {{"--no-rope-fusion", "false"}},
+       {"model.apply_rope_fusion"},
+       "true",
+       SetConfigOptBool<&ParallelConfig::apply_rope_fusion>,
+       GetBool<&ResolvedConfig::apply_rope_fusion>,
+       "Megatron-LM fuses RoPE unless --no-rope-fusion; Bridge's DeepSeek/Kimi bridges clear it, its perf recipes "
+       "set it"});
   add({"config.use_transformer_engine_op_fuser",
        K::kBool,
        {{"--use-transformer-engine-op-fuser", "true"}},

@@ -27,7 +27,7 @@ double QuantizeKernels(Precision p) {
   }
 }
 
-double MlaRopeLaunches() { return 2 * 12 + 3; }
+double MlaRopeLaunches(const ResolvedConfig& c) { return c.apply_rope_fusion ? 2 : 2 * 12 + 3; }
 
 namespace {
 
@@ -158,9 +158,9 @@ std::vector<RegionLaunches> LayerLaunches(const ModelSpec& m, const ResolvedConf
         // q-down, q-up, kv-down, kv-up and the output projection (4 without q
         // LoRA). Replay: launch, attention mask, input copies; backward launch,
         // grad copy, 3 norm-weight adds, 5 returned-gradient clones.
-        // MLA adds its unfused RoPE and Q/K/V assembly (MlaRopeLaunches) each way.
+        // MLA adds its RoPE and Q/K/V assembly (MlaRopeLaunches) each way.
         const double gemms = m.multi_latent_attention ? (m.q_lora_rank > 0 ? 5 : 4) : 2;
-        const double rope = m.multi_latent_attention ? MlaRopeLaunches() : 0;
+        const double rope = m.multi_latent_attention ? MlaRopeLaunches(c) : 0;
         const CpLaunches cp = CpAttentionLaunches(c);
         out.push_back(Region(region, "attention", 11 + gemms * (1 + q) + rope + cp.forward,
                              16 + gemms * (2 + q) + rope + cp.backward, 5, 10, c));

@@ -89,15 +89,18 @@ std::vector<RegionLaunches> LayerLaunches(const ModelSpec& m, const ResolvedConf
 double QuantizeKernels(Precision precision);
 
 // Launches of MLA's RoPE and the Q/K/V assembly after its up projections, one
-// pass, with RoPE unfused (Bridge's DeepSeek V2/V3 bridges, which Moonlight
+// pass, under `c`'s apply_rope_fusion. Unfused (Bridge's DeepSeek V2/V3 bridges, which Moonlight
 // and Kimi use, set apply_rope_fusion False: deepseek_v3_bridge.py:78):
 // per apply_rotary_pos_emb call (Megatron-LM rope_utils.py
 // _apply_rotary_pos_emb_bshd, mla_rotary_interleaved) the interleave copy,
 // cos and sin scaled and cast (6), rotate-half (2), multiply-add (3) and the
 // pass-through concatenation (1), for Q and K; then the query and key
 // concatenations and value's contiguous copy (3). The backward runs one
-// gradient kernel per op.
-double MlaRopeLaunches();
+// gradient kernel per op. With apply_rope_fusion (Bridge's performance
+// recipes) Transformer Engine's fused_apply_mla_rope_for_q and _for_kv
+// write the query, key and value in one kernel each (2), each way
+// (multi_latent_attention.py qkv_up_proj_and_rope_apply).
+double MlaRopeLaunches(const ResolvedConfig& c);
 
 // Launches Transformer Engine's context-parallel attention adds to one
 // attention call under `c`'s cp_comm_type, forward and backward (0 without CP).

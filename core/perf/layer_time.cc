@@ -291,8 +291,11 @@ LayerTime TimeLayer(const ModelSpec& m, const ResolvedConfig& c, LayerKind kind,
   }
   const RecomputeHost recompute = SelectiveRecomputeHost(m, c, kind);
   t.recompute_host_s = P.host_launch_us * recompute.launches * 1e-6;
+  t.recompute_moe_host_s = P.host_launch_us * recompute.moe_launches * 1e-6;
   t.recompute_checkpoint_s =
-      (P.recompute_checkpoint_us * recompute.checkpoints + P.recompute_te_module_us * recompute.te_module_calls) * 1e-6;
+      (P.recompute_checkpoint_us * recompute.checkpoints + P.recompute_te_norm_us * recompute.te_norm_calls +
+       P.recompute_te_attention_us * recompute.te_attention_calls) *
+      1e-6;
   t.host_s = host_us * 1e-6;
   return t;
 }

@@ -62,6 +62,7 @@ struct LayerTime {
   // token-count sync that whole-"moe" recompute repeats.
   double norm_recompute_forward_s = 0;
   double recompute_host_s = 0;
+  double recompute_moe_host_s = 0;  // of recompute_host_s, a whole-MoE replay's launches
   double recompute_checkpoint_s = 0;
   bool moe = false;
   // Communication of the forward pass (the backward repeats it; CP twice).

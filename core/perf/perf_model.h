@@ -41,12 +41,16 @@ struct PerfParams {
   // the launches it replays (core/perf/recompute_host.h): the RNG states
   // saved in the forward and restored around the replay, the recompute hook
   // and contexts, the nested autograd call; and of one Transformer Engine
-  // norm or fused-attention module call the recompute repeats. Fitted on
-  // the measured A/B pairs of tests/data/recompute_ab_runs.csv
+  // module call the recompute repeats, by implementation: a norm (TE's
+  // RMSNorm / LayerNorm modules run through its operation fuser,
+  // transformer_engine/pytorch/module/rmsnorm.py) and the fused attention
+  // (DotProductAttention's backend selection and wrapper). Fitted on the
+  // measured A/B pairs of tests/data/recompute_ab_runs.csv
   // (bench/recompute_accuracy_bench --fit, leave-one-out in its report),
   // not on the throughput table.
   double recompute_checkpoint_us = 310;
-  double recompute_te_module_us = 440;
+  double recompute_te_norm_us = 440;
+  double recompute_te_attention_us = 440;
   double link_efficiency = 0.8;        // achieved bus bandwidth / line rate (nccl-tests)
   double nvlink_step_latency_us = 2;   // per ring step inside an NVLink domain
   double network_step_latency_us = 8;  // per ring step across hosts

@@ -174,21 +174,23 @@ LayerShare ShareOfLayer(const StepInputs& in, LayerKind kind, int64_t index, boo
   // (full: the whole forward again; selective: the recomputed modules'
   // kernels on the GPU, their launches and checkpoints on the host). On a
   // MoE layer that reads its token counts on the host (t.sync_s > 0) the
-  // host cannot run ahead of the GPU, and the checkpoints' (and
-  // Transformer Engine calls') time shows whatever the GPU's load: the
-  // matched pairs show it on such layers (tests/data/recompute_ab_runs.csv:
-  // Nemotron 3 Nano's layernorm costs about 0.9 ms per norm where the model
-  // has the layer GPU-bound), and hidden on GPU-bound dense layers (Llama 3
-  // 70B's core_attn). The replayed launches stay on the host side there
-  // too: exposing them as well fits Moonlight's mla_up_proj pair but made
-  // NVIDIA's DeepSeek-V3 runs (mla_up_proj recompute) 2-3 points slower.
+  // host cannot run ahead of the GPU: the checkpoints, the Transformer
+  // Engine calls and the launches a recompute replays show whatever the
+  // GPU's load (tests/data/recompute_ab_runs.csv: Moonlight's mla_up_proj
+  // costs its checkpoint plus 29 replayed launches per layer, 27 of them
+  // its unfused RoPE; Nemotron 3 Nano's layernorm about 0.9 ms per norm
+  // where the model has the layer GPU-bound). A whole-MoE replay's launches
+  // come before its token-count sync, while the GPU still runs the layer's
+  // earlier backward, and stay on the host side; on GPU-bound dense layers
+  // all of it hides (Llama 3 70B's core_attn).
   const double repeat = full_recompute ? 4.0 / 3.0 : 1.0;
   const bool selective = !full_recompute;
   const bool host_tied = t.sync_s > 0;
   const double selective_gpu = selective ? st.recompute : 0.0;
   const double checkpoints = selective ? t.recompute_checkpoint_s : 0.0;
-  const double selective_host = selective ? t.recompute_host_s + (host_tied ? 0.0 : checkpoints) : 0.0;
-  const double selective_fixed = selective && host_tied ? checkpoints : 0.0;
+  const double tied_launches = host_tied ? t.recompute_host_s - t.recompute_moe_host_s : 0.0;
+  const double selective_host = selective ? t.recompute_host_s - tied_launches + (host_tied ? 0.0 : checkpoints) : 0.0;
+  const double selective_fixed = selective && host_tied ? checkpoints + tied_launches : 0.0;
   const double gpu = t.Forward() * repeat + t.Backward() + selective_gpu;
   st.overhead += std::max(0.0, t.host_s * repeat + selective_host - gpu) + t.sync_s * repeat + selective_fixed;
   // Communication: forward and backward, and the forward again when recomputed.

@@ -23,10 +23,11 @@ RecomputeHost SelectiveRecomputeHost(const ModelSpec& m, const ResolvedConfig& c
   RecomputeHost h;
   if (c.recompute != RecomputeGranularity::kSelective) return h;
   const double q = QuantizeKernels(c.precision);
-  auto add = [&h](double launches, double checkpoints, double te_calls = 0) {
+  auto add = [&h](double launches, double checkpoints, double te_norms = 0, double te_attention = 0) {
     h.launches += launches;
     h.checkpoints += checkpoints;
-    h.te_module_calls += te_calls;
+    h.te_norm_calls += te_norms;
+    h.te_attention_calls += te_attention;
   };
   const bool attention_eager = !GraphCaptures(c, HostRegion::kAttention);
   if (HasAttention(kind) && attention_eager) {
@@ -34,10 +35,10 @@ RecomputeHost SelectiveRecomputeHost(const ModelSpec& m, const ResolvedConfig& c
       if (c.unfused_attention) {
         add(3, 1);
       } else {
-        add(2 + CpAttentionLaunches(c).forward, 1, 1);
+        add(2 + CpAttentionLaunches(c).forward, 1, 0, 1);
       }
     }
-    if (c.Recomputes("mla_up_proj") && m.multi_latent_attention) add(2 * (1 + q) + MlaRopeLaunches(), 1);
+    if (c.Recomputes("mla_up_proj") && m.multi_latent_attention) add(2 * (1 + q) + MlaRopeLaunches(c), 1);
     if (c.Recomputes("layernorm") && SeparateAttentionNorm(m, kind)) add(1, 1, 1);
   }
   if (HasDenseMlp(kind) && c.Recomputes("mlp") && !GraphCaptures(c, HostRegion::kDenseMlp)) add(5 + 2 * q, 1);
@@ -46,7 +47,10 @@ RecomputeHost SelectiveRecomputeHost(const ModelSpec& m, const ResolvedConfig& c
     const bool experts_eager = !GraphCaptures(c, HostRegion::kMoeDispatch);
     if (c.Recomputes("moe")) {
       const double launches = EagerMoeForwardLaunches(m, c, kind);
-      if (launches > 0 || experts_eager) add(launches, 1);
+      if (launches > 0 || experts_eager) {
+        add(launches, 1);
+        h.moe_launches += launches;
+      }
     } else {
       if (c.Recomputes("moe_act") && experts_eager) add(3, 1);
       if (c.Recomputes("shared_experts") && m.moe_shared_expert_intermediate_size > 0 && router_eager) {

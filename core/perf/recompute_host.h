@@ -20,14 +20,18 @@
 namespace parplan {
 
 struct RecomputeHost {
-  double launches = 0;     // kernels the recomputed forward issues again, per microbatch
+  double launches = 0;  // kernels the recomputed forward issues again, per microbatch
+  // Of `launches`, those of a whole-MoE replay ('moe'): issued before its
+  // token-count sync, while the GPU still runs the layer's earlier backward.
+  double moe_launches = 0;
   double checkpoints = 0;  // checkpoint regions entered, per microbatch
   // Transformer Engine modules whose call the recompute repeats and whose
-  // host time is far above their launches: the norms (TENorm) and the fused
-  // attention (TEDotProductAttention: its backend selection and fused
-  // attention wrapper). Plain GEMM modules and fused activations are
-  // counted by their launches.
-  double te_module_calls = 0;
+  // host time is far above their launches: the norms (TENorm, through TE's
+  // operation fuser) and the fused attention (TEDotProductAttention: its
+  // backend selection and fused attention wrapper). Plain GEMM modules and
+  // fused activations are counted by their launches.
+  double te_norm_calls = 0;
+  double te_attention_calls = 0;
 };
 
 // The launches and checkpoints `c`'s selective recompute adds to one layer
@@ -39,8 +43,8 @@ struct RecomputeHost {
 //    attention's batched GEMMs and softmax (3).
 //  - mla_up_proj: the q projection (linear_q_proj without q LoRA,
 //    linear_q_up_proj with it) and linear_kv_up_proj, each with its FP8/FP4
-//    quantization, and the unfused RoPE and Q/K/V assembly
-//    (MlaRopeLaunches, core/perf/host_launches.h).
+//    quantization, and the RoPE and Q/K/V assembly (MlaRopeLaunches,
+//    core/perf/host_launches.h: 2 kernels fused, 27 unfused).
 //  - layernorm: one norm kernel and one TE module call per separate TENorm
 //    (core/model/norm_modules.h).
 //  - moe_act: the weighted SwiGLU (fused_bias_swiglu.py: activation,

@@ -319,6 +319,7 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model, con
   if (c.attention_backend != "auto") {
     s.push_back(str("model.attention_backend", c.attention_backend));
   }
+  if (c.apply_rope_fusion) s.push_back({"model.apply_rope_fusion", "True", "true"});
   // The CP communication type wherever CP splits the sequence, even when it
   // is Megatron's default p2p, so the plan says which one it runs.
   if (c.cp > 1) {

@@ -241,6 +241,7 @@ ParallelConfig ToParallelConfig(const v1::ParallelConfig& c) {
   r.moe_token_dispatcher_type = c.moe_token_dispatcher_type();
   r.moe_flex_dispatcher_backend = c.moe_flex_dispatcher_backend();
   if (c.has_moe_permute_fusion()) r.moe_permute_fusion = c.moe_permute_fusion();
+  if (c.has_apply_rope_fusion()) r.apply_rope_fusion = c.apply_rope_fusion();
   if (c.has_moe_router_force_load_balancing()) r.moe_router_force_load_balancing = c.moe_router_force_load_balancing();
   if (c.has_use_transformer_engine_op_fuser()) r.use_transformer_engine_op_fuser = c.use_transformer_engine_op_fuser();
   if (c.has_fine_grained_offloading_max_inflight_offloads()) {
@@ -430,6 +431,10 @@ void ToResolvedConfig(const ResolvedConfig& c, v1::ParallelConfig* out) {
   out->set_cuda_graph_impl(c.cuda_graph_impl);
   for (const auto& m : c.cuda_graph_modules) out->add_cuda_graph_modules(m);
   out->set_attention_backend(c.attention_backend);
+  // RoPE fusion where on or given (off, Bridge's default for MLA, is implied).
+  if (c.apply_rope_fusion || (c.given != nullptr && c.given->apply_rope_fusion.has_value())) {
+    out->set_apply_rope_fusion(c.apply_rope_fusion);
+  }
   // Token dispatch only where experts are split (or the caller chose it).
   if (c.ep > 1 || c.dispatch_fields_given) {
     out->set_moe_token_dispatcher_type(c.moe_token_dispatcher_type);

@@ -45,6 +45,7 @@ void FromParallelConfig(const ParallelConfig& c, v1::ParallelConfig* out) {
   out->set_moe_token_dispatcher_type(c.moe_token_dispatcher_type);
   out->set_moe_flex_dispatcher_backend(c.moe_flex_dispatcher_backend);
   if (c.moe_permute_fusion.has_value()) out->set_moe_permute_fusion(*c.moe_permute_fusion);
+  if (c.apply_rope_fusion.has_value()) out->set_apply_rope_fusion(*c.apply_rope_fusion);
   if (c.moe_router_force_load_balancing.has_value()) {
     out->set_moe_router_force_load_balancing(*c.moe_router_force_load_balancing);
   }

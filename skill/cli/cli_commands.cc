@@ -389,7 +389,7 @@ config:  --tp --pp --vpp --cp --ep --etp (1..4096)  --sp | --no-sp  --mbs --gbs 
          --tp-comm-overlap --overlap-grad-reduce[=false] --overlap-moe-expert-parallel-comm
          --cuda-graph-impl none|local|transformer_engine|full_iteration --cuda-graph-modules attn,mlp,moe_router,...
          --moe-token-dispatcher-type alltoall|allgather|flex --moe-flex-dispatcher-backend deepep|hybridep|ncclep
-         --moe-permute-fusion[=false] --moe-router-force-load-balancing
+         --moe-permute-fusion[=false] --moe-router-force-load-balancing --apply-rope-fusion[=false]
          --use-transformer-engine-op-fuser[=false] --fine-grained-offloading-max-inflight-offloads N (0..1024)
          --cp-comm-type p2p|all_gather|a2a|a2a+p2p --hierarchical-context-parallel-sizes 2,2 (product = CP)
          --optimizer-cpu-offload[=false] --optimizer-offload-fraction X (0..1; Megatron-Core's default 0.0)

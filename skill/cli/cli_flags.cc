@@ -120,6 +120,7 @@ const std::vector<std::string>& KnownFlags() {
                                                           "moe-flex-dispatcher-backend",
                                                           "moe-permute-fusion",
                                                           "moe-router-force-load-balancing",
+                                                          "apply-rope-fusion",
                                                           "use-transformer-engine-op-fuser",
                                                           "fine-grained-offloading-max-inflight-offloads",
                                                           "cp-comm-type",
@@ -156,6 +157,7 @@ const std::vector<std::string>& SwitchFlags() {
                                                           "overlap-moe-expert-parallel-comm",
                                                           "moe-permute-fusion",
                                                           "moe-router-force-load-balancing",
+                                                          "apply-rope-fusion",
                                                           "use-transformer-engine-op-fuser",
                                                           "optimizer-cpu-offload",
                                                           "fp8-param-gather",
@@ -387,6 +389,7 @@ absl::Status FillConfig(const Flags& flags, v1::ParallelConfig* c) {
   boolean("moe-permute-fusion", "use the bare flag or =false", [c](bool b) { c->set_moe_permute_fusion(b); });
   boolean("moe-router-force-load-balancing", "use the bare flag or =false",
           [c](bool b) { c->set_moe_router_force_load_balancing(b); });
+  boolean("apply-rope-fusion", "use the bare flag or =false", [c](bool b) { c->set_apply_rope_fusion(b); });
   boolean("use-transformer-engine-op-fuser", "use the bare flag or =false",
           [c](bool b) { c->set_use_transformer_engine_op_fuser(b); });
   if (flags.Has("fine-grained-offloading-max-inflight-offloads") &&

@@ -364,6 +364,8 @@ TEST(ImportMegatronTest, DeepSeekV3FsdpSbatch) {
   EXPECT_EQ(c.config.moe_token_dispatcher_type, "flex");
   EXPECT_EQ(c.config.moe_flex_dispatcher_backend, "hybridep");
   EXPECT_EQ(c.config.mtp_num_layers, 1);
+  // No --no-rope-fusion: Megatron-LM's parser leaves apply_rope_fusion set, and MLA's RoPE runs fused.
+  EXPECT_FALSE(c.config.apply_rope_fusion.has_value());
   ASSERT_TRUE(c.model.has_value());
   const ModelSpec& m = *c.model;
   EXPECT_EQ(m.num_layers, 61);
@@ -487,6 +489,15 @@ TEST(ImportMegatronTest, Contradictions) {
                                  ImportFormat::kMegatronLmScript, o);
   ASSERT_FALSE(recipe.ok());
   EXPECT_THAT(recipe.status().message(), ::testing::HasSubstr("custom"));
+}
+
+// --no-rope-fusion clears Megatron-LM's default (fused RoPE); mapped, not left over.
+TEST(ImportMegatronTest, NoRopeFusion) {
+  const ImportedConfig c = Import("python pretrain_gpt.py --num-layers 2 --no-rope-fusion");
+  EXPECT_EQ(c.config.apply_rope_fusion, false);
+  const ImportedArgument* a = Arg(c, "--no-rope-fusion");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->status, ArgumentStatus::kMapped);
 }
 
 TEST(ImportMegatronTest, VppFromLayersPerStage) {

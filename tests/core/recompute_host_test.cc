@@ -46,21 +46,28 @@ TEST(RecomputeHostTest, EachModuleCountsItsReplayedLaunchesAndCheckpoints) {
   const ModelSpec m = CatalogModel("moonlight_16b");
   const LayerKind moe = LayerKind::kMoeTransformer;
   // mla_up_proj: q projection and kv_up (bf16: no quantize), 2 x 12 RoPE
-  // kernels, 3 concatenations / copies.
+  // kernels, 3 concatenations / copies (RoPE unfused: the recipe's DeepSeek
+  // bridge clears apply_rope_fusion).
   RecomputeHost h = SelectiveRecomputeHost(m, Moonlight({"mla_up_proj"}), moe);
   EXPECT_EQ(h.launches, 2 + 24 + 3);
   EXPECT_EQ(h.checkpoints, 1);
+  // Fused (Bridge's perf recipes): one kernel for Q, one for K and V.
+  ResolvedConfig fused = Moonlight({"mla_up_proj"});
+  fused.apply_rope_fusion = true;
+  EXPECT_EQ(SelectiveRecomputeHost(m, fused, moe).launches, 2 + 2);
   h = SelectiveRecomputeHost(m, Moonlight({"moe_act"}), moe);
   EXPECT_EQ(h.launches, 3);
   EXPECT_EQ(h.checkpoints, 1);
   h = SelectiveRecomputeHost(m, Moonlight({"core_attn"}), moe);
   EXPECT_EQ(h.launches, 2);
-  EXPECT_EQ(h.te_module_calls, 1);  // TEDotProductAttention
+  EXPECT_EQ(h.te_attention_calls, 1);  // TEDotProductAttention
+  EXPECT_EQ(h.te_norm_calls, 0);
   // layernorm: MLA's input norm and the MoE block's pre-MLP norm are TENorms.
   h = SelectiveRecomputeHost(m, Moonlight({"layernorm", "moe_act"}), moe);
   EXPECT_EQ(h.launches, 2 + 3);
   EXPECT_EQ(h.checkpoints, 3);
-  EXPECT_EQ(h.te_module_calls, 2);  // the two TENorms
+  EXPECT_EQ(h.te_norm_calls, 2);  // the two TENorms
+  EXPECT_EQ(h.te_attention_calls, 0);
   // mlp recomputes dense MLPs only: nothing on a MoE layer.
   EXPECT_EQ(SelectiveRecomputeHost(m, Moonlight({"mlp"}), moe).checkpoints, 0);
   EXPECT_EQ(SelectiveRecomputeHost(m, Moonlight({"mlp"}), LayerKind::kDenseTransformer).checkpoints, 1);
@@ -106,7 +113,9 @@ TEST(RecomputeHostTest, HostBoundLayerPaysForEveryRecomputedLaunch) {
     const RecomputeHost h = SelectiveRecomputeHost(m, Moonlight({module}), LayerKind::kMoeTransformer);
     EXPECT_NEAR(with.layer.recompute_host_s, p.host_launch_us * h.launches * 1e-6, 1e-12);
     EXPECT_NEAR(with.layer.recompute_checkpoint_s,
-                (p.recompute_checkpoint_us * h.checkpoints + p.recompute_te_module_us * h.te_module_calls) * 1e-6,
+                (p.recompute_checkpoint_us * h.checkpoints + p.recompute_te_norm_us * h.te_norm_calls +
+                 p.recompute_te_attention_us * h.te_attention_calls) *
+                    1e-6,
                 1e-12);
     // Still host-bound after the recompute: the layer takes every added
     // launch and checkpoint longer; its kernels fill GPU time that waited anyway.
@@ -139,6 +148,36 @@ TEST(RecomputeHostTest, GpuBoundLayerPaysForTheKernelsOnly) {
   const double kernels = with.layer.forward[static_cast<int>(LayerPart::kMlp)] +
                          with.layer.forward[static_cast<int>(LayerPart::kMlpActivation)];
   EXPECT_NEAR(with.time.Compute() - base.time.Compute(), kernels, 1e-9);
+}
+
+// A MoE layer that reads its token counts on the host cannot run ahead of
+// the GPU: even where its kernels outlast its launches, the checkpoints and
+// the launches a recompute replays add to the step. A whole-MoE replay's
+// launches, issued before its own sync, stay hidden behind the GPU.
+TEST(RecomputeHostTest, HostTiedLayerShowsReplayedLaunchesEvenWhenGpuBound) {
+  const ModelSpec m = CatalogModel("moonlight_16b");
+  const SystemSpec sys = *Catalog::Get().FindSystem("h100-sxm");
+  const PerfParams& p = CalibratedPerfParams();
+  auto share = [&](ResolvedConfig c) {
+    c.seq_length = 32768;
+    c.tp = 1;
+    c.sp = false;
+    std::vector<Violation> v;
+    const StagePlan plan = *PlanStages(m, c, &v);
+    const StepInputs in = PrepareStep(m, c, plan, 8, sys, p);
+    return ShareOfLayer(in, LayerKind::kMoeTransformer, 5, false, false);
+  };
+  const LayerShare none = share(Moonlight({}));
+  ASSERT_LT(none.layer.host_s, none.layer.Forward() + none.layer.Backward());  // GPU-bound
+  ASSERT_GT(none.layer.sync_s, 0);                                             // host-tied
+  const LayerShare up = share(Moonlight({"mla_up_proj"}));
+  ASSERT_GT(up.layer.recompute_host_s, 0);
+  EXPECT_NEAR(up.time.Compute() - none.time.Compute(),
+              up.time.recompute + up.layer.recompute_host_s + up.layer.recompute_checkpoint_s, 1e-9);
+  const LayerShare moe = share(Moonlight({"moe"}));
+  ASSERT_GT(moe.layer.recompute_moe_host_s, 0);
+  EXPECT_DOUBLE_EQ(moe.layer.recompute_moe_host_s, moe.layer.recompute_host_s);
+  EXPECT_NEAR(moe.time.Compute() - none.time.Compute(), moe.time.recompute + moe.layer.recompute_checkpoint_s, 1e-9);
 }
 
 TEST(RecomputeHostTest, WholeMoeRecomputeReplaysTheBlocksEagerLaunches) {

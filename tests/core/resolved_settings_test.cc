@@ -96,6 +96,33 @@ TEST(FrontEndTest, MegatronLmDefaultsDifferFromBridgesAndSaySo) {
   EXPECT_EQ(settings.at("fp8_param_gather").source, SettingSource::kMegatronLmDefault);
 }
 
+// apply_rope_fusion: Bridge's DeepSeek/Kimi bridges clear it (the default
+// under bridge), Megatron-LM's parser sets it unless --no-rope-fusion; the
+// settings list shows it where it changes the estimate (MLA) or was given.
+TEST(FrontEndTest, RopeFusionFollowsTheFrontEnd) {
+  const auto dsv3 = Catalog::Get().FindModel("deepseek_v3");
+  const auto llama = Catalog::Get().FindModel("llama3_8b");
+  ASSERT_TRUE(dsv3.ok());
+  ASSERT_TRUE(llama.ok());
+  const ModelSpec* mla = &*dsv3;
+  const ModelSpec* gqa = &*llama;
+  ParallelConfig c;
+  const ResolvedConfig bridge = Resolve(c, mla);
+  EXPECT_FALSE(bridge.apply_rope_fusion);
+  auto settings = ByField(ListResolvedSettings(bridge, {}, mla, 1, 1, SettingsScope::kConfig));
+  ASSERT_TRUE(settings.count("apply_rope_fusion"));
+  EXPECT_EQ(settings.at("apply_rope_fusion").source, SettingSource::kBridgeDefault);
+  EXPECT_EQ(ByField(ListResolvedSettings(bridge, {}, gqa, 1, 1, SettingsScope::kConfig)).count("apply_rope_fusion"), 0);
+  c.front_end = "megatron-lm";
+  EXPECT_TRUE(Resolve(c, mla).apply_rope_fusion);
+  c.apply_rope_fusion = false;
+  const ResolvedConfig cleared = Resolve(c, mla);
+  EXPECT_FALSE(cleared.apply_rope_fusion);
+  settings = ByField(ListResolvedSettings(cleared, {}, gqa, 1, 1, SettingsScope::kConfig));
+  ASSERT_TRUE(settings.count("apply_rope_fusion"));  // given: listed whatever the model
+  EXPECT_EQ(settings.at("apply_rope_fusion").source, SettingSource::kUser);
+}
+
 TEST(FrontEndTest, Fp8ParamGatherFollowsBridgesPresets) {
   for (const auto& [precision, on] : std::map<std::string, bool>{
            {"fp8-ds", true}, {"fp8-cs", true}, {"fp8-mx", true}, {"fp8-sc", false}, {"bf16", false}}) {
