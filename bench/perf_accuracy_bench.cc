@@ -403,6 +403,12 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < rows.size(); ++i) lofo_by_family[ModelFamily(rows[i].model)].push_back(lofo[i]);
     for (const auto& [family, errs] : lofo_by_family) PrintSpread(family, errs);
     PrintSpread("all", lofo);
+    // PARPLAN_LOFO_ROWS=1: every row's held-out error (diagnostics).
+    if (std::getenv("PARPLAN_LOFO_ROWS") != nullptr) {
+      for (size_t i = 0; i < rows.size(); ++i) {
+        std::printf("    %-60s %+6.1f%%\n", rows[i].label.c_str(), 100 * lofo[i]);
+      }
+    }
   }
 
   std::printf("\nleave-one-GPU-generation-out (refit on the other generation, predict this one)\n");

@@ -46,9 +46,9 @@ struct StageMemory {
   double grad_bytes = 0;
   double optimizer_dense_bytes = 0;
   double optimizer_expert_bytes = 0;
-  // Optimizer CPU offload: the fp32 master weights and Adam moments the
-  // HybridDeviceOptimizer keeps in host memory (already taken out of the two
-  // optimizer fields above; not part of total_bytes).
+  // Optimizer CPU offload: the fp32 master copies and Adam moments the
+  // HybridDeviceOptimizer keeps in host memory (the moments among them are
+  // taken out of the two optimizer fields above; not part of total_bytes).
   double optimizer_host_bytes = 0;
   double activation_bytes = 0;
   double in_flight_microbatches = 0;  // stage-equivalent

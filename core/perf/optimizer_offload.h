@@ -1,9 +1,10 @@
 // The optimizer step of Megatron-Core's optimizer CPU offload
 // (megatron/core/optimizer/cpu_offloading/hybrid_optimizer.py,
 // HybridDeviceOptimizer): the first `optimizer_offload_fraction` of each
-// rank's optimizer shard keeps its fp32 master weights and Adam moments in
-// host memory. Each step the shard's fp32 gradients go to the host, PyTorch's
-// CPU AdamW updates them, and the fp32 weights come back; the rest steps on
+// rank's optimizer shard steps on host copies of its fp32 master weights,
+// with its Adam moments in host memory (the distributed optimizer's fp32
+// master shard stays on the GPU). Each step the shard's fp32 gradients go to the host, PyTorch's
+// fused CPU AdamW updates them, and the fp32 weights come back; the rest steps on
 // the GPU as usual. Copies and the CPU step run one after the other
 // (overlap_cpu_optimizer_d2h_h2d is off by default in Megatron-Core).
 #ifndef PARPLAN_CORE_PERF_OPTIMIZER_OFFLOAD_H_
@@ -30,6 +31,10 @@ double HostLinkGbps(const SystemSpec& s);
 // Host DRAM bandwidth one GPU's share of the CPUs sees, GB/s; when the system
 // does not say, 50 GB/s (a dual-socket DDR4/DDR5 host shared by 8 GPUs).
 double HostMemoryGbps(const SystemSpec& s);
+
+// What one rank's fused CPU AdamW streams on `s`, GB/s: the measured
+// per-rank rate, or the host's memory share per GPU where that is lower.
+double CpuAdamGbps(const SystemSpec& s);
 
 // The offloaded step for `params` parameters of one GPU's optimizer shard on
 // `s`, the copies at `link_efficiency` of the host link's line rate.

@@ -193,8 +193,8 @@ void AddPlanReasons(const ModelSpec& m, const SystemSpec& sys, const PerfParams&
     p->reasons.push_back(CpReason(m, sys, params, *p));
   if (p->config.optimizer_cpu_offload) {
     p->reasons.push_back(absl::StrFormat(
-        "Optimizer CPU offload: %.0f%% of the distributed optimizer's state (fp32 master weights, Adam moments) in "
-        "host memory, its step on the CPU (optimizer %.2f s of the step).",
+        "Optimizer CPU offload: the Adam moments of %.0f%% of the distributed optimizer's shard in host memory, "
+        "their step on the CPU (optimizer %.2f s of the step); the fp32 master shard stays in HBM.",
         100 * p->config.optimizer_offload_fraction, p->perf.breakdown.optimizer_s));
   }
 }

@@ -101,8 +101,8 @@ absl::StatusOr<SearchResult> Recommend(const SearchRequest& request) {
     out.reasons.push_back(absl::StrCat(
         "Nothing fits without optimizer CPU offload (", first.candidates, " configurations, ", first.evaluated,
         " evaluated, none within memory): the search turned on optimizer_cpu_offload with "
-        "optimizer_offload_fraction 1.0 (the distributed optimizer's fp32 master weights and Adam moments in "
-        "host memory, stepped on the CPU; each step moves the gradients and weights over the host link)."));
+        "optimizer_offload_fraction 1.0 (the Adam moments in host memory, the step on the CPU over host copies "
+        "of the fp32 master weights; each step moves the gradients and weights over the host link)."));
     if (AnyFits(second)) {
       evaluated = std::move(second);
       unpinned = std::move(second_unpinned);

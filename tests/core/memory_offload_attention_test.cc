@@ -26,7 +26,10 @@ bool Says(const MemoryEstimate& e, const std::string& text) {
 
 // Llama 3 8B, TP=2 PP=2 on 8 GPUs, distributed optimizer (DP*CP = 2): each
 // stage's optimizer state is 12 B x its dense parameters / 2. Offloading a
-// fraction f of it takes exactly f of those bytes off every stage's total.
+// fraction f moves f of it to the host, and takes f of the two fp32 moments
+// (8 of the 12 B) off every stage's total: the distributed optimizer's fp32
+// master shard stays in HBM (Megatron Bridge's sweep measured 8.0 B freed per
+// offloaded parameter, tests/data/optimizer_offload_ab.csv).
 TEST(MemoryOffloadTest, OptimizerOffloadLowersTheAnswerByTheOffloadedBytes) {
   ResolvedConfig c;
   c.tp = 2;
@@ -48,11 +51,13 @@ TEST(MemoryOffloadTest, OptimizerOffloadLowersTheAnswerByTheOffloadedBytes) {
       const double state = 12.0 * b.dense_params / 2;
       EXPECT_DOUBLE_EQ(b.optimizer_dense_bytes, state);
       EXPECT_DOUBLE_EQ(st.optimizer_host_bytes, fraction * state);
-      EXPECT_DOUBLE_EQ(st.optimizer_dense_bytes, (1 - fraction) * state);
-      EXPECT_NEAR(b.total_bytes - st.total_bytes, fraction * state, 1.0);
+      const double moments = 8.0 / 12.0 * state;
+      EXPECT_NEAR(st.optimizer_dense_bytes, state - fraction * moments, 1.0);
+      EXPECT_NEAR(b.total_bytes - st.total_bytes, fraction * moments, 1.0);
     }
-    EXPECT_NEAR(base.peak_bytes - e.peak_bytes, e.stages[e.peak_pp_rank].optimizer_host_bytes, 1.0);
-    EXPECT_TRUE(Says(e, "now sit in host memory")) << e.assumptions.back();
+    EXPECT_NEAR(base.peak_bytes - e.peak_bytes, 8.0 / 12.0 * e.stages[e.peak_pp_rank].optimizer_host_bytes, 1.0);
+    EXPECT_TRUE(Says(e, "sit in host memory")) << e.assumptions.back();
+    EXPECT_TRUE(Says(e, "master shard stays in HBM"));
     EXPECT_TRUE(Says(e, "per 8-GPU node"));
   }
   // The fraction alone, without optimizer_cpu_offload, moves nothing.
@@ -64,7 +69,8 @@ TEST(MemoryOffloadTest, OptimizerOffloadLowersTheAnswerByTheOffloadedBytes) {
 }
 
 // DeepSeek-V3 on 256 GB200 (EP 64, PP 4): routed-expert state is sharded
-// over EDP, dense state over DP*CP; offload takes the same share of both.
+// over EDP, dense state over DP*CP; offload takes the same share of both
+// (the moments of that share; the fp32 master shard stays).
 TEST(MemoryOffloadTest, OptimizerOffloadTakesExpertStateToo) {
   ResolvedConfig c;
   c.pp = 4;
@@ -81,11 +87,13 @@ TEST(MemoryOffloadTest, OptimizerOffloadTakesExpertStateToo) {
     const StageMemory& b = base.stages[r];
     const StageMemory& st = e.stages[r];
     EXPECT_GT(b.optimizer_expert_bytes, 0);
-    EXPECT_DOUBLE_EQ(st.optimizer_expert_bytes, 0.5 * b.optimizer_expert_bytes);
-    EXPECT_DOUBLE_EQ(st.optimizer_dense_bytes, 0.5 * b.optimizer_dense_bytes);
-    EXPECT_NEAR(b.total_bytes - st.total_bytes, st.optimizer_host_bytes, 1.0);
+    // 12 B of state per parameter, 8 of them the moments: half of those leave.
+    const double kept = 1 - 0.5 * 8.0 / 12.0;
+    EXPECT_NEAR(st.optimizer_expert_bytes, kept * b.optimizer_expert_bytes, 1.0);
+    EXPECT_NEAR(st.optimizer_dense_bytes, kept * b.optimizer_dense_bytes, 1.0);
+    EXPECT_NEAR(b.total_bytes - st.total_bytes, 8.0 / 12.0 * st.optimizer_host_bytes, 1.0);
   }
-  EXPECT_NEAR(base.peak_bytes - e.peak_bytes, e.stages[e.peak_pp_rank].optimizer_host_bytes, 1.0);
+  EXPECT_NEAR(base.peak_bytes - e.peak_bytes, 8.0 / 12.0 * e.stages[e.peak_pp_rank].optimizer_host_bytes, 1.0);
   EXPECT_TRUE(Says(e, "per 4-GPU node"));
 }
 

@@ -275,10 +275,11 @@ TEST(PerfModelTest, OptimizerOffloadStepsOnTheHost) {
   r.config.optimizer_cpu_offload = true;
   r.config.optimizer_offload_fraction = 1.0;
   const PerfEstimate host = Estimate(r, 8);
-  // 8.0 B params / DP 8 = 1.0 B per shard: 8 GB over 64 GB/s PCIe at 75%,
-  // plus CPU AdamW at 80 B/param over 77 GB/s of host memory: about 1.2 s.
-  EXPECT_GT(host.breakdown.optimizer_s, 1.0);
-  EXPECT_LT(host.breakdown.optimizer_s, 1.6);
+  // 8.0 B params / DP 8 = 1.0 B per shard: 8 GB over 64 GB/s PCIe at 75%
+  // (0.17 s), plus the fused CPU AdamW's 28 B/param at one rank's measured
+  // 19.3 GB/s (1.45 s): about 1.6 s.
+  EXPECT_GT(host.breakdown.optimizer_s, 1.4);
+  EXPECT_LT(host.breakdown.optimizer_s, 1.8);
   EXPECT_GT(host.breakdown.optimizer_s, 20 * on_gpu.breakdown.optimizer_s);
   EXPECT_DOUBLE_EQ(host.breakdown.compute_s, on_gpu.breakdown.compute_s);
   bool said = false;

@@ -149,10 +149,10 @@ TEST(RecommendFromTest, ACurrentPlanThatIsAlreadyTheBestIsKept) {
 }
 
 TEST(RecommendFromTest, ACurrentPlanThatDoesNotFitGetsTheLeastChangeThatFits) {
-  // Llama 3 70B with TP 1, PP 1 on 8 H100s: the weights and Adam state alone
+  // Llama 3 70B with TP 1, PP 1 on 16 H100s: the weights and Adam state alone
   // are far over 80 GB per GPU.
   const ModelSpec m = CatalogModel("llama3_70b");
-  SearchRequest req = SearchRequestFor(&m, "h100-sxm", 8, 8192);
+  SearchRequest req = SearchRequestFor(&m, "h100-sxm", 16, 8192);
   ParallelConfig given;
   given.tp = 1;
   given.pp = 1;
@@ -175,7 +175,7 @@ TEST(RecommendFromTest, ACurrentPlanThatDoesNotFitGetsTheLeastChangeThatFits) {
   }
   // The mesh is the search's choice in the plan's resolved settings, not the user's TP 1.
   const std::vector<ResolvedSetting> listed =
-      ListResolvedSettings(top.config, PlacementOn(req.system, 8), &m, top.dp, top.edp, SettingsScope::kSearch);
+      ListResolvedSettings(top.config, PlacementOn(req.system, 16), &m, top.dp, top.edp, SettingsScope::kSearch);
   const auto tp = std::find_if(listed.begin(), listed.end(), [](const ResolvedSetting& x) { return x.field == "tp"; });
   ASSERT_NE(tp, listed.end());
   EXPECT_EQ(tp->source, SettingSource::kParplan);

@@ -165,17 +165,23 @@ TEST(RecommenderTest, FewestGpusFindsTheSmallestWorldThatFits) {
   }
 }
 
-// One H100 cannot hold llama3_8b's weights, gradients and Adam state (16 B
-// per parameter) with activations; with the optimizer state on the host it
-// can, and the plan carries the offload and its host-side step time.
+// One H200 cannot hold llama3_8b's weights, gradients and Adam state (16 B
+// per parameter) with activations; with the Adam moments of half the shard
+// on the host it can, and the plan carries the offload and its host-side
+// step time. One H100 cannot even then: the fp32 master shard stays in HBM
+// (10 B per parameter remain), and the search says so.
 TEST(RecommenderTest, OptimizerOffloadWhenNothingElseFits) {
-  Case one = Make("llama3_8b", "h100-sxm", 1, 8192);
+  Case one = Make("llama3_8b", "h200-sxm", 1, 8192);
   const SearchResult r = Search(one);
   ASSERT_TRUE(r.feasible);
   const PlanEval& top = r.plans.front();
   EXPECT_TRUE(top.config.optimizer_cpu_offload);
   EXPECT_TRUE(top.memory.fits);
-  EXPECT_GT(top.perf.breakdown.optimizer_s, 1.0);  // 8 B params' CPU AdamW and copies over PCIe
+  EXPECT_GT(top.perf.breakdown.optimizer_s, 1.0);  // 4 B params' CPU AdamW and copies over PCIe
+  Case h100_case = Make("llama3_8b", "h100-sxm", 1, 8192);
+  const SearchResult h100 = Search(h100_case);
+  EXPECT_FALSE(h100.feasible);
+  EXPECT_NE(h100.infeasible_reason.find("model states alone"), std::string::npos) << h100.infeasible_reason;
 }
 
 TEST(RecommenderTest, ModelTooLargeIsInfeasibleWithAReason) {
