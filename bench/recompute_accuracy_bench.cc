@@ -11,12 +11,13 @@
 // the source gives both step times (the recompute's own charge, apart from
 // how well the base step is predicted), else relative to the step.
 //
-// Three parameters are fitted on these pairs, PerfParams::recompute_checkpoint_us,
+// Four parameters are fitted on these pairs, PerfParams::recompute_checkpoint_us,
 // recompute_te_norm_us and recompute_te_attention_us (the host time of one
 // recompute checkpoint, of one Transformer Engine norm call and of one fused
-// attention call, besides the launches the recompute replays); the report
+// attention call) and host_launch_us (per launch, here of the launches the
+// recompute replays; the throughput rows do not identify it); the report
 // gives the cost errors with the committed values and leave-one-pair-out /
-// leave-one-study-out (all three refitted without the pair or its study,
+// leave-one-study-out (all four refitted without the pair or its study,
 // then predicting it). Step times come from the core
 // estimate with the parameters under test, peaks from the API.
 //
@@ -178,9 +179,10 @@ double CostLoss(const Pairs& pairs, const std::map<std::string, Arm>& arms, cons
   return err;
 }
 
-// The three recompute parameters (recompute_checkpoint_us,
-// recompute_te_norm_us, recompute_te_attention_us) minimizing CostLoss over
-// the pairs `use` admits: coordinate search on a 10 us grid over 0-1500 us.
+// The four parameters (recompute_checkpoint_us, recompute_te_norm_us,
+// recompute_te_attention_us on a 10 us grid over 0-1500 us, host_launch_us on
+// a 1 us grid over its 8-40 us range) minimizing CostLoss over the pairs
+// `use` admits: coordinate search.
 parplan::PerfParams FitRecompute(const Pairs& pairs, const std::map<std::string, Arm>& arms,
                                  const std::function<bool(const std::map<std::string, std::string>&)>& use) {
   Pairs kept;
@@ -343,8 +345,8 @@ int main(int argc, char** argv) {
   }
   // Leave-one-out: refit without the pair (or its study), predict the pair.
   std::printf(
-      "\nleave-one-out cost error (the three recompute parameters refitted without the pair / its study;"
-      " checkpoint/norm/attention us):\n");
+      "\nleave-one-out cost error (the four parameters refitted without the pair / its study;"
+      " checkpoint/norm/attention/launch us):\n");
   int loo_pair_within = 0, loo_study_within = 0, loo_n = 0;
   for (const auto& held : pairs) {
     const std::string key = held.at("study") + "/" + held.at("arm_a") + "/" + held.at("arm_b");
@@ -359,11 +361,12 @@ int main(int argc, char** argv) {
     ++loo_n;
     loo_pair_within += std::fabs(pair_err) <= kCostTolerance ? 1 : 0;
     loo_study_within += std::fabs(study_err) <= kCostTolerance ? 1 : 0;
-    std::printf("  %-20s %-34s pair out: %4.0f/%4.0f/%4.0f %+5.0f%%   study out: %4.0f/%4.0f/%4.0f %+5.0f%%\n",
-                held.at("study").c_str(), committed[0].label.c_str(), pair_p.recompute_checkpoint_us,
-                pair_p.recompute_te_norm_us, pair_p.recompute_te_attention_us, 100 * pair_err,
-                study_p.recompute_checkpoint_us, study_p.recompute_te_norm_us, study_p.recompute_te_attention_us,
-                100 * study_err);
+    std::printf(
+        "  %-20s %-34s pair out: %4.0f/%4.0f/%4.0f/%2.0f %+5.0f%%   study out: %4.0f/%4.0f/%4.0f/%2.0f %+5.0f%%\n",
+        held.at("study").c_str(), committed[0].label.c_str(), pair_p.recompute_checkpoint_us,
+        pair_p.recompute_te_norm_us, pair_p.recompute_te_attention_us, pair_p.host_launch_us, 100 * pair_err,
+        study_p.recompute_checkpoint_us, study_p.recompute_te_norm_us, study_p.recompute_te_attention_us,
+        study_p.host_launch_us, 100 * study_err);
   }
   std::printf("  within 30%%: %d/%d leaving the pair out, %d/%d leaving its study out\n", loo_pair_within, loo_n,
               loo_study_within, loo_n);

@@ -184,6 +184,11 @@ absl::Status CheckConfigBounds(const ParallelConfig& c, const std::string& prefi
   return errors.ToStatus();
 }
 
+bool BridgeFusesRope(const ModelSpec* model) {
+  if (model == nullptr || !model->multi_latent_attention) return true;
+  return model->id.rfind("deepseek_v4", 0) == 0;
+}
+
 absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& c, const ModelSpec* model,
                                              const std::string& prefix) {
   if (absl::Status s = CheckConfigBounds(c, prefix); !s.ok()) return s;
@@ -322,7 +327,7 @@ absl::StatusOr<ResolvedConfig> ResolveConfig(const ParallelConfig& c, const Mode
                             c.moe_router_force_load_balancing.has_value();
   r.moe_permute_fusion = c.moe_permute_fusion.value_or(bridge);
   r.moe_router_force_load_balancing = c.moe_router_force_load_balancing.value_or(false);
-  r.apply_rope_fusion = c.apply_rope_fusion.value_or(!bridge);
+  r.apply_rope_fusion = c.apply_rope_fusion.value_or(!bridge || BridgeFusesRope(model));
   r.op_fuser_given = c.use_transformer_engine_op_fuser.has_value();
   r.use_transformer_engine_op_fuser = c.use_transformer_engine_op_fuser.value_or(false);
   r.fine_grained_offloading_max_inflight_offloads = c.fine_grained_offloading_max_inflight_offloads;

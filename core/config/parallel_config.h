@@ -180,12 +180,10 @@ struct ResolvedConfig {
   std::string moe_flex_dispatcher_backend = "deepep";  // used when the dispatcher is flex
   bool moe_permute_fusion = true;
   bool moe_router_force_load_balancing = false;
-  // Fused RoPE kernels (Megatron-Core apply_rope_fusion). Bridge's DeepSeek,
-  // Kimi and Moonlight bridges set False (models/deepseek/deepseek_v3_bridge.py:78,
-  // kimi/kimi_bridge.py:66), as does Megatron-Core (transformer_config.py:513);
-  // Bridge's performance recipes set True (perf_recipes/_common.py:69) and so
-  // does Megatron-LM's parser (--no-rope-fusion clears it). The step-time
-  // model reads it for MLA, whose unfused RoPE is a chain of small kernels.
+  // Fused RoPE kernels (Megatron-Core apply_rope_fusion; default:
+  // BridgeFusesRope below under bridge, true under megatron-lm, whose parser
+  // sets it unless --no-rope-fusion). The step-time model reads it for MLA,
+  // whose unfused RoPE is a chain of small kernels.
   bool apply_rope_fusion = false;
   bool dispatcher_defaulted = false;   // moe_token_dispatcher_type not given
   bool dispatch_fields_given = false;  // any of the four dispatch fields given
@@ -289,6 +287,15 @@ struct ResolvedPlacement {
 
 // Range checks; field names are prefixed with `prefix` ("config").
 absl::Status CheckConfigBounds(const ParallelConfig& config, const std::string& prefix);
+
+// Megatron Bridge's apply_rope_fusion for `model` when not given: its
+// DeepSeek-V2/V3, Moonlight and Kimi bridges (the MLA models) clear it
+// (models/deepseek/deepseek_v3_bridge.py:78, kimi/kimi_bridge.py:66), except
+// DeepSeek-V4's, which sets it (deepseek_v4_bridge.py:428); the others keep
+// GPTModelProvider's default, true where Transformer Engine is installed
+// (fusions.can_enable_apply_rope_fusion). True without a model. Bridge's
+// performance recipes set it true for all (perf_recipes/_common.py:69).
+bool BridgeFusesRope(const ModelSpec* model);
 
 // Fills defaults (see proto/parplan/v1/planner.proto ParallelConfig); `model`
 // may be null. Fails only on bounds or an unknown precision.

@@ -275,7 +275,9 @@ std::vector<ResolvedSetting> ListResolvedSettings(const ResolvedConfig& c, const
   s.Add("cuda_graph_impl", c.cuda_graph_impl, !g.cuda_graph_impl.empty(), SettingSource::kMegatronCoreDefault, "none");
   if ((model != nullptr && model->multi_latent_attention) || g.apply_rope_fusion.has_value()) {
     s.Add("apply_rope_fusion", OnOff(c.apply_rope_fusion), g.apply_rope_fusion.has_value(), fe_default,
-          bridge ? "Megatron Bridge's DeepSeek, Kimi and Moonlight bridges set False (its perf recipes set True)"
+          bridge ? (BridgeFusesRope(model) ? "Megatron Bridge's model bridge keeps it (its perf recipes set True too)"
+                                           : "Megatron Bridge's DeepSeek, Kimi and Moonlight bridges set False (its "
+                                             "perf recipes set True)")
                  : "Megatron-LM's default (--no-rope-fusion clears it)");
   }
   if (!c.cuda_graph_modules.empty()) {

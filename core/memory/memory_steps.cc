@@ -112,7 +112,11 @@ MemoryInputs PrepareMemory(const ModelSpec& m, const ResolvedConfig& c, const St
   in.vocab = static_cast<double>(PaddedVocab(m, c.tp));
   in.gemm_bytes = GatheredWeightBytes(c);
   in.grad_bytes = c.grad_fp32 ? 4.0 : 2.0;
-  in.optimizer_bytes = kMasterBytes + (c.optimizer_bf16 ? 4.0 : 8.0);  // fp32 master + two moments
+  // fp32 master + two moments. Under optimizer CPU offload Megatron-Core builds
+  // both sides' Adam without the precision-aware moment dtypes
+  // (megatron/core/optimizer/__init__.py, optimizer_cpu_offload branch): fp32 moments.
+  const bool bf16_moments = c.optimizer_bf16 && c.OffloadedOptimizerShare() == 0;
+  in.optimizer_bytes = kMasterBytes + (bf16_moments ? 4.0 : 8.0);
   in.first_layers = FirstLayerIndices(plan);
   return in;
 }
@@ -365,7 +369,10 @@ std::vector<std::string> MemoryAssumptions(const MemoryInputs& in, const MemoryO
       "Per parameter: GEMM weights %.2f B (%s), other weights 2 B, gradients %.0f B (%s), Adam %.0f B (fp32 master + "
       "%s moments)%s%s.",
       in.gemm_bytes, PrecisionName(c.precision), in.grad_bytes, c.grad_fp32 ? "grad_reduce_in_fp32" : "bf16 buffers",
-      in.optimizer_bytes, c.optimizer_bf16 ? "bf16" : "fp32",
+      in.optimizer_bytes,
+      in.optimizer_bytes > kMasterBytes + 4.0
+          ? (c.optimizer_bf16 ? "fp32 (optimizer CPU offload builds Adam without the bf16 moment dtypes)" : "fp32")
+          : "bf16",
       c.fsdp
           ? "; weights, gradients and optimizer sharded by Megatron FSDP"
           : (c.distributed_optimizer ? (in.model->is_moe() ? "; optimizer sharded over DP*CP (dense) and EDP (experts)"

@@ -55,8 +55,10 @@ void AddActivations(const MemoryInputs& in, int64_t stage, StageMemory* out);
 // Weights (GEMM weights in the recipe's format, the rest bf16), gradients
 // and optimizer state of `params`, sharded as the config says (distributed
 // optimizer, Megatron FSDP with its two gathered layers, LoRA). With
-// optimizer CPU offload, OffloadedOptimizerShare() of the dense and expert
-// optimizer state moves from the optimizer fields to optimizer_host_bytes.
+// optimizer CPU offload, the Adam moments of OffloadedOptimizerShare() of the
+// dense and expert optimizer state leave the optimizer fields (the fp32
+// master shard stays) and optimizer_host_bytes holds that share's host
+// copies: master weights and moments.
 void AddModelState(const MemoryInputs& in, const StageParams& params, StageMemory* out);
 
 // CUDA-graph memory of stage `stage`: static buffers of the captured graphs

@@ -19,10 +19,11 @@
 
 namespace parplan {
 
-// The parameters kernels cannot tell, fitted per step on published runs
-// (bench/perf_accuracy_bench --fit) inside physical ranges: the host's
-// launch time, MoE synchronisation, link efficiency and what overlap leaves
-// exposed. Kernel rates are not here: they are measured
+// The parameters kernels cannot tell, fitted inside physical ranges: MoE
+// synchronisation, link efficiency and what overlap leaves exposed per step
+// on published runs (bench/perf_accuracy_bench --fit); the host's launch
+// time and the recompute's host costs on matched recompute A/B pairs
+// (bench/recompute_accuracy_bench --fit). Kernel rates are not here: they are measured
 // (core/perf/kernel_rates.h). Ranges and sources: core/perf/README.md.
 struct PerfParams {
   // The host side. Megatron issues every kernel from Python: a module's

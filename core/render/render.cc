@@ -319,7 +319,11 @@ RenderedConfig RenderConfig(const ResolvedConfig& c, const ModelSpec* model, con
   if (c.attention_backend != "auto") {
     s.push_back(str("model.attention_backend", c.attention_backend));
   }
-  if (c.apply_rope_fusion) s.push_back({"model.apply_rope_fusion", "True", "true"});
+  // RoPE fusion where given, or where it departs from the model bridge's own default.
+  if ((c.given != nullptr && c.given->apply_rope_fusion.has_value()) || c.apply_rope_fusion != BridgeFusesRope(model)) {
+    s.push_back(
+        {"model.apply_rope_fusion", c.apply_rope_fusion ? "True" : "False", c.apply_rope_fusion ? "true" : "false"});
+  }
   // The CP communication type wherever CP splits the sequence, even when it
   // is Megatron's default p2p, so the plan says which one it runs.
   if (c.cp > 1) {

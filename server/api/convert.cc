@@ -431,10 +431,10 @@ void ToResolvedConfig(const ResolvedConfig& c, v1::ParallelConfig* out) {
   out->set_cuda_graph_impl(c.cuda_graph_impl);
   for (const auto& m : c.cuda_graph_modules) out->add_cuda_graph_modules(m);
   out->set_attention_backend(c.attention_backend);
-  // RoPE fusion where on or given (off, Bridge's default for MLA, is implied).
-  if (c.apply_rope_fusion || (c.given != nullptr && c.given->apply_rope_fusion.has_value())) {
-    out->set_apply_rope_fusion(c.apply_rope_fusion);
-  }
+  // RoPE fusion where given: its default follows the model and the front end
+  // (BridgeFusesRope), and the resolved settings list it for MLA models; a
+  // default echoed here would come back as given and render differently.
+  if (c.given != nullptr && c.given->apply_rope_fusion.has_value()) out->set_apply_rope_fusion(c.apply_rope_fusion);
   // Token dispatch only where experts are split (or the caller chose it).
   if (c.ep > 1 || c.dispatch_fields_given) {
     out->set_moe_token_dispatcher_type(c.moe_token_dispatcher_type);

@@ -68,6 +68,32 @@ TEST(MemoryOffloadTest, OptimizerOffloadLowersTheAnswerByTheOffloadedBytes) {
   EXPECT_FALSE(Says(same, "host memory, not HBM"));
 }
 
+// With the precision-aware optimizer's bf16 moments asked for, offload still
+// runs fp32 moments on both sides (Megatron-Core's offload branch builds its
+// Adams without the moment dtypes): 12 B of state per parameter, 8 of them
+// moments, against 8 B without offload.
+TEST(MemoryOffloadTest, OffloadRunsFp32MomentsEvenWhenBf16AreAsked) {
+  ResolvedConfig c;
+  c.tp = 2;
+  c.etp = 2;
+  c.pp = 2;
+  c.sp = true;
+  c.seq_length = 4096;
+  c.gbs = 8;
+  c.optimizer_bf16 = true;
+  const MemoryEstimate base = EstimateMemoryTerms(MakeMemoryCase("llama3_8b", c), 8);
+  c.optimizer_cpu_offload = true;
+  c.optimizer_offload_fraction = 0.5;
+  const MemoryEstimate e = EstimateMemoryTerms(MakeMemoryCase("llama3_8b", c), 8);
+  for (size_t r = 0; r < e.stages.size(); ++r) {
+    const double params = base.stages[r].dense_params / 2;  // sharded over DP*CP = 2
+    EXPECT_NEAR(base.stages[r].optimizer_dense_bytes, 8.0 * params, 1.0);
+    EXPECT_NEAR(e.stages[r].optimizer_dense_bytes, (4.0 + 0.5 * 8.0) * params, 1.0);
+    EXPECT_NEAR(e.stages[r].optimizer_host_bytes, 0.5 * 12.0 * params, 1.0);
+  }
+  EXPECT_TRUE(Says(e, "builds Adam without the bf16 moment dtypes"));
+}
+
 // DeepSeek-V3 on 256 GB200 (EP 64, PP 4): routed-expert state is sharded
 // over EDP, dense state over DP*CP; offload takes the same share of both
 // (the moments of that share; the fp32 master shard stays).
