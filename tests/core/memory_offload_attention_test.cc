@@ -24,13 +24,8 @@ bool Says(const MemoryEstimate& e, const std::string& text) {
                      [&](const std::string& line) { return line.find(text) != std::string::npos; });
 }
 
-// Llama 3 8B, TP=2 PP=2 on 8 GPUs, distributed optimizer (DP*CP = 2): each
-// stage's optimizer state is 12 B x its dense parameters / 2. Offloading a
-// fraction f moves f of it to the host, and takes f of the two fp32 moments
-// (8 of the 12 B) off every stage's total: the distributed optimizer's fp32
-// master shard stays in HBM (Megatron Bridge's sweep measured 8.0 B freed per
-// offloaded parameter, tests/data/optimizer_offload_ab.csv).
-TEST(MemoryOffloadTest, OptimizerOffloadLowersTheAnswerByTheOffloadedBytes) {
+// Llama 3 8B at 4096 tokens, TP=2 (SP) PP=2, GBS 8: the offload tests' mesh.
+ResolvedConfig Llama8bTp2Pp2() {
   ResolvedConfig c;
   c.tp = 2;
   c.etp = 2;
@@ -38,6 +33,17 @@ TEST(MemoryOffloadTest, OptimizerOffloadLowersTheAnswerByTheOffloadedBytes) {
   c.sp = true;
   c.seq_length = 4096;
   c.gbs = 8;
+  return c;
+}
+
+// Llama 3 8B, TP=2 PP=2 on 8 GPUs, distributed optimizer (DP*CP = 2): each
+// stage's optimizer state is 12 B x its dense parameters / 2. Offloading a
+// fraction f moves f of it to the host, and takes f of the two fp32 moments
+// (8 of the 12 B) off every stage's total: the distributed optimizer's fp32
+// master shard stays in HBM (Megatron Bridge's sweep measured 8.0 B freed per
+// offloaded parameter, tests/data/optimizer_offload_ab.csv).
+TEST(MemoryOffloadTest, OptimizerOffloadLowersTheAnswerByTheOffloadedBytes) {
+  ResolvedConfig c = Llama8bTp2Pp2();
   const MemoryEstimate base = EstimateMemoryTerms(MakeMemoryCase("llama3_8b", c), 8);
   for (const double fraction : {1.0, 0.5}) {
     ResolvedConfig o = c;
@@ -73,13 +79,7 @@ TEST(MemoryOffloadTest, OptimizerOffloadLowersTheAnswerByTheOffloadedBytes) {
 // Adams without the moment dtypes): 12 B of state per parameter, 8 of them
 // moments, against 8 B without offload.
 TEST(MemoryOffloadTest, OffloadRunsFp32MomentsEvenWhenBf16AreAsked) {
-  ResolvedConfig c;
-  c.tp = 2;
-  c.etp = 2;
-  c.pp = 2;
-  c.sp = true;
-  c.seq_length = 4096;
-  c.gbs = 8;
+  ResolvedConfig c = Llama8bTp2Pp2();
   c.optimizer_bf16 = true;
   const MemoryEstimate base = EstimateMemoryTerms(MakeMemoryCase("llama3_8b", c), 8);
   c.optimizer_cpu_offload = true;
