@@ -108,9 +108,7 @@ std::vector<CalibrationRow> LoadCalibrationRows(const std::string& data_dir, std
     c.precision = PrecisionOf(r.at("precision_norm"));
     c.use_megatron_fsdp = Given(r.at("fsdp")) && r.at("fsdp") != "0";
     c.grad_reduce_in_fp32 = false;  // perf recipes (_benchmark_common)
-    // _benchmark_common fuses RoPE (perf_recipes/_common.py:69); GPT-OSS's and Qwen3-VL's recipes clear it
-    // (gpt_oss/common.py:83, qwen_vl/common.py:103), as bench/tuned_config_rows.cc reads them.
-    c.apply_rope_fusion = r.at("model_key").rfind("gpt_oss", 0) != 0 && r.at("model_key").rfind("qwen3_vl", 0) != 0;
+    c.apply_rope_fusion = PerfRecipeFusesRope(r.at("model_key"));
     // Recompute and layouts from the tuned recipe the table row names, when it matches.
     auto recipe = recipes.find(r.at("head_recipe_function"));
     if (recipe != recipes.end() && r.at("head_recipe_matches_table") == "yes") {

@@ -73,22 +73,15 @@ std::vector<Knob> Knobs() {
   return k;
 }
 
-// Starts from PerfParams' defaults (so a fit does not depend on the committed
-// values), clamped into the knobs' bounds; the measured parameters and those
-// fitted on other data (the recompute pairs) are the committed ones and stay.
+// Starts every knob from PerfParams' default (so a fit does not depend on the
+// committed values it refits), clamped into the knob's bounds; what no knob
+// names (the measured parameters, those fitted on the recompute pairs) stays
+// as committed.
 PerfParams Fit(const std::vector<const CalibrationRow*>& rows) {
-  PerfParams best;
-  const PerfParams& committed = CalibratedPerfParams();
-  best.ep_exposed_overlap = committed.ep_exposed_overlap;
-  best.recompute_checkpoint_us = committed.recompute_checkpoint_us;
-  best.recompute_te_norm_us = committed.recompute_te_norm_us;
-  best.recompute_te_attention_us = committed.recompute_te_attention_us;
-  best.host_launch_us = committed.host_launch_us;
+  PerfParams best = CalibratedPerfParams();
+  PerfParams prior;
   const auto knobs = Knobs();
-  for (const auto& k : knobs) {
-    double* v = k.get(&best);
-    *v = std::min(k.hi, std::max(k.lo, *v));
-  }
+  for (const auto& k : knobs) *k.get(&best) = std::min(k.hi, std::max(k.lo, *k.get(&prior)));
   double best_err = LogError(rows, best);
   for (double step : {0.5, 0.25, 0.1, 0.05, 0.02, 0.01}) {
     for (int sweep = 0; sweep < 10; ++sweep) {

@@ -183,6 +183,10 @@ double CostLoss(const Pairs& pairs, const std::map<std::string, Arm>& arms, cons
 // recompute_te_attention_us on a 10 us grid over 0-1500 us, host_launch_us on
 // a 1 us grid over its 8-40 us range) minimizing CostLoss over the pairs
 // `use` admits: coordinate search.
+constexpr double parplan::PerfParams::*kFitted[] = {
+    &parplan::PerfParams::recompute_checkpoint_us, &parplan::PerfParams::recompute_te_norm_us,
+    &parplan::PerfParams::recompute_te_attention_us, &parplan::PerfParams::host_launch_us};
+
 parplan::PerfParams FitRecompute(const Pairs& pairs, const std::map<std::string, Arm>& arms,
                                  const std::function<bool(const std::map<std::string, std::string>&)>& use) {
   Pairs kept;
@@ -194,15 +198,10 @@ parplan::PerfParams FitRecompute(const Pairs& pairs, const std::map<std::string,
   // not inherit the value the held-out pairs set.
   parplan::PerfParams best = parplan::CalibratedPerfParams();
   const parplan::PerfParams prior;
-  best.recompute_checkpoint_us = prior.recompute_checkpoint_us;
-  best.recompute_te_norm_us = prior.recompute_te_norm_us;
-  best.recompute_te_attention_us = prior.recompute_te_attention_us;
-  best.host_launch_us = prior.host_launch_us;
+  for (double parplan::PerfParams::*field : kFitted) best.*field = prior.*field;
   double best_loss = CostLoss(kept, arms, best);
   for (int round = 0; round < 4; ++round) {
-    for (double parplan::PerfParams::*field :
-         {&parplan::PerfParams::recompute_checkpoint_us, &parplan::PerfParams::recompute_te_norm_us,
-          &parplan::PerfParams::recompute_te_attention_us, &parplan::PerfParams::host_launch_us}) {
+    for (double parplan::PerfParams::*field : kFitted) {
       const bool launch = field == &parplan::PerfParams::host_launch_us;
       for (double us = launch ? 8 : 0; us <= (launch ? 40 : 1500); us += launch ? 1 : 10) {
         parplan::PerfParams trial = best;

@@ -24,6 +24,10 @@ const std::map<std::string, std::string>& CatalogSystemIds() {
   return *systems;
 }
 
+bool PerfRecipeFusesRope(const std::string& model_key) {
+  return model_key.rfind("gpt_oss", 0) != 0 && model_key.rfind("qwen3_vl", 0) != 0;
+}
+
 std::vector<TunedRow> LoadTunedRows(const std::string& csv_path) {
   const auto& systems = CatalogSystemIds();
   std::vector<TunedRow> rows;
@@ -110,10 +114,9 @@ std::vector<TunedRow> LoadTunedRows(const std::string& csv_path) {
     //  * DeepSeek recipes derive from recipes/deepseek/h100/deepseek_v3.py, which enables the
     //    precision-aware optimizer with bf16 Adam moments;
     //  * PEFT recipes train LoRA adapters; cpu_offloading offloads activations;
-    //  * _benchmark_common sets apply_rope_fusion = True (perf_recipes/_common.py:69); GPT-OSS
-    //    (gpt_oss/common.py:83) and Qwen3-VL clear it again.
+    //  * RoPE fusion as the perf recipes set it (PerfRecipeFusesRope).
     c.set_grad_reduce_in_fp32(false);
-    c.set_apply_rope_fusion(t.model.rfind("gpt_oss", 0) != 0 && t.model.rfind("qwen3_vl", 0) != 0);
+    c.set_apply_rope_fusion(PerfRecipeFusesRope(t.model));
     if (t.model.rfind("deepseek_v3", 0) == 0) c.set_optimizer_state_dtype("bf16");
     if (r.at("task") == "lora") c.set_peft("lora");
     //  * Llama-3 70B FSDP recipes offload activations of N layers (cpu_offloading_num_layers in

@@ -23,6 +23,12 @@ struct TunedRow {
 // Rows whose system is in the catalog.
 std::vector<TunedRow> LoadTunedRows(const std::string& csv_path);
 
+// Whether NVIDIA's performance recipe for `model_key` fuses RoPE:
+// _benchmark_common sets apply_rope_fusion = True (Megatron Bridge
+// perf_recipes/_common.py:69); GPT-OSS's and Qwen3-VL's recipes clear it
+// again (gpt_oss/common.py:83, qwen_vl/common.py:103).
+bool PerfRecipeFusesRope(const std::string& model_key);
+
 // The data files' system names ("DGX-H100") -> catalog system ids ("h100-sxm").
 const std::map<std::string, std::string>& CatalogSystemIds();
 

@@ -18,6 +18,11 @@ namespace {
 
 constexpr double kMasterBytes = 4.0;  // the distributed optimizer's fp32 master weight, per parameter
 
+// Whether `c`'s Adam moments are bf16: the precision-aware optimizer's, except
+// under optimizer CPU offload, whose branch of Megatron-Core builds both sides'
+// Adam without the moment dtypes (megatron/core/optimizer/__init__.py).
+bool Bf16Moments(const ResolvedConfig& c) { return c.optimizer_bf16 && c.OffloadedOptimizerShare() == 0; }
+
 // LoRA adapters Megatron Bridge adds by default (rank 32 on linear_qkv,
 // linear_proj, linear_fc1, linear_fc2) to one dense transformer layer.
 double LoraAdapterParams(const ModelSpec& m) {
@@ -112,11 +117,7 @@ MemoryInputs PrepareMemory(const ModelSpec& m, const ResolvedConfig& c, const St
   in.vocab = static_cast<double>(PaddedVocab(m, c.tp));
   in.gemm_bytes = GatheredWeightBytes(c);
   in.grad_bytes = c.grad_fp32 ? 4.0 : 2.0;
-  // fp32 master + two moments. Under optimizer CPU offload Megatron-Core builds
-  // both sides' Adam without the precision-aware moment dtypes
-  // (megatron/core/optimizer/__init__.py, optimizer_cpu_offload branch): fp32 moments.
-  const bool bf16_moments = c.optimizer_bf16 && c.OffloadedOptimizerShare() == 0;
-  in.optimizer_bytes = kMasterBytes + (bf16_moments ? 4.0 : 8.0);
+  in.optimizer_bytes = kMasterBytes + (Bf16Moments(c) ? 4.0 : 8.0);  // fp32 master + two moments
   in.first_layers = FirstLayerIndices(plan);
   return in;
 }
@@ -370,9 +371,9 @@ std::vector<std::string> MemoryAssumptions(const MemoryInputs& in, const MemoryO
       "%s moments)%s%s.",
       in.gemm_bytes, PrecisionName(c.precision), in.grad_bytes, c.grad_fp32 ? "grad_reduce_in_fp32" : "bf16 buffers",
       in.optimizer_bytes,
-      in.optimizer_bytes > kMasterBytes + 4.0
-          ? (c.optimizer_bf16 ? "fp32 (optimizer CPU offload builds Adam without the bf16 moment dtypes)" : "fp32")
-          : "bf16",
+      Bf16Moments(c)     ? "bf16"
+      : c.optimizer_bf16 ? "fp32 (optimizer CPU offload builds Adam without the bf16 moment dtypes)"
+                         : "fp32",
       c.fsdp
           ? "; weights, gradients and optimizer sharded by Megatron FSDP"
           : (c.distributed_optimizer ? (in.model->is_moe() ? "; optimizer sharded over DP*CP (dense) and EDP (experts)"
